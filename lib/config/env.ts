@@ -1,0 +1,92 @@
+import { z } from "zod";
+
+/**
+ * The process environment, validated once. This module is the only reader of `process.env`
+ * in the project: everything else asks `readEnv()`, so a typo in a variable fails at start with
+ * its name instead of surfacing as `undefined` deep in a request.
+ */
+const optionalString = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === "" ? undefined : value));
+
+const optionalInt = (name: string, min: number, max: number) =>
+  optionalString.transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+      ctx.addIssue({ code: "custom", message: `${name} must be an integer from ${min} to ${max}, got '${value}'` });
+      return z.NEVER;
+    }
+    return parsed;
+  });
+
+const optionalBool = (name: string) =>
+  optionalString.transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const v = value.toLowerCase();
+    if (["1", "true", "yes", "on"].includes(v)) return true;
+    if (["0", "false", "no", "off"].includes(v)) return false;
+    ctx.addIssue({ code: "custom", message: `${name} must be true or false, got '${value}'` });
+    return z.NEVER;
+  });
+
+export const EnvSchema = z.object({
+  NODE_ENV: optionalString,
+  CI: optionalBool("CI"),
+  DATABASE_URL: optionalString,
+  AGENTRY_DB_SCHEMA: optionalString,
+  REDIS_URL: optionalString,
+  OS_SECURITY_KEY: optionalString,
+  JWT_VERIFICATION_KEY: optionalString,
+  JWT_VERIFICATION_KEYS: optionalString,
+  JWT_JWKS_FILE: optionalString,
+  AGNO_BACKGROUND_MAX_CONCURRENCY: optionalInt("AGNO_BACKGROUND_MAX_CONCURRENCY", 1, 10_000),
+  PORT: optionalInt("PORT", 1, 65_535),
+  HOST: optionalString,
+  AGENTRY_ALLOW_PUBLIC_BIND: optionalBool("AGENTRY_ALLOW_PUBLIC_BIND"),
+  AGENTRY_OS_ID: optionalString,
+  AGENTRY_OS_NAME: optionalString,
+  AGENTRY_CORS_ORIGINS: optionalString,
+  AGENTRY_MAX_UPLOAD_BYTES: optionalInt("AGENTRY_MAX_UPLOAD_BYTES", 1, 2 ** 31),
+  AGENTRY_DOCS_ENABLED: optionalBool("AGENTRY_DOCS_ENABLED"),
+  AGENTRY_EMBEDDED_WORKER: optionalBool("AGENTRY_EMBEDDED_WORKER"),
+  OPENAI_API_KEY: optionalString,
+  OPENAI_MODEL: optionalString,
+  ANTHROPIC_API_KEY: optionalString,
+  ANTHROPIC_MODEL: optionalString,
+  OPENAI_COMPATIBLE_BASE_URL: optionalString,
+  OPENAI_COMPATIBLE_MODEL: optionalString,
+  OPENAI_COMPATIBLE_API_KEY: optionalString,
+  /** Test harness only: the PostgreSQL and Redis servers the suites use, and whether they must be up. */
+  AGENTRY_TEST_POSTGRES_URL: optionalString,
+  AGENTRY_TEST_REDIS_URL: optionalString,
+  AGENTRY_TEST_REQUIRE_SERVICES: optionalBool("AGENTRY_TEST_REQUIRE_SERVICES"),
+  AGENTRY_E2E_PORT: optionalInt("AGENTRY_E2E_PORT", 1, 65_535),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export class EnvError extends Error {
+  override readonly name = "EnvError";
+}
+
+/** Parses an environment (the process's by default). Throws EnvError naming every bad variable. */
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = EnvSchema.safeParse(source);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  - ${issue.path.join(".") || "env"}: ${issue.message}`);
+    throw new EnvError(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  return result.data;
+}
+
+const cacheKey = Symbol.for("agentry.env");
+type EnvCache = { [cacheKey]?: Env };
+
+/** The validated process environment, parsed once per process. */
+export function readEnv(): Env {
+  const holder = globalThis as EnvCache;
+  holder[cacheKey] ??= parseEnv(process.env);
+  return holder[cacheKey];
+}

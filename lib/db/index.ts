@@ -1,0 +1,12 @@
+/** The data layer's public surface. Only lib/db and lib/migrations import Prisma. */
+export * from "./errors.ts";
+export * from "./open-database.ts";
+export * from "./pagination.ts";
+export * from "./scope.ts";
+export * from "./runs/runs.ts";
+export * from "./runs/run-type.ts";
+export * from "./sessions/sessions.ts";
+export * from "./sessions/legacy-runs.ts";
+export * from "./memories/memories.ts";
+export * from "./metrics/metrics.ts";
+export * from "./schema-versions/schema-versions.ts";

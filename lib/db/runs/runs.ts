@@ -1,0 +1,174 @@
+import { NotFoundError } from "../errors.ts";
+import type { Db } from "../open-database.ts";
+import { pageWindow, type PageRequest } from "../pagination.ts";
+import { ownerWhere, type DataScope } from "../scope.ts";
+import type { RunType } from "./run-type.ts";
+
+/** One stored run: the agno_runs row with `run_data` holding the full RunOutput dict. */
+export interface StoredRun {
+  run_id: string;
+  session_id: string;
+  run_type: RunType;
+  agent_id: string | null;
+  team_id: string | null;
+  workflow_id: string | null;
+  user_id: string | null;
+  parent_run_id: string | null;
+  status: string | null;
+  run_index: number;
+  run_data: Record<string, unknown>;
+  created_at: number;
+  updated_at: number | null;
+}
+
+export interface RunInput {
+  runId: string;
+  sessionId: string;
+  runType: RunType;
+  agentId?: string | null;
+  teamId?: string | null;
+  workflowId?: string | null;
+  parentRunId?: string | null;
+  status?: string | null;
+  runData: Record<string, unknown>;
+  /** Epoch seconds; default now. Only used when the row is first written. */
+  createdAt?: number;
+}
+
+const RUN_INDEX_RACE_RETRIES = 8;
+
+function isRunIndexRace(error: unknown): boolean {
+  const e = error as { code?: string; constraint?: string; message?: string } | null;
+  return e?.code === "23505" && (e.constraint === "uq_agno_runs_session_id_run_index" || /run_index/.test(e.message ?? ""));
+}
+
+/**
+ * Writes one run: a new row gets the next `run_index` of its session, assigned inside the insert
+ * (UNIQUE(session_id, run_index) makes a concurrent loser retry, so two runs saved at once both
+ * land); an existing row has its status and data replaced. Never touches the session row.
+ * A run belongs to its session's owner (user_id is copied from the session row); a non-admin may
+ * only write runs into its own sessions, and a run id can never move to another session.
+ */
+export async function upsertRun(db: Db, { scope, run }: { scope: DataScope; run: RunInput }): Promise<{ runIndex: number }> {
+  const now = Math.floor(Date.now() / 1000);
+  const sessionGuard =
+    scope.kind === "user"
+      ? "EXISTS (SELECT 1 FROM agno_sessions s WHERE s.session_id = ? AND s.user_id = ?)"
+      : "EXISTS (SELECT 1 FROM agno_sessions s WHERE s.session_id = ?)";
+  const guardParams = scope.kind === "user" ? [run.sessionId, scope.userId] : [run.sessionId];
+  const text = `INSERT INTO agno_runs
+      (run_id, session_id, run_type, agent_id, team_id, workflow_id, user_id, parent_run_id, status, run_index, run_data, created_at, updated_at)
+    SELECT ?, ?, ?, ?, ?, ?, (SELECT s.user_id FROM agno_sessions s WHERE s.session_id = ?), ?, ?,
+           COALESCE((SELECT MAX(r.run_index) FROM agno_runs r WHERE r.session_id = ?), -1) + 1,
+           ?, ?, ?
+     WHERE ${sessionGuard}
+    ON CONFLICT (run_id) DO UPDATE SET
+      status = excluded.status, run_data = excluded.run_data, parent_run_id = excluded.parent_run_id,
+      updated_at = excluded.updated_at
+    WHERE agno_runs.session_id = excluded.session_id
+    RETURNING run_index`;
+  const params = [
+    run.runId,
+    run.sessionId,
+    run.runType,
+    run.agentId ?? null,
+    run.teamId ?? null,
+    run.workflowId ?? null,
+    run.sessionId,
+    run.parentRunId ?? null,
+    run.status ?? null,
+    run.sessionId,
+    run.runData,
+    run.createdAt ?? now,
+    now,
+    ...guardParams,
+  ];
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const rows = await db.sql.query<{ run_index: number }>(text, params);
+      if (rows.length === 0) {
+        throw new NotFoundError(
+          `Run ${run.runId} was not saved: session ${run.sessionId} does not exist for this user, or the run belongs to another session or user`,
+        );
+      }
+      return { runIndex: Number(rows[0].run_index) };
+    } catch (error) {
+      if (!isRunIndexRace(error) || attempt >= RUN_INDEX_RACE_RETRIES) throw error;
+    }
+  }
+}
+
+type RunRow = {
+  run_id: string;
+  session_id: string;
+  run_type: string;
+  agent_id: string | null;
+  team_id: string | null;
+  workflow_id: string | null;
+  user_id: string | null;
+  parent_run_id: string | null;
+  status: string | null;
+  run_index: bigint | number;
+  run_data: unknown;
+  created_at: bigint | number;
+  updated_at: bigint | number | null;
+};
+
+export function toStoredRun(row: RunRow): StoredRun {
+  return {
+    ...row,
+    run_type: row.run_type as RunType,
+    run_index: Number(row.run_index),
+    run_data: (row.run_data ?? {}) as Record<string, unknown>,
+    created_at: Number(row.created_at),
+    updated_at: row.updated_at === null ? null : Number(row.updated_at),
+  };
+}
+
+/** One run by id, or null when it does not exist for this scope. */
+export async function getRun(
+  db: Db,
+  { scope, runId, sessionId }: { scope: DataScope; runId: string; sessionId?: string },
+): Promise<StoredRun | null> {
+  const row = await db.prisma.run.findFirst({
+    where: { run_id: runId, ...(sessionId ? { session_id: sessionId } : {}), ...ownerWhere(scope) },
+  });
+  return row ? toStoredRun(row) : null;
+}
+
+export interface GetRunsOptions extends PageRequest {
+  scope: DataScope;
+  sessionId?: string;
+  status?: string;
+  agentId?: string;
+  teamId?: string;
+  workflowId?: string;
+}
+
+/**
+ * Runs for this scope: in session order (run_index) when a session is named, else newest first.
+ * `page` needs `limit` and starts at 1 (PaginationError otherwise).
+ */
+export async function getRuns(db: Db, options: GetRunsOptions): Promise<StoredRun[]> {
+  const { take, skip } = pageWindow(options);
+  const rows = await db.prisma.run.findMany({
+    where: {
+      ...ownerWhere(options.scope),
+      ...(options.sessionId ? { session_id: options.sessionId } : {}),
+      ...(options.status ? { status: options.status } : {}),
+      ...(options.agentId ? { agent_id: options.agentId } : {}),
+      ...(options.teamId ? { team_id: options.teamId } : {}),
+      ...(options.workflowId ? { workflow_id: options.workflowId } : {}),
+    },
+    orderBy: options.sessionId ? { run_index: "asc" } : [{ created_at: "desc" }, { run_id: "asc" }],
+    take,
+    skip,
+  });
+  return rows.map(toStoredRun);
+}
+
+/** Deletes runs by id within the scope; returns how many went. */
+export async function deleteRuns(db: Db, { scope, runIds }: { scope: DataScope; runIds: string[] }): Promise<number> {
+  const result = await db.prisma.run.deleteMany({ where: { run_id: { in: runIds }, ...ownerWhere(scope) } });
+  return result.count;
+}

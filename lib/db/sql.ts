@@ -1,0 +1,133 @@
+import type BetterSqlite3 from "better-sqlite3";
+import pg from "pg";
+
+/** A row as a driver returns it: BIGINT columns are numbers, JSON columns may still be text (SQLite). */
+export type Row = Record<string, unknown>;
+
+export interface Statement {
+  readonly text: string;
+  readonly params?: readonly unknown[];
+}
+
+/**
+ * Raw SQL in either dialect, written with `?` placeholders (translated to `$n` for PostgreSQL).
+ * Used where a single statement must do what Prisma cannot say in one round trip (assigning a
+ * run_index inside the insert, conditional upserts) and by the migrations.
+ */
+export interface SqlExecutor {
+  query<T extends Row = Row>(text: string, params?: readonly unknown[]): Promise<T[]>;
+  /** Runs one statement; resolves to the number of rows it changed. */
+  exec(text: string, params?: readonly unknown[]): Promise<number>;
+  /**
+   * Runs the statements atomically, in order, in one transaction. On SQLite it is synchronous
+   * under the hood, so no transaction is ever held open across an await (TOOLCHAIN trap 11).
+   */
+  batch(statements: readonly Statement[]): Promise<number[]>;
+}
+
+/** Rewrites `?` placeholders to `$1…$n`. Our SQL never contains a literal `?`. */
+export function toPostgresPlaceholders(text: string): string {
+  let n = 0;
+  return text.replace(/\?/g, () => `$${++n}`);
+}
+
+function sqliteParam(value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === "object" && !(value instanceof Buffer)) return JSON.stringify(value);
+  return value;
+}
+
+function postgresParam(value: unknown): unknown {
+  if (value === undefined) return null;
+  // Objects and arrays go to JSON/JSONB columns as JSON text; pg would turn arrays into PG arrays.
+  if (value !== null && typeof value === "object" && !(value instanceof Date) && !(value instanceof Buffer)) {
+    return JSON.stringify(value);
+  }
+  return value;
+}
+
+const SQLITE_BUSY_RETRIES = 5;
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code;
+  return code === "SQLITE_BUSY" || code === "SQLITE_LOCKED";
+}
+
+/** Retries a synchronous SQLite call a few times when another process holds the write lock. */
+function withBusyRetry<T>(fn: () => T): T {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return fn();
+    } catch (error) {
+      if (!isBusy(error) || attempt >= SQLITE_BUSY_RETRIES) throw error;
+    }
+  }
+}
+
+export function sqliteExecutor(connection: BetterSqlite3.Database): SqlExecutor {
+  const run = (statement: Statement): { changes: number; rows?: Row[] } => {
+    const prepared = connection.prepare(statement.text);
+    const params = (statement.params ?? []).map(sqliteParam);
+    if (prepared.reader) return { changes: 0, rows: prepared.all(...params) as Row[] };
+    return { changes: prepared.run(...params).changes };
+  };
+  return {
+    async query<T extends Row>(text: string, params: readonly unknown[] = []) {
+      return withBusyRetry(() => run({ text, params }).rows ?? []) as T[];
+    },
+    async exec(text, params = []) {
+      return withBusyRetry(() => run({ text, params }).changes);
+    },
+    async batch(statements) {
+      const transaction = connection.transaction(() => statements.map((s) => run(s).changes));
+      return withBusyRetry(() => transaction.immediate());
+    },
+  };
+}
+
+/** Parses BIGINT (int8) and NUMERIC as JS numbers: our BIGINTs are epoch seconds, counts and indexes. */
+const pgTypes = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    if (oid === 20 || oid === 1700) return (value: string) => Number(value);
+    if (oid === 1082) return (value: string) => value; // DATE stays 'YYYY-MM-DD'
+    return pg.types.getTypeParser(oid, format);
+  },
+} as unknown as pg.CustomTypesConfig;
+
+export function postgresExecutor(pool: pg.Pool): SqlExecutor {
+  const toQuery = (statement: Statement) => ({
+    text: toPostgresPlaceholders(statement.text),
+    values: (statement.params ?? []).map(postgresParam),
+    types: pgTypes,
+  });
+  return {
+    async query<T extends Row>(text: string, params: readonly unknown[] = []) {
+      const result = await pool.query(toQuery({ text, params }));
+      return result.rows as T[];
+    },
+    async exec(text, params = []) {
+      const result = await pool.query(toQuery({ text, params }));
+      return result.rowCount ?? 0;
+    },
+    async batch(statements) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const counts: number[] = [];
+        for (const statement of statements) {
+          const result = await client.query(toQuery(statement));
+          counts.push(result.rowCount ?? 0);
+        }
+        await client.query("COMMIT");
+        return counts;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+  };
+}

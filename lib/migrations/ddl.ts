@@ -1,0 +1,86 @@
+import type { Dialect } from "../db/open-database.ts";
+
+/** Portable column types, mapped per dialect the way Agno's SQLAlchemy tables declare them. */
+export type ColumnType = "text" | "bigint" | "json" | "bool" | "date";
+
+export interface ColumnSpec {
+  readonly name: string;
+  readonly type: ColumnType;
+  readonly notNull?: boolean;
+  readonly primaryKey?: boolean;
+  /** A SQL literal, e.g. `''` or `0`. */
+  readonly default?: string;
+  readonly references?: { table: string; column: string; onDelete: "CASCADE" };
+}
+
+export interface IndexSpec {
+  readonly name: string;
+  readonly columns: readonly string[];
+  readonly unique?: boolean;
+  /** Partial index condition (both dialects support `WHERE` on indexes). */
+  readonly where?: string;
+}
+
+export interface TableSpec {
+  readonly name: string;
+  readonly columns: readonly ColumnSpec[];
+  readonly indexes: readonly IndexSpec[];
+  /** Table-level UNIQUE constraints, as Agno declares them (named `<table>_<name>`). */
+  readonly uniques?: readonly { name: string; columns: readonly string[] }[];
+}
+
+const TYPES: Record<Dialect, Record<ColumnType, string>> = {
+  sqlite: { text: "VARCHAR", bigint: "BIGINT", json: "JSON", bool: "BOOLEAN", date: "DATE" },
+  postgres: { text: "VARCHAR", bigint: "BIGINT", json: "JSONB", bool: "BOOLEAN", date: "DATE" },
+};
+
+export function columnDefinition(dialect: Dialect, column: ColumnSpec): string {
+  const parts = [`"${column.name}"`, TYPES[dialect][column.type]];
+  if (column.primaryKey) parts.push("PRIMARY KEY");
+  if (column.notNull && !column.primaryKey) parts.push("NOT NULL");
+  if (column.default !== undefined) parts.push(`DEFAULT ${column.default}`);
+  if (column.references) {
+    const ref = column.references;
+    parts.push(`REFERENCES "${ref.table}" ("${ref.column}") ON DELETE ${ref.onDelete}`);
+  }
+  return parts.join(" ");
+}
+
+export function createTableSql(dialect: Dialect, table: TableSpec, name = table.name): string {
+  const lines = table.columns.map((column) => `  ${columnDefinition(dialect, column)}`);
+  for (const unique of table.uniques ?? []) {
+    lines.push(`  CONSTRAINT "${unique.name}" UNIQUE (${unique.columns.map((c) => `"${c}"`).join(", ")})`);
+  }
+  return `CREATE TABLE IF NOT EXISTS "${name}" (\n${lines.join(",\n")}\n)`;
+}
+
+export function createIndexSql(table: string, index: IndexSpec): string {
+  const columns = index.columns.map((c) => `"${c}"`).join(", ");
+  const where = index.where ? ` WHERE ${index.where}` : "";
+  return `CREATE ${index.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS "${index.name}" ON "${table}" (${columns})${where}`;
+}
+
+/** Every statement that creates a table at its current shape, indexes included. */
+export function createTableStatements(dialect: Dialect, table: TableSpec): string[] {
+  return [createTableSql(dialect, table), ...table.indexes.map((index) => createIndexSql(table.name, index))];
+}
+
+export function addColumnSql(dialect: Dialect, table: string, column: ColumnSpec): string {
+  // PostgreSQL can say IF NOT EXISTS; on SQLite the caller checks the column list first.
+  const ifNotExists = dialect === "postgres" ? "IF NOT EXISTS " : "";
+  return `ALTER TABLE "${table}" ADD COLUMN ${ifNotExists}${columnDefinition(dialect, column)}`;
+}
+
+/** Shorthands for the specs below. */
+export const col = {
+  id: (name: string): ColumnSpec => ({ name, type: "text", primaryKey: true }),
+  text: (name: string, notNull = false): ColumnSpec => ({ name, type: "text", notNull }),
+  bigint: (name: string, notNull = false): ColumnSpec => ({ name, type: "bigint", notNull }),
+  json: (name: string, notNull = false): ColumnSpec => ({ name, type: "json", notNull }),
+  bool: (name: string, notNull = false): ColumnSpec => ({ name, type: "bool", notNull }),
+};
+
+export const ix = (table: string, ...columns: string[]): IndexSpec => ({
+  name: `idx_${table}_${columns.join("_")}`,
+  columns,
+});

@@ -1,0 +1,162 @@
+import type { Db } from "../db/open-database.ts";
+import { readSchemaVersions, stampSchemaVersion } from "../db/schema-versions/schema-versions.ts";
+import { createTableStatements } from "./ddl.ts";
+import { tableExists } from "./introspect.ts";
+import { TABLES, TABLE_TYPES } from "./registry.ts";
+import { SCHEMA_VERSIONS } from "./tables/specs.ts";
+import {
+  LATEST_VERSION,
+  MigrationError,
+  compareVersions,
+  type Log,
+  type MigrationContext,
+  type MigrationStep,
+  type TableMigrations,
+} from "./types.ts";
+
+export interface MigrateOptions {
+  /** Stop at this version (default: the latest). */
+  targetVersion?: string;
+  /** Table types to migrate (default: all), e.g. `["sessions", "runs"]`. */
+  tables?: readonly string[];
+}
+
+export interface TableOutcome {
+  readonly tableType: string;
+  readonly table: string;
+  readonly from: string | null;
+  readonly to: string;
+  readonly action: "created" | "migrated" | "unchanged" | "reverted";
+}
+
+export interface MigrationManagerOptions {
+  log?: Log;
+  /** Called before each step runs; a test hook to force a failure at a chosen step. */
+  beforeStep?: (table: string, step: MigrationStep) => void | Promise<void>;
+}
+
+/**
+ * Brings every table to the schema this code expects, one table at a time. Each table is stamped
+ * in agno_schema_versions as soon as it completes, so a failure leaves earlier tables migrated and
+ * a rerun picks up where it stopped. An unstamped existing table is treated as pre-v3: all its
+ * steps run, and every step is idempotent. A missing table is created at the current shape.
+ */
+export class MigrationManager {
+  private readonly log: Log;
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: MigrationManagerOptions = {},
+  ) {
+    this.log = options.log ?? (() => undefined);
+  }
+
+  async up(options: MigrateOptions = {}): Promise<TableOutcome[]> {
+    const target = options.targetVersion ?? LATEST_VERSION;
+    this.assertKnownTarget(target);
+    const ctx = this.context();
+    await this.ensureVersionsTable();
+    const stamped = await readSchemaVersions(this.db);
+    const outcomes: TableOutcome[] = [];
+    for (const table of this.selectTables(options.tables)) {
+      const from = stamped.get(table.spec.name) ?? null;
+      if (!(await tableExists(this.db, table.spec.name))) {
+        await this.db.sql.batch(createTableStatements(this.db.dialect, table.spec).map((text) => ({ text })));
+        await table.afterCreate?.(ctx);
+        await stampSchemaVersion(this.db, table.spec.name, LATEST_VERSION);
+        this.log(`${table.spec.name}: created at ${LATEST_VERSION}`);
+        outcomes.push({ tableType: table.tableType, table: table.spec.name, from, to: LATEST_VERSION, action: "created" });
+        continue;
+      }
+      if (from !== null && compareVersions(from, target) >= 0) {
+        outcomes.push({ tableType: table.tableType, table: table.spec.name, from, to: from, action: "unchanged" });
+        continue;
+      }
+      const pending = table.steps.filter(
+        (step) => (from === null || compareVersions(step.version, from) > 0) && compareVersions(step.version, target) <= 0,
+      );
+      for (const step of pending) {
+        await this.options.beforeStep?.(table.spec.name, step);
+        try {
+          await step.up(ctx);
+        } catch (error) {
+          if (error instanceof MigrationError) throw error;
+          throw new MigrationError(
+            `Migrating ${table.spec.name} to ${step.version} (${step.description}) failed: ${(error as Error).message}. ` +
+              "Tables before it are migrated and stamped; fix the cause and run the migration again.",
+            table.spec.name,
+            step.version,
+          );
+        }
+        this.log(`${table.spec.name}: ${step.version} ${step.description}`);
+      }
+      await stampSchemaVersion(this.db, table.spec.name, target);
+      outcomes.push({ tableType: table.tableType, table: table.spec.name, from, to: target, action: "migrated" });
+    }
+    return outcomes;
+  }
+
+  /** Reverses steps newer than `targetVersion`, newest first; refuses a step that cannot be reversed. */
+  async down(options: { targetVersion: string; tables?: readonly string[] }): Promise<TableOutcome[]> {
+    this.assertKnownTarget(options.targetVersion);
+    const ctx = this.context();
+    await this.ensureVersionsTable();
+    const stamped = await readSchemaVersions(this.db);
+    const outcomes: TableOutcome[] = [];
+    for (const table of [...this.selectTables(options.tables)].reverse()) {
+      const from = stamped.get(table.spec.name) ?? null;
+      if (from === null || compareVersions(from, options.targetVersion) <= 0) continue;
+      const steps = table.steps
+        .filter((step) => compareVersions(step.version, options.targetVersion) > 0 && compareVersions(step.version, from) <= 0)
+        .reverse();
+      for (const step of steps) {
+        if (!step.down) {
+          throw new MigrationError(
+            `${table.spec.name} ${step.version} cannot be reversed: ${step.irreversibleBecause ?? "no down step"}`,
+            table.spec.name,
+            step.version,
+          );
+        }
+        await step.down(ctx);
+      }
+      await stampSchemaVersion(this.db, table.spec.name, options.targetVersion);
+      outcomes.push({ tableType: table.tableType, table: table.spec.name, from, to: options.targetVersion, action: "reverted" });
+    }
+    return outcomes;
+  }
+
+  /** Tables whose stamped version is behind this code (or unstamped). */
+  async pending(): Promise<{ table: string; version: string | null }[]> {
+    if (!(await tableExists(this.db, SCHEMA_VERSIONS.name))) {
+      return TABLES.map((t) => ({ table: t.spec.name, version: null }));
+    }
+    const stamped = await readSchemaVersions(this.db);
+    return TABLES.filter((t) => {
+      const version = stamped.get(t.spec.name);
+      return version === undefined || compareVersions(version, LATEST_VERSION) < 0;
+    }).map((t) => ({ table: t.spec.name, version: stamped.get(t.spec.name) ?? null }));
+  }
+
+  private context(): MigrationContext {
+    return { db: this.db, log: this.log };
+  }
+
+  private async ensureVersionsTable(): Promise<void> {
+    await this.db.sql.batch(createTableStatements(this.db.dialect, SCHEMA_VERSIONS).map((text) => ({ text })));
+  }
+
+  private selectTables(types?: readonly string[]): readonly TableMigrations[] {
+    if (!types) return TABLES;
+    const unknown = types.filter((type) => !TABLE_TYPES.includes(type));
+    if (unknown.length > 0) {
+      throw new MigrationError(`Unknown table type(s): ${unknown.join(", ")}. Known: ${TABLE_TYPES.join(", ")}`);
+    }
+    return TABLES.filter((t) => types.includes(t.tableType));
+  }
+
+  private assertKnownTarget(version: string): void {
+    if (!/^\d+\.\d+\.\d+$/.test(version) || compareVersions(version, LATEST_VERSION) > 0) {
+      throw new MigrationError(`Unknown target version '${version}': this Agentry knows versions up to ${LATEST_VERSION}`);
+    }
+  }
+}

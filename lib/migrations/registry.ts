@@ -1,0 +1,31 @@
+import { approvalsSteps } from "./steps/approvals.ts";
+import { learningsSteps } from "./steps/learnings.ts";
+import { memoriesSteps } from "./steps/memories.ts";
+import { metricsSteps } from "./steps/metrics.ts";
+import { ownerColumnStep } from "./steps/owner-column.ts";
+import { backfillRunsFromLegacyBlobs, runsSteps } from "./steps/runs.ts";
+import { schedulesSteps } from "./steps/schedules.ts";
+import { sessionsSteps } from "./steps/sessions.ts";
+import * as specs from "./tables/specs.ts";
+import type { TableMigrations } from "./types.ts";
+
+/**
+ * Every table and its versioned steps, in the order they are migrated: parents before the tables
+ * that reference them (sessions before runs, schedules before schedule runs).
+ */
+export const TABLES: readonly TableMigrations[] = [
+  { tableType: "sessions", spec: specs.SESSIONS, steps: sessionsSteps },
+  { tableType: "runs", spec: specs.RUNS, steps: runsSteps, afterCreate: async (ctx) => void (await backfillRunsFromLegacyBlobs(ctx)) },
+  { tableType: "memories", spec: specs.MEMORIES, steps: memoriesSteps },
+  { tableType: "metrics", spec: specs.METRICS, steps: metricsSteps },
+  { tableType: "evals", spec: specs.EVAL_RUNS, steps: [ownerColumnStep("agno_eval_runs")] },
+  { tableType: "knowledge", spec: specs.KNOWLEDGE, steps: [ownerColumnStep("agno_knowledge", ["user_id", "linked_to"])] },
+  { tableType: "schedules", spec: specs.SCHEDULES, steps: schedulesSteps },
+  { tableType: "schedule_runs", spec: specs.SCHEDULE_RUNS, steps: [ownerColumnStep("agno_schedule_runs")] },
+  { tableType: "jobs", spec: specs.JOBS, steps: [] },
+  { tableType: "approvals", spec: specs.APPROVALS, steps: approvalsSteps },
+  { tableType: "learnings", spec: specs.LEARNINGS, steps: learningsSteps },
+  { tableType: "service_accounts", spec: specs.SERVICE_ACCOUNTS, steps: [] },
+];
+
+export const TABLE_TYPES = TABLES.map((t) => t.tableType);

@@ -1,0 +1,65 @@
+import { hasColumn, postgresUniqueOn } from "../introspect.ts";
+import { SCHEDULE_PROVENANCE, SCHEDULE_V3_INDEXES, SCHEDULES } from "../tables/specs.ts";
+import { MigrationError, type MigrationContext, type MigrationStep } from "../types.ts";
+import { addColumnIfMissing, addIndexIfMissing, dropEmptyColumn, dropIndexIfExists } from "./helpers.ts";
+import { rebuildSqliteTable } from "./sqlite-rebuild.ts";
+
+/** Names that more than one schedule of the same owner uses: the v3 unique key would reject them. */
+async function duplicateNames(ctx: MigrationContext): Promise<{ owner: string | null; name: string; count: number }[]> {
+  const owner = (await hasColumn(ctx.db, "agno_schedules", "user_id")) ? "user_id" : "NULL";
+  return ctx.db.sql.query(
+    `SELECT ${owner} AS owner, name, COUNT(*) AS count FROM agno_schedules
+      GROUP BY ${owner}, name HAVING COUNT(*) > 1 ORDER BY name`,
+  );
+}
+
+/** SQLite only: a v2 table-level UNIQUE(name) lives in an autoindex that only a rebuild removes. */
+async function sqliteHasNameOnlyAutoindex(ctx: MigrationContext): Promise<boolean> {
+  const rows = await ctx.db.sql.query<{ cols: string }>(
+    `SELECT (SELECT group_concat(name, ',') FROM pragma_index_info(il.name)) AS cols
+       FROM pragma_index_list('agno_schedules') il WHERE il."unique" = 1 AND il.origin = 'u'`,
+  );
+  return rows.some((row) => row.cols === "name");
+}
+
+export const schedulesSteps: MigrationStep[] = [
+  {
+    version: "3.0.0",
+    description: "schedules gain user_id, eight provenance columns, and a unique (user_id, name)",
+    async up(ctx) {
+      const duplicates = await duplicateNames(ctx);
+      if (duplicates.length > 0) {
+        const list = duplicates
+          .map((d) => `'${d.name}' ×${d.count}${d.owner ? ` (user ${d.owner})` : ""}`)
+          .join(", ");
+        throw new MigrationError(
+          `agno_schedules has duplicate schedule names, which the v3 unique key (user_id, name) forbids: ${list}. ` +
+            "Rename or delete the duplicates, then run the migration again.",
+          "agno_schedules",
+          "3.0.0",
+        );
+      }
+      await addColumnIfMissing(ctx, "agno_schedules", { name: "user_id", type: "text" });
+      for (const name of SCHEDULE_PROVENANCE) {
+        await addColumnIfMissing(ctx, "agno_schedules", { name, type: "text" });
+      }
+      if (ctx.db.dialect === "postgres") {
+        for (const unique of await postgresUniqueOn(ctx.db, "agno_schedules", ["name"])) {
+          if (unique.name === "uq_agno_schedules_name_shared") continue;
+          await ctx.db.sql.exec(
+            unique.isConstraint
+              ? `ALTER TABLE agno_schedules DROP CONSTRAINT "${unique.name}"`
+              : `DROP INDEX IF EXISTS "${unique.name}"`,
+          );
+        }
+      } else if (await sqliteHasNameOnlyAutoindex(ctx)) {
+        await rebuildSqliteTable(ctx, SCHEDULES);
+      }
+      for (const index of SCHEDULE_V3_INDEXES) await addIndexIfMissing(ctx, "agno_schedules", index);
+    },
+    async down(ctx) {
+      for (const index of SCHEDULE_V3_INDEXES) await dropIndexIfExists(ctx, index.name);
+      for (const name of [...SCHEDULE_PROVENANCE, "user_id"]) await dropEmptyColumn(ctx, "agno_schedules", name);
+    },
+  },
+];

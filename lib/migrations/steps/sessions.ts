@@ -1,0 +1,38 @@
+import { columnsOf, indexExists, postgresHasPrimaryKey, postgresUniqueOn } from "../introspect.ts";
+import type { MigrationStep } from "../types.ts";
+
+export const sessionsSteps: MigrationStep[] = [
+  {
+    version: "2.5.0",
+    description: "session_id becomes the primary key (replacing uq_session_id)",
+    async up({ db, log }) {
+      if (db.dialect === "postgres") {
+        if (!(await postgresHasPrimaryKey(db, "agno_sessions"))) {
+          await db.sql.exec(`ALTER TABLE agno_sessions ADD PRIMARY KEY (session_id)`);
+          log("agno_sessions: session_id is now the primary key");
+        }
+        for (const unique of await postgresUniqueOn(db, "agno_sessions", ["session_id"])) {
+          await db.sql.exec(
+            unique.isConstraint
+              ? `ALTER TABLE agno_sessions DROP CONSTRAINT "${unique.name}"`
+              : `DROP INDEX IF EXISTS "${unique.name}"`,
+          );
+        }
+        return;
+      }
+      // SQLite cannot add a primary key in place; a unique index gives the same guarantee
+      // (and lets agno_runs reference session_id).
+      const pk = [...(await columnsOf(db, "agno_sessions")).values()].some((c) => c.name === "session_id" && c.notNull);
+      const uniqueRows = await db.sql.query<{ name: string }>(
+        `SELECT il.name FROM pragma_index_list('agno_sessions') il
+          WHERE il."unique" = 1 AND (SELECT COUNT(*) FROM pragma_index_info(il.name)) = 1
+            AND (SELECT name FROM pragma_index_info(il.name)) = 'session_id'`,
+      );
+      if (uniqueRows.length === 0 && !(await indexExists(db, "uq_agno_sessions_session_id"))) {
+        await db.sql.exec(`CREATE UNIQUE INDEX IF NOT EXISTS uq_agno_sessions_session_id ON agno_sessions (session_id)`);
+        log(`agno_sessions: unique index on session_id${pk ? "" : " (no primary key on this SQLite table)"}`);
+      }
+    },
+    irreversibleBecause: "dropping the session_id key would let duplicate sessions in",
+  },
+];

@@ -1,0 +1,362 @@
+import { col, ix, type TableSpec } from "../ddl.ts";
+
+/**
+ * The current (3.0.0) shape of every table, with Agno's default names. prisma/schema.prisma models
+ * the same tables; the drift test keeps the two in step.
+ */
+export const SESSIONS: TableSpec = {
+  name: "agno_sessions",
+  columns: [
+    col.id("session_id"),
+    col.text("session_type", true),
+    col.text("agent_id"),
+    col.text("team_id"),
+    col.text("workflow_id"),
+    col.text("user_id"),
+    col.json("session_data"),
+    col.json("agent_data"),
+    col.json("team_data"),
+    col.json("workflow_data"),
+    col.json("metadata"),
+    col.json("summary"),
+    col.bigint("created_at", true),
+    col.bigint("updated_at"),
+  ],
+  indexes: [
+    ix("agno_sessions", "session_type"),
+    ix("agno_sessions", "created_at"),
+    ix("agno_sessions", "user_id", "updated_at"),
+  ],
+};
+
+export const RUNS: TableSpec = {
+  name: "agno_runs",
+  columns: [
+    col.id("run_id"),
+    {
+      name: "session_id",
+      type: "text",
+      notNull: true,
+      references: { table: "agno_sessions", column: "session_id", onDelete: "CASCADE" },
+    },
+    col.text("run_type", true),
+    col.text("agent_id"),
+    col.text("team_id"),
+    col.text("workflow_id"),
+    col.text("user_id"),
+    col.text("parent_run_id"),
+    col.text("status"),
+    col.bigint("run_index", true),
+    col.json("run_data", true),
+    col.bigint("created_at", true),
+    col.bigint("updated_at"),
+  ],
+  uniques: [{ name: "uq_agno_runs_session_id_run_index", columns: ["session_id", "run_index"] }],
+  indexes: [
+    ix("agno_runs", "run_type"),
+    ix("agno_runs", "agent_id"),
+    ix("agno_runs", "team_id"),
+    ix("agno_runs", "workflow_id"),
+    ix("agno_runs", "user_id"),
+    ix("agno_runs", "status"),
+    ix("agno_runs", "created_at"),
+  ],
+};
+
+export const MEMORIES: TableSpec = {
+  name: "agno_memories",
+  columns: [
+    col.id("memory_id"),
+    col.json("memory", true),
+    col.text("feedback"),
+    col.text("input"),
+    col.text("agent_id"),
+    col.text("team_id"),
+    col.text("user_id"),
+    col.json("topics"),
+    col.bigint("created_at", true),
+    col.bigint("updated_at"),
+  ],
+  indexes: [ix("agno_memories", "user_id"), ix("agno_memories", "created_at"), ix("agno_memories", "updated_at")],
+};
+
+const METRIC_COUNTS = [
+  "agent_runs_count",
+  "team_runs_count",
+  "workflow_runs_count",
+  "agent_sessions_count",
+  "team_sessions_count",
+  "workflow_sessions_count",
+  "users_count",
+].map((name) => ({ name, type: "bigint" as const, notNull: true, default: "0" }));
+
+export const METRICS: TableSpec = {
+  name: "agno_metrics",
+  columns: [
+    col.id("id"),
+    { name: "user_id", type: "text", notNull: true, default: "''" },
+    ...METRIC_COUNTS,
+    col.json("token_metrics", true),
+    col.json("model_metrics", true),
+    { name: "date", type: "date", notNull: true },
+    col.text("aggregation_period", true),
+    col.bigint("created_at", true),
+    col.bigint("updated_at"),
+    { name: "completed", type: "bool", notNull: true, default: "false" },
+  ],
+  uniques: [{ name: "agno_metrics_uq_metrics_user_date_period", columns: ["user_id", "date", "aggregation_period"] }],
+  indexes: [ix("agno_metrics", "date"), ix("agno_metrics", "user_id")],
+};
+
+export const EVAL_RUNS: TableSpec = {
+  name: "agno_eval_runs",
+  columns: [
+    col.id("run_id"),
+    col.text("user_id"),
+    col.text("eval_type", true),
+    col.json("eval_data", true),
+    col.json("eval_input", true),
+    col.text("name"),
+    col.text("agent_id"),
+    col.text("team_id"),
+    col.text("workflow_id"),
+    col.text("model_id"),
+    col.text("model_provider"),
+    col.text("evaluated_component_name"),
+    col.bigint("created_at", true),
+    col.bigint("updated_at"),
+  ],
+  indexes: [ix("agno_eval_runs", "created_at"), ix("agno_eval_runs", "user_id")],
+};
+
+export const KNOWLEDGE: TableSpec = {
+  name: "agno_knowledge",
+  columns: [
+    col.id("id"),
+    col.text("user_id"),
+    col.text("name", true),
+    col.text("description", true),
+    col.json("metadata"),
+    col.text("type"),
+    col.bigint("size"),
+    col.text("linked_to"),
+    col.bigint("access_count"),
+    col.text("status"),
+    col.text("status_message"),
+    col.bigint("created_at"),
+    col.bigint("updated_at"),
+    col.text("external_id"),
+  ],
+  indexes: [ix("agno_knowledge", "user_id", "linked_to")],
+};
+
+/** The eight provenance columns the v3.0.0 schedules step adds. */
+export const SCHEDULE_PROVENANCE = [
+  "managed_by",
+  "target_type",
+  "target_id",
+  "created_by_run_id",
+  "created_by_session_id",
+  "updated_by_run_id",
+  "updated_by_session_id",
+  "disabled_reason",
+] as const;
+
+export const SCHEDULE_V3_INDEXES = [
+  ix("agno_schedules", "user_id", "enabled", "next_run_at"),
+  ix("agno_schedules", "managed_by"),
+  ix("agno_schedules", "target_id"),
+  { name: "uq_agno_schedules_user_id_name", columns: ["user_id", "name"], unique: true, where: "user_id IS NOT NULL" },
+  { name: "uq_agno_schedules_name_shared", columns: ["name"], unique: true, where: "user_id IS NULL" },
+];
+
+export const SCHEDULES: TableSpec = {
+  name: "agno_schedules",
+  columns: [
+    col.id("id"),
+    col.text("user_id"),
+    col.text("name", true),
+    col.text("description"),
+    col.text("method"),
+    col.text("endpoint"),
+    col.json("payload"),
+    col.text("cron_expr"),
+    col.text("timezone"),
+    col.bigint("timeout_seconds"),
+    col.bigint("max_retries"),
+    col.bigint("retry_delay_seconds"),
+    col.bool("enabled"),
+    col.bigint("next_run_at"),
+    col.text("locked_by"),
+    col.bigint("locked_at"),
+    col.bigint("created_at"),
+    col.bigint("updated_at"),
+    ...SCHEDULE_PROVENANCE.map((name) => col.text(name)),
+  ],
+  indexes: [
+    ix("agno_schedules", "name"),
+    ix("agno_schedules", "next_run_at"),
+    ix("agno_schedules", "created_at"),
+    ix("agno_schedules", "enabled", "next_run_at"),
+    ...SCHEDULE_V3_INDEXES,
+  ],
+};
+
+export const SCHEDULE_RUNS: TableSpec = {
+  name: "agno_schedule_runs",
+  columns: [
+    col.id("id"),
+    {
+      name: "schedule_id",
+      type: "text",
+      notNull: true,
+      references: { table: "agno_schedules", column: "id", onDelete: "CASCADE" },
+    },
+    col.text("user_id"),
+    col.bigint("attempt"),
+    col.bigint("triggered_at"),
+    col.bigint("completed_at"),
+    col.text("status"),
+    col.bigint("status_code"),
+    col.text("run_id"),
+    col.text("session_id"),
+    col.text("error"),
+    col.json("input"),
+    col.json("output"),
+    col.json("requirements"),
+    col.bigint("created_at"),
+  ],
+  indexes: [
+    ix("agno_schedule_runs", "schedule_id"),
+    ix("agno_schedule_runs", "status"),
+    ix("agno_schedule_runs", "created_at"),
+    ix("agno_schedule_runs", "user_id"),
+  ],
+};
+
+export const JOBS: TableSpec = {
+  name: "agno_jobs",
+  columns: [
+    col.id("id"),
+    col.text("component_type", true),
+    col.text("job_type", true),
+    col.text("deployment_id"),
+    col.text("component_id", true),
+    col.text("session_id"),
+    col.text("user_id"),
+    col.json("payload"),
+    col.text("status", true),
+    { name: "attempt", type: "bigint", notNull: true, default: "0" },
+    { name: "max_attempts", type: "bigint", notNull: true, default: "1" },
+    col.text("idempotency_key"),
+    col.bigint("available_at", true),
+    col.text("locked_by"),
+    col.bigint("locked_at"),
+    col.text("error"),
+    col.bigint("created_at", true),
+    col.bigint("updated_at"),
+    col.bigint("completed_at"),
+  ],
+  indexes: [
+    ix("agno_jobs", "status", "available_at"),
+    ix("agno_jobs", "user_id"),
+    ix("agno_jobs", "session_id"),
+    {
+      name: "uq_agno_jobs_user_id_idempotency_key",
+      columns: ["user_id", "idempotency_key"],
+      unique: true,
+      where: "idempotency_key IS NOT NULL",
+    },
+  ],
+};
+
+export const APPROVALS: TableSpec = {
+  name: "agno_approvals",
+  columns: [
+    col.id("id"),
+    col.text("run_id", true),
+    col.text("session_id", true),
+    col.text("status"),
+    col.text("source_type"),
+    col.text("approval_type"),
+    col.text("pause_type"),
+    col.text("tool_name"),
+    col.json("tool_args"),
+    col.bigint("expires_at"),
+    col.text("agent_id"),
+    col.text("team_id"),
+    col.text("workflow_id"),
+    col.text("user_id"),
+    col.text("schedule_id"),
+    col.text("schedule_run_id"),
+    col.text("source_name"),
+    col.json("requirements"),
+    col.json("context"),
+    col.json("resolution_data"),
+    col.text("resolved_by"),
+    col.bigint("resolved_at"),
+    col.bigint("created_at"),
+    col.bigint("updated_at"),
+    col.text("run_status"),
+  ],
+  indexes: [
+    ix("agno_approvals", "run_id"),
+    ix("agno_approvals", "session_id"),
+    ix("agno_approvals", "status"),
+    ix("agno_approvals", "user_id"),
+    ix("agno_approvals", "run_status"),
+  ],
+};
+
+export const LEARNINGS: TableSpec = {
+  name: "agno_learnings",
+  columns: [
+    col.id("learning_id"),
+    col.text("learning_type", true),
+    col.text("namespace"),
+    col.text("user_id"),
+    col.text("agent_id"),
+    col.text("team_id"),
+    col.text("workflow_id"),
+    col.text("session_id"),
+    col.text("entity_id"),
+    col.text("entity_type"),
+    col.json("content", true),
+    col.json("metadata"),
+    col.bigint("created_at", true),
+    col.bigint("updated_at"),
+  ],
+  indexes: [
+    ix("agno_learnings", "learning_type"),
+    ix("agno_learnings", "namespace"),
+    ix("agno_learnings", "user_id"),
+    ix("agno_learnings", "entity_id"),
+  ],
+};
+
+export const SERVICE_ACCOUNTS: TableSpec = {
+  name: "agno_service_accounts",
+  columns: [
+    col.id("id"),
+    col.text("name", true),
+    col.text("user_id"),
+    col.text("token_hash", true),
+    col.text("token_prefix"),
+    col.json("scopes"),
+    col.bigint("created_at", true),
+    col.bigint("expires_at"),
+    col.bigint("last_used_at"),
+    col.bigint("revoked_at"),
+    col.text("created_by"),
+  ],
+  uniques: [{ name: "agno_service_accounts_token_hash_key", columns: ["token_hash"] }],
+  indexes: [
+    { name: "uq_agno_service_accounts_name_active", columns: ["name"], unique: true, where: "revoked_at IS NULL" },
+  ],
+};
+
+export const SCHEMA_VERSIONS: TableSpec = {
+  name: "agno_schema_versions",
+  columns: [col.id("table_name"), col.text("version", true), col.text("created_at", true), col.text("updated_at")],
+  indexes: [ix("agno_schema_versions", "created_at")],
+};
