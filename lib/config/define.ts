@@ -1,0 +1,135 @@
+import { z } from "zod";
+
+/**
+ * What a user writes in agentry.config.ts. Validated at load: unknown keys fail with their path,
+ * and options Agno v3 removed fail with a message naming the replacement.
+ */
+
+export const ModelSpecSchema = z.object({
+  provider: z.enum(["openai", "anthropic", "openai-compatible"]),
+  /** The provider's model id, e.g. `gpt-4.1-mini`. */
+  id: z.string().min(1),
+  /** OpenAI-compatible endpoints (Ollama, vLLM, LM Studio): the base URL, e.g. http://localhost:11434/v1. */
+  baseUrl: z.string().url().optional(),
+  apiKey: z.string().optional(),
+  /** Provider options passed through (reasoning effort, service tier, verbosity accept any string). */
+  options: z.record(z.string(), z.unknown()).optional(),
+});
+export type ModelSpec = z.infer<typeof ModelSpecSchema>;
+
+/** Agno v2 agent options removed in v3, and what replaces each. */
+export const REMOVED_AGENT_OPTIONS: Record<string, string> = {
+  enableUserMemories: "updateMemoryOnRun",
+  searchSessionHistory: "searchPastSessions",
+  numHistorySessions: "numPastSessionsToSearch",
+  numPastSessionRuns: "numPastSessionRunsInSearch",
+  reasoning: "reasoningModel (a native reasoning model, set explicitly)",
+  enableAgenticCulture: "Knowledge (the culture feature is removed; use Knowledge for shared cross-user information)",
+  addCultureToContext: "Knowledge (the culture feature is removed; use Knowledge for shared cross-user information)",
+};
+
+export const AgentDefinitionSchema = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "agent id: letters, digits, '.', '_' or '-'"),
+    name: z.string().min(1),
+    description: z.string().optional(),
+    /** null: no provider configured; the agent is listed and its runs fail naming the variables to set. */
+    model: ModelSpecSchema.nullable(),
+    instructions: z.union([z.string(), z.array(z.string())]).optional(),
+    updateMemoryOnRun: z.boolean().optional(),
+    searchPastSessions: z.boolean().optional(),
+    numPastSessionsToSearch: z.number().int().min(0).optional(),
+    numPastSessionRunsInSearch: z.number().int().min(0).optional(),
+    addHistoryToContext: z.boolean().optional(),
+    numHistoryRuns: z.number().int().min(0).optional(),
+    reasoningModel: ModelSpecSchema.optional(),
+    storeEvents: z.boolean().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    tools: z.array(z.unknown()).optional(),
+    outputSchema: z.unknown().optional(),
+  })
+  .strict();
+export type AgentDefinition = z.infer<typeof AgentDefinitionSchema>;
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+/** Declares an agent; throws ConfigError for removed or unknown options. */
+export function defineAgent(definition: AgentDefinition & Record<string, unknown>): AgentDefinition {
+  for (const [old, replacement] of Object.entries(REMOVED_AGENT_OPTIONS)) {
+    if (old in definition) {
+      throw new ConfigError(`Agent '${definition.id}': option '${old}' was removed in v3; use ${replacement}`);
+    }
+  }
+  const parsed = AgentDefinitionSchema.safeParse(definition);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "agent"}: ${i.message}`).join("; ");
+    throw new ConfigError(`Agent '${String(definition.id)}' is invalid: ${issues}`);
+  }
+  return parsed.data;
+}
+
+export const FileConfigSchema = z
+  .object({
+    osId: z.string().min(1).optional(),
+    name: z.string().optional(),
+    description: z.string().optional(),
+    server: z
+      .object({
+        port: z.number().int().min(1).max(65535).optional(),
+        host: z.string().optional(),
+        allowPublicBind: z.boolean().optional(),
+      })
+      .strict()
+      .optional(),
+    database: z
+      .object({
+        url: z.string().optional(),
+        /** PostgreSQL schema for the tables (Agno's default `ai`). */
+        schema: z.string().optional(),
+        /** The `db_id` the API exposes. */
+        id: z.string().optional(),
+        /** Migrate on start (default true). */
+        autoMigrate: z.boolean().optional(),
+      })
+      .strict()
+      .optional(),
+    auth: z
+      .object({
+        securityKey: z.string().optional(),
+        verificationKeys: z.array(z.string()).optional(),
+        jwksFile: z.string().optional(),
+        /** Removed in v3: present only so it can be rejected with a pointer to verificationKeys. */
+        secretKey: z.unknown().optional(),
+      })
+      .strict()
+      .optional(),
+    cors: z.object({ origins: z.array(z.string()).optional() }).strict().optional(),
+    limits: z
+      .object({
+        maxJsonBytes: z.number().int().positive().optional(),
+        maxUploadBytes: z.number().int().positive().optional(),
+      })
+      .strict()
+      .optional(),
+    docs: z.object({ enabled: z.boolean().optional() }).strict().optional(),
+    redis: z.object({ url: z.string().optional() }).strict().optional(),
+    queue: z
+      .object({
+        maxConcurrency: z.number().int().min(1).optional(),
+        embeddedWorker: z.boolean().optional(),
+      })
+      .passthrough()
+      .optional(),
+    agents: z.array(AgentDefinitionSchema).optional(),
+    /** Chat UI quick prompts per agent id, as /config reports them. */
+    quickPrompts: z.record(z.string(), z.array(z.string())).optional(),
+  })
+  .strict();
+export type FileConfig = z.infer<typeof FileConfigSchema>;
+
+/** Declares the whole AgentOS; validated again (with env) when settings are resolved. */
+export function defineConfig(config: FileConfig): FileConfig {
+  return config;
+}

@@ -1,0 +1,142 @@
+import { ConfigError, FileConfigSchema, type AgentDefinition, type FileConfig } from "./define.ts";
+import type { Env } from "./env.ts";
+import type { AuthMode } from "../auth/principal.ts";
+
+/**
+ * Everything the server runs with, resolved from the environment and agentry.config.ts under one
+ * rule: an environment variable wins over the file. Settings that contradict each other fail at
+ * start with a message naming both.
+ */
+export interface Settings {
+  osId: string;
+  name: string;
+  description?: string;
+  server: { port: number; host: string; allowPublicBind: boolean };
+  database: { url: string; schema: string; id: string; autoMigrate: boolean };
+  auth: { mode: AuthMode; securityKey?: string; verificationKeys: string[]; jwksFile?: string };
+  /** Allowed CORS origins. With auth mode `none`, Agno's chat UI origin is added by default. */
+  corsOrigins: string[];
+  limits: { maxJsonBytes: number; maxUploadBytes: number };
+  docsEnabled: boolean;
+  redisUrl?: string;
+  queue: { maxConcurrency: number; embeddedWorker: boolean };
+  agents: AgentDefinition[];
+  quickPrompts: Record<string, string[]>;
+  /** Where each setting came from, for the start-up log: `env:NAME`, `config:key` or `default`. */
+  sources: Record<string, string>;
+}
+
+export const DEFAULT_PORT = 7777;
+export const DEFAULT_DATABASE_URL = "file:./data/agentry.db";
+export const AGNO_CHAT_UI_ORIGIN = "http://localhost:3000";
+const MiB = 1024 * 1024;
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+export const isLoopback = (host: string) => LOOPBACK.has(host) || host.startsWith("127.");
+
+export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileConfig }): Settings {
+  const parsed = FileConfigSchema.safeParse(rawFile ?? {});
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new ConfigError(`agentry.config.ts is invalid: ${issues}`);
+  }
+  const file = parsed.data;
+  if (file.auth?.secretKey !== undefined) {
+    throw new ConfigError("auth.secretKey was removed in v3: use auth.verificationKeys, which takes a list of keys (so keys can rotate)");
+  }
+  const sources: Record<string, string> = {};
+  /** env wins over the file; the file over the default. */
+  function pick<T>(key: string, envName: string | null, envValue: T | undefined, fileValue: T | undefined, fallback: T): T {
+    if (envValue !== undefined) return (sources[key] = `env:${envName}`), envValue;
+    if (fileValue !== undefined) return (sources[key] = `config:${key}`), fileValue;
+    sources[key] = "default";
+    return fallback;
+  }
+
+  if (env.JWT_VERIFICATION_KEY && env.JWT_VERIFICATION_KEYS) {
+    throw new ConfigError(
+      "Both JWT_VERIFICATION_KEY and JWT_VERIFICATION_KEYS are set: they name the same setting (auth.verificationKeys). Set one.",
+    );
+  }
+  const envKeys = env.JWT_VERIFICATION_KEYS
+    ? parseKeyList(env.JWT_VERIFICATION_KEYS)
+    : env.JWT_VERIFICATION_KEY
+      ? [env.JWT_VERIFICATION_KEY]
+      : undefined;
+  const verificationKeys = pick<string[]>(
+    "auth.verificationKeys",
+    env.JWT_VERIFICATION_KEYS ? "JWT_VERIFICATION_KEYS" : "JWT_VERIFICATION_KEY",
+    envKeys,
+    file.auth?.verificationKeys,
+    [],
+  );
+  const jwksFile = pick<string | undefined>("auth.jwksFile", "JWT_JWKS_FILE", env.JWT_JWKS_FILE, file.auth?.jwksFile, undefined);
+  const securityKey = pick<string | undefined>("auth.securityKey", "OS_SECURITY_KEY", env.OS_SECURITY_KEY, file.auth?.securityKey, undefined);
+  const mode: AuthMode = verificationKeys.length > 0 || jwksFile ? "jwt" : securityKey ? "security_key" : "none";
+
+  const host = pick("server.host", "HOST", env.HOST, file.server?.host, "127.0.0.1");
+  const allowPublicBind = pick("server.allowPublicBind", "AGENTRY_ALLOW_PUBLIC_BIND", env.AGENTRY_ALLOW_PUBLIC_BIND, file.server?.allowPublicBind, false);
+  if (mode === "none" && !isLoopback(host) && !allowPublicBind) {
+    throw new ConfigError(
+      `${sources["server.host"]} binds to ${host}, but no authentication is configured (auth mode 'none' trusts every caller as admin). ` +
+        "Configure OS_SECURITY_KEY or JWT verification keys, or set AGENTRY_ALLOW_PUBLIC_BIND=true (server.allowPublicBind) to bind publicly anyway.",
+    );
+  }
+
+  const databaseUrl = pick("database.url", "DATABASE_URL", env.DATABASE_URL, file.database?.url, DEFAULT_DATABASE_URL);
+  const configuredOrigins = pick<string[]>(
+    "cors.origins",
+    "AGENTRY_CORS_ORIGINS",
+    env.AGENTRY_CORS_ORIGINS?.split(",").map((o) => o.trim()).filter(Boolean),
+    file.cors?.origins,
+    [],
+  );
+  if (configuredOrigins.includes("*")) {
+    throw new ConfigError(`${sources["cors.origins"]} contains '*': credentials are allowed, so origins must be listed one by one`);
+  }
+  const corsOrigins = mode === "none" ? [...new Set([AGNO_CHAT_UI_ORIGIN, ...configuredOrigins])] : configuredOrigins;
+  const agents = file.agents ?? [];
+  const duplicate = agents.find((agent, i) => agents.findIndex((a) => a.id === agent.id) !== i);
+  if (duplicate) throw new ConfigError(`Two agents share the id '${duplicate.id}'`);
+
+  return {
+    osId: pick("osId", "AGENTRY_OS_ID", env.AGENTRY_OS_ID, file.osId, "agentry"),
+    name: pick("name", "AGENTRY_OS_NAME", env.AGENTRY_OS_NAME, file.name, "Agentry"),
+    description: file.description,
+    server: { port: pick("server.port", "PORT", env.PORT, file.server?.port, DEFAULT_PORT), host, allowPublicBind },
+    database: {
+      url: databaseUrl,
+      schema: pick("database.schema", "AGENTRY_DB_SCHEMA", env.AGENTRY_DB_SCHEMA, file.database?.schema, "ai"),
+      id: file.database?.id ?? "agentry-db",
+      autoMigrate: file.database?.autoMigrate ?? true,
+    },
+    auth: { mode, securityKey, verificationKeys, jwksFile },
+    corsOrigins,
+    limits: {
+      maxJsonBytes: file.limits?.maxJsonBytes ?? MiB,
+      maxUploadBytes: pick("limits.maxUploadBytes", "AGENTRY_MAX_UPLOAD_BYTES", env.AGENTRY_MAX_UPLOAD_BYTES, file.limits?.maxUploadBytes, 25 * MiB),
+    },
+    docsEnabled: pick("docs.enabled", "AGENTRY_DOCS_ENABLED", env.AGENTRY_DOCS_ENABLED, file.docs?.enabled, true),
+    redisUrl: pick<string | undefined>("redis.url", "REDIS_URL", env.REDIS_URL, file.redis?.url, undefined),
+    queue: {
+      maxConcurrency: pick("queue.maxConcurrency", "AGNO_BACKGROUND_MAX_CONCURRENCY", env.AGNO_BACKGROUND_MAX_CONCURRENCY, file.queue?.maxConcurrency, 32),
+      embeddedWorker: pick("queue.embeddedWorker", "AGENTRY_EMBEDDED_WORKER", env.AGENTRY_EMBEDDED_WORKER, file.queue?.embeddedWorker, true),
+    },
+    agents,
+    quickPrompts: file.quickPrompts ?? {},
+    sources,
+  };
+}
+
+/** JWT_VERIFICATION_KEYS: a JSON array of keys, or keys separated by blank lines / `;`. */
+function parseKeyList(value: string): string[] {
+  const trimmed = value.trim();
+  if (trimmed.startsWith("[")) {
+    const parsed: unknown = JSON.parse(trimmed);
+    if (!Array.isArray(parsed) || !parsed.every((k) => typeof k === "string")) {
+      throw new ConfigError("JWT_VERIFICATION_KEYS must be a JSON array of strings");
+    }
+    return parsed;
+  }
+  return trimmed.split(/;|\n\s*\n/).map((k) => k.trim()).filter(Boolean);
+}

@@ -1,0 +1,78 @@
+import { getSettings } from "../config/load.ts";
+import type { Settings } from "../config/settings.ts";
+import { MigrationRequiredError } from "../db/errors.ts";
+import { openDatabase, type Db } from "../db/open-database.ts";
+import { MigrationManager } from "../migrations/migration-manager.ts";
+
+/**
+ * Process-wide server state. Next bundles route handlers, pages and instrumentation as separate
+ * module graphs, so module-level singletons would exist several times in one process; this state
+ * lives on `globalThis` behind this one accessor (TOOLCHAIN trap 9).
+ */
+interface AppState {
+  /** Fixed when the process first served a request; /health reports it. */
+  instantiatedAt: string;
+  databases: Map<string, Promise<Db>>;
+}
+
+const key = Symbol.for("agentry.app-state");
+type Holder = { [key]?: AppState };
+
+export function appState(): AppState {
+  const holder = globalThis as Holder;
+  holder[key] ??= { instantiatedAt: new Date().toISOString(), databases: new Map() };
+  return holder[key];
+}
+
+export { getSettings };
+
+/**
+ * The database with this `db_id` (default: the configured one), opened once per process. On first
+ * open it is migrated when `database.autoMigrate` is on (the default); otherwise an outdated schema
+ * raises MigrationRequiredError naming both fixes.
+ */
+export function getDatabase(settings: Settings = getSettings(), dbId: string = settings.database.id): Promise<Db> {
+  const state = appState();
+  let db = state.databases.get(dbId);
+  if (!db) {
+    db = (async () => {
+      const opened = await openDatabase({ url: settings.database.url, schema: settings.database.schema, id: settings.database.id });
+      const manager = new MigrationManager(opened, { log: (m) => console.log(`[migrate] ${m}`) });
+      if (settings.database.autoMigrate) await manager.up();
+      else {
+        const pending = await manager.pending();
+        if (pending.length > 0) {
+          await opened.close();
+          throw new MigrationRequiredError(pending);
+        }
+      }
+      return opened;
+    })();
+    state.databases.set(dbId, db);
+    db.catch(() => state.databases.delete(dbId));
+  }
+  return db;
+}
+
+/** The ids of the databases this AgentOS serves (one today: the configured database). */
+export function databaseIds(settings: Settings = getSettings()): string[] {
+  return [settings.database.id];
+}
+
+/**
+ * Migrates one database (used by POST /databases/…/migrate). Works even when the schema is too old
+ * for getDatabase() to hand the database out, and makes the migrated handle the process's one.
+ */
+export async function migrateDatabase(settings: Settings, dbId: string, targetVersion?: string): Promise<void> {
+  const state = appState();
+  const cached = state.databases.get(dbId);
+  const db = cached
+    ? await cached.catch(() => undefined)
+    : undefined;
+  const target = db ?? (await openDatabase({ url: settings.database.url, schema: settings.database.schema, id: dbId }));
+  try {
+    await new MigrationManager(target, { log: (m) => console.log(`[migrate] ${m}`) }).up({ targetVersion });
+  } finally {
+    if (!db) state.databases.set(dbId, Promise.resolve(target));
+  }
+}

@@ -1,0 +1,92 @@
+import { HttpError } from "./errors.ts";
+
+/** A parsed form: text fields (repeated names become arrays) and uploaded files by field name. */
+export interface ParsedForm {
+  fields: Record<string, string | string[]>;
+  files: Record<string, File[]>;
+}
+
+export type BodyKind = "json" | "form";
+
+function tooLarge(limit: number): HttpError {
+  return new HttpError(413, `Request body is larger than the limit of ${limit} bytes`);
+}
+
+/**
+ * Reads the body, refusing (413) past `limit` bytes: first by Content-Length, then while
+ * streaming, so a lying or absent Content-Length cannot make the server buffer more.
+ */
+export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+  const declared = Number(request.headers.get("content-length") ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  if (!request.body) return new Uint8Array(new ArrayBuffer(0));
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) (bytes.set(chunk, offset), (offset += chunk.byteLength));
+  return bytes;
+}
+
+export function mediaType(request: Request): string {
+  return (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+}
+
+export async function parseJsonBody(request: Request, limit: number): Promise<unknown> {
+  const type = mediaType(request);
+  if (type && type !== "application/json" && !type.endsWith("+json")) {
+    throw new HttpError(415, `Expected a JSON body (Content-Type: application/json), got '${type}'`);
+  }
+  const bytes = await readBodyBytes(request, limit);
+  if (bytes.byteLength === 0) return undefined;
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch (error) {
+    throw new HttpError(422, [
+      { type: "json_invalid", loc: ["body"], msg: `body: invalid JSON (${(error as Error).message})` },
+    ]);
+  }
+}
+
+/**
+ * Parses urlencoded and multipart forms the way Agno's clients send them (the Python client
+ * sends urlencoded, agent-ui sends multipart without setting a boundary itself).
+ */
+export async function parseFormBody(request: Request, limit: number): Promise<ParsedForm> {
+  const type = mediaType(request);
+  if (type !== "application/x-www-form-urlencoded" && type !== "multipart/form-data") {
+    throw new HttpError(
+      415,
+      `Expected form data (application/x-www-form-urlencoded or multipart/form-data), got '${type || "no Content-Type"}'`,
+    );
+  }
+  const bytes = await readBodyBytes(request, limit);
+  let form: FormData;
+  try {
+    form = await new Response(bytes, { headers: { "content-type": request.headers.get("content-type")! } }).formData();
+  } catch (error) {
+    throw new HttpError(400, `Malformed ${type} body: ${(error as Error).message}`);
+  }
+  const fields: Record<string, string | string[]> = {};
+  const files: Record<string, File[]> = {};
+  for (const [name, value] of form.entries()) {
+    if (typeof value === "string") {
+      const existing = fields[name];
+      fields[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
+    } else {
+      (files[name] ??= []).push(value);
+    }
+  }
+  return { fields, files };
+}

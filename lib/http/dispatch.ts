@@ -1,0 +1,103 @@
+import { authenticate } from "../auth/authenticate.ts";
+import { hasScope, type Principal } from "../auth/principal.ts";
+import type { Settings } from "../config/settings.ts";
+import { parseFormBody, parseJsonBody, type ParsedForm } from "./body.ts";
+import { corsHeaders, preflightResponse, withHeaders } from "./cors.ts";
+import { HttpError, errorResponse, zodToValidation, type InputSource } from "./errors.ts";
+import type { AnyRoute, HttpMethod } from "./route.ts";
+import { matchTemplate } from "./path-template.ts";
+
+export interface DispatchOptions {
+  settings: Settings;
+  routes: readonly AnyRoute[];
+}
+
+const METHODS: readonly HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+function jsonResponse(status: number, body: unknown): Response {
+  if (status === 204) return new Response(null, { status });
+  return new Response(JSON.stringify(body ?? null), { status, headers: { "content-type": "application/json" } });
+}
+
+function queryObject(url: URL): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const key of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(key);
+    out[key] = values.length === 1 ? values[0] : values;
+  }
+  return out;
+}
+
+async function validate(schema: AnyRoute["query"], value: unknown, source: InputSource): Promise<unknown> {
+  if (!schema) return undefined;
+  const result = await schema.safeParseAsync(value);
+  if (!result.success) throw zodToValidation(result.error, source, value);
+  return result.data;
+}
+
+function authorize(route: AnyRoute, principal: Principal, params: Record<string, string>): void {
+  if ("public" in route.access) return;
+  const { permission, resourceParam } = route.access;
+  if (hasScope(principal, permission)) return;
+  if (resourceParam && params[resourceParam] !== undefined) {
+    const [resource, action] = permission.split(":");
+    if (hasScope(principal, `${resource}:${params[resourceParam]}:${action}`)) return;
+  }
+  throw new HttpError(403, `Insufficient permissions. Required scope(s): ${permission}`);
+}
+
+/**
+ * The one request path every API route goes through: CORS, method match, authentication, scope
+ * check, parsing and validation of params/query/body/form, the handler, error mapping.
+ * `template` is the route's path template; the routes given are those sharing it.
+ */
+export async function dispatch(request: Request, template: string, { settings, routes }: DispatchOptions): Promise<Response> {
+  const cors = corsHeaders(request, settings);
+  try {
+    const method = request.method.toUpperCase();
+    if (method === "OPTIONS" && request.headers.get("access-control-request-method")) {
+      return preflightResponse(request, settings);
+    }
+    const route = routes.find((r) => r.method === method);
+    if (!route) {
+      const allowed = routes.map((r) => r.method).filter((m) => METHODS.includes(m));
+      throw new HttpError(405, "Method Not Allowed", {}, { allow: allowed.join(", ") });
+    }
+    const url = new URL(request.url);
+    const rawParams = matchTemplate(template, url.pathname) ?? {};
+    const principal = "public" in route.access ? null : authenticate(request, settings);
+    if (principal) authorize(route, principal, rawParams);
+
+    const params = await validate(route.params, rawParams, "path");
+    const query = await validate(route.query, queryObject(url), "query");
+    let body: unknown;
+    let form: unknown;
+    let files: ParsedForm["files"] = {};
+    if (route.body) {
+      const raw = await parseJsonBody(request, settings.limits.maxJsonBytes);
+      body = await validate(route.body, raw, "body");
+    } else if (route.form) {
+      const parsed = await parseFormBody(request, settings.limits.maxUploadBytes);
+      form = await validate(route.form, parsed.fields, "body");
+      files = parsed.files;
+    }
+    const result = await route.handler({
+      input: { params, query, body, form, files } as never,
+      principal,
+      request,
+      settings,
+    });
+    const response = result instanceof Response ? result : jsonResponse(route.status ?? 200, result);
+    return withHeaders(response, cors);
+  } catch (error) {
+    return withHeaders(errorResponse(error), cors);
+  }
+}
+
+/** 404 in Agno's shape, for any path no route declares. */
+export function notFound(request: Request, settings: Settings): Response {
+  if (request.method.toUpperCase() === "OPTIONS" && request.headers.get("access-control-request-method")) {
+    return preflightResponse(request, settings);
+  }
+  return withHeaders(jsonResponse(404, { detail: "Not Found" }), corsHeaders(request, settings));
+}

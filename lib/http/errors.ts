@@ -1,0 +1,79 @@
+import { randomUUID } from "node:crypto";
+import { ZodError } from "zod";
+import { ConfigError } from "../config/define.ts";
+import { ConflictError, MigrationRequiredError, NotFoundError, PaginationError } from "../db/errors.ts";
+import { LegacyCleanupRefusedError } from "../db/sessions/legacy-runs.ts";
+
+/** An error that is the response: status, a `detail` for the client, optional extra body fields. */
+export class HttpError extends Error {
+  override readonly name = "HttpError";
+  constructor(
+    readonly status: number,
+    readonly detail: unknown,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(typeof detail === "string" ? detail : JSON.stringify(detail));
+  }
+}
+
+/** Where a validation error was found, as FastAPI names it in `loc`. */
+export type InputSource = "path" | "query" | "body" | "header";
+
+/** One FastAPI/pydantic-style validation error item, which Agno's clients already display. */
+export interface ValidationItem {
+  type: string;
+  loc: (string | number)[];
+  msg: string;
+  input?: unknown;
+}
+
+export function validationError(items: ValidationItem[]): HttpError {
+  return new HttpError(422, items);
+}
+
+export function zodToValidation(error: ZodError, source: InputSource, input: unknown): HttpError {
+  return validationError(
+    error.issues.map((issue) => {
+      let value: unknown = input;
+      for (const key of issue.path) value = value && typeof value === "object" ? (value as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined;
+      const field = issue.path.map(String).join(".") || source;
+      return {
+        type: issue.code,
+        loc: [source, ...issue.path.map((p) => (typeof p === "number" ? p : String(p)))],
+        msg: `${field}: ${issue.message}`,
+        ...(value !== undefined ? { input: value } : {}),
+      };
+    }),
+  );
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+
+/**
+ * Maps any error to the response Agno clients expect: `{"detail": …}` with the right status.
+ * Unexpected errors become 500 with an `error_id` that is logged with the stack; the stack never
+ * reaches the client.
+ */
+export function errorResponse(error: unknown, log: (message: string) => void = console.error): Response {
+  if (error instanceof HttpError) return json(error.status, { detail: error.detail, ...error.extra }, error.headers);
+  if (error instanceof PaginationError) {
+    return json(422, { detail: [{ type: "value_error", loc: ["query", error.field], msg: `${error.field}: ${error.message}` }] });
+  }
+  if (error instanceof NotFoundError) return json(404, { detail: error.message });
+  if (error instanceof ConflictError || error instanceof LegacyCleanupRefusedError) return json(409, { detail: error.message });
+  const errorId = randomUUID();
+  if (error instanceof MigrationRequiredError) {
+    return json(503, { detail: error.message, error_type: error.errorType, error_id: errorId });
+  }
+  if (error instanceof ZodError) {
+    // A schema failure on our own output is a server bug, not bad input.
+    log(`[error ${errorId}] response failed its schema: ${error.message}`);
+    return json(500, { detail: "Internal server error (ResponseValidationError)", error_id: errorId });
+  }
+  const type = error instanceof Error ? error.name : typeof error;
+  log(`[error ${errorId}] ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  if (error instanceof ConfigError) return json(500, { detail: `Configuration error: ${error.message}`, error_id: errorId });
+  return json(500, { detail: `Internal server error (${type})`, error_id: errorId });
+}

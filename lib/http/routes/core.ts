@@ -1,0 +1,114 @@
+import { MODEL_ENV_HINT } from "../../config/model-from-env.ts";
+import type { Settings } from "../../config/settings.ts";
+import { appState, databaseIds } from "../app-context.ts";
+import { defineRoute } from "../route.ts";
+import { ConfigSchema, HealthSchema, InfoSchema, LandingSchema } from "../schemas/core.ts";
+
+/** The Agno version whose wire contract Agentry implements. */
+export const AGNO_VERSION = "3.0.0";
+
+function wantsHtml(request: Request): boolean {
+  const accept = request.headers.get("accept") ?? "";
+  return accept.includes("text/html");
+}
+
+export const landing = defineRoute({
+  method: "GET",
+  path: "/",
+  summary: "Landing: links to /health, /info and /docs; browsers go to the dashboard",
+  tags: ["Core"],
+  access: { public: true },
+  hidden: true,
+  response: LandingSchema,
+  handler: ({ request, settings }) => {
+    if (wantsHtml(request)) return new Response(null, { status: 307, headers: { location: "/dashboard" } });
+    return { name: settings.name, health: "/health", info: "/info", ...(settings.docsEnabled ? { docs: "/docs" } : {}) };
+  },
+});
+
+export const health = defineRoute({
+  method: "GET",
+  path: "/health",
+  summary: "Health check",
+  tags: ["Core"],
+  access: { public: true },
+  response: HealthSchema,
+  handler: () => ({ status: "ok" as const, instantiated_at: appState().instantiatedAt }),
+});
+
+export const info = defineRoute({
+  method: "GET",
+  path: "/info",
+  summary: "Public metadata about this AgentOS (the only unauthenticated metadata endpoint)",
+  tags: ["Core"],
+  access: { public: true },
+  response: InfoSchema,
+  handler: ({ settings }) => ({
+    os_id: settings.osId,
+    name: settings.name,
+    agno_version: AGNO_VERSION,
+    agent_count: settings.agents.length,
+    team_count: 0,
+    workflow_count: 0,
+    mcp: { enabled: false, path: null, oauth: null },
+    auth_mode: settings.auth.mode,
+  }),
+});
+
+/** The unique models of the configured agents, and whether any provider is configured at all. */
+export function availableModels(settings: Settings) {
+  const models = new Map<string, { id: string; provider: string; agent_ids: string[] }>();
+  for (const agent of settings.agents) {
+    if (!agent.model) continue;
+    const key = `${agent.model.provider}/${agent.model.id}`;
+    const entry = models.get(key) ?? { id: agent.model.id, provider: agent.model.provider, agent_ids: [] };
+    entry.agent_ids.push(agent.id);
+    models.set(key, entry);
+  }
+  return [...models.values()];
+}
+
+export const config = defineRoute({
+  method: "GET",
+  path: "/config",
+  summary: "The AgentOS configuration: agents, databases, available models",
+  tags: ["Core"],
+  access: { permission: "config:read" },
+  response: ConfigSchema,
+  handler: ({ settings }) => {
+    const models = availableModels(settings);
+    const unconfigured = settings.agents.filter((a) => !a.model).map((a) => a.id);
+    const dbId = settings.database.id;
+    const domain = (tables: string[]) => ({ dbs: [{ db_id: dbId, domain_config: { display_name: null }, tables }] });
+    return {
+      os_id: settings.osId,
+      name: settings.name,
+      description: settings.description ?? null,
+      available_models: models,
+      model_provider_status: {
+        configured: unconfigured.length === 0 && settings.agents.length > 0,
+        message:
+          unconfigured.length > 0
+            ? `No model provider is configured for agent(s) ${unconfigured.join(", ")}: ${MODEL_ENV_HINT}.`
+            : null,
+      },
+      os_database: dbId,
+      databases: databaseIds(settings),
+      chat: Object.keys(settings.quickPrompts).length > 0 ? { quick_prompts: settings.quickPrompts } : null,
+      session: domain(["agno_sessions", "agno_runs"]),
+      memory: domain(["agno_memories"]),
+      metrics: domain(["agno_metrics"]),
+      agents: settings.agents.map((agent) => ({
+        id: agent.id,
+        name: agent.name,
+        description: agent.description ?? null,
+        db_id: dbId,
+        model: { id: agent.model?.id ?? null, provider: agent.model?.provider ?? null },
+        metadata: agent.metadata ?? null,
+      })),
+      teams: [],
+      workflows: [],
+      interfaces: [],
+    };
+  },
+});

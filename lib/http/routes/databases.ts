@@ -1,0 +1,58 @@
+import { MigrationError } from "../../migrations/types.ts";
+import { databaseIds, migrateDatabase } from "../app-context.ts";
+import { HttpError } from "../errors.ts";
+import { defineRoute } from "../route.ts";
+import { MigrateParams, MigrateQuery, MigrateResponse } from "../schemas/core.ts";
+
+export const migrateAll = defineRoute({
+  method: "POST",
+  path: "/databases/all/migrate",
+  summary: "Migrate every database to the latest (or the given) schema version",
+  tags: ["Databases"],
+  access: { permission: "config:write" },
+  query: MigrateQuery,
+  response: MigrateResponse,
+  handler: async ({ input, settings }) => {
+    const failed: Record<string, string> = {};
+    const ids = databaseIds(settings);
+    for (const id of ids) {
+      try {
+        await migrateDatabase(settings, id, input.query.target_version);
+      } catch (error) {
+        if (error instanceof MigrationError && !error.table) throw new HttpError(422, error.message);
+        failed[id] = (error as Error).message;
+      }
+    }
+    const target = input.query.target_version ?? "the latest version";
+    if (Object.keys(failed).length > 0) {
+      return new Response(
+        JSON.stringify({ message: `Migrated ${ids.length - Object.keys(failed).length} of ${ids.length} database(s) to ${target}`, failed }),
+        { status: 207, headers: { "content-type": "application/json" } },
+      );
+    }
+    return { message: `All databases migrated to ${target}` };
+  },
+});
+
+export const migrateOne = defineRoute({
+  method: "POST",
+  path: "/databases/{db_id}/migrate",
+  summary: "Migrate one database to the latest (or the given) schema version",
+  tags: ["Databases"],
+  access: { permission: "config:write" },
+  params: MigrateParams,
+  query: MigrateQuery,
+  response: MigrateResponse,
+  handler: async ({ input, settings }) => {
+    if (!databaseIds(settings).includes(input.params.db_id)) {
+      throw new HttpError(404, `No database found with id '${input.params.db_id}'`);
+    }
+    try {
+      await migrateDatabase(settings, input.params.db_id, input.query.target_version);
+    } catch (error) {
+      if (error instanceof MigrationError && !error.table) throw new HttpError(422, error.message);
+      throw new HttpError(500, `Migration of '${input.params.db_id}' failed: ${(error as Error).message}`);
+    }
+    return { message: `Database '${input.params.db_id}' migrated to ${input.query.target_version ?? "the latest version"}` };
+  },
+});

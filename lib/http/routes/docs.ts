@@ -1,0 +1,70 @@
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { z } from "zod";
+import { buildOpenApi } from "../openapi.ts";
+import { HttpError } from "../errors.ts";
+import { defineRoute, type AnyRoute } from "../route.ts";
+
+const ASSETS: Record<string, string> = {
+  "swagger-ui.css": "text/css; charset=utf-8",
+  "swagger-ui-bundle.js": "application/javascript; charset=utf-8",
+  "favicon-32x32.png": "image/png",
+};
+
+function docsDisabled(): HttpError {
+  return new HttpError(404, "Not Found");
+}
+
+/** The docs routes need the whole table for OpenAPI, so they are built from it. */
+export function docsRoutes(table: () => readonly AnyRoute[]): AnyRoute[] {
+  return [
+    defineRoute({
+      method: "GET",
+      path: "/openapi.json",
+      summary: "OpenAPI 3.1 description of this API",
+      tags: ["Core"],
+      access: { public: true },
+      hidden: true,
+      handler: ({ settings }) => {
+        if (!settings.docsEnabled) throw docsDisabled();
+        return buildOpenApi(table(), settings);
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/docs",
+      summary: "Browsable API documentation",
+      tags: ["Core"],
+      access: { public: true },
+      hidden: true,
+      handler: ({ settings }) => {
+        if (!settings.docsEnabled) throw docsDisabled();
+        const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${settings.name} API docs</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="/docs/favicon-32x32.png"><link rel="stylesheet" href="/docs/swagger-ui.css"></head>
+<body><div id="swagger-ui"></div><script src="/docs/swagger-ui-bundle.js"></script>
+<script>window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui", deepLinking: true });</script>
+</body></html>`;
+        return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/docs/{asset}",
+      summary: "Swagger UI assets",
+      tags: ["Core"],
+      access: { public: true },
+      hidden: true,
+      params: z.object({ asset: z.string() }),
+      handler: async ({ input, settings }) => {
+        const type = ASSETS[input.params.asset];
+        if (!settings.docsEnabled || !type) throw docsDisabled();
+        const dir = createRequire(import.meta.url).resolve("swagger-ui-dist/package.json").replace(/package\.json$/, "");
+        const bytes = await readFile(join(dir, input.params.asset));
+        return new Response(bytes, { headers: { "content-type": type, "cache-control": "public, max-age=86400" } });
+      },
+    }),
+  ];
+}

@@ -1,0 +1,83 @@
+import { z } from "zod";
+
+/** Request and response shapes of the core routes (/, /health, /info, /config, /databases). */
+
+export const LandingSchema = z.object({
+  name: z.string(),
+  health: z.literal("/health"),
+  info: z.literal("/info"),
+  docs: z.literal("/docs").optional(),
+});
+
+export const HealthSchema = z.object({ status: z.literal("ok"), instantiated_at: z.string() });
+
+export const InfoSchema = z.object({
+  os_id: z.string(),
+  name: z.string().nullable(),
+  agno_version: z.string(),
+  agent_count: z.number().int(),
+  team_count: z.number().int(),
+  workflow_count: z.number().int(),
+  mcp: z.object({
+    enabled: z.boolean(),
+    path: z.string().nullable(),
+    oauth: z.object({ authorization_servers: z.array(z.string()), resource: z.string() }).nullable(),
+  }),
+  auth_mode: z.enum(["none", "security_key", "jwt"]),
+});
+
+const ModelRefSchema = z.object({ id: z.string().nullable(), provider: z.string().nullable() });
+
+export const AvailableModelSchema = z.object({
+  id: z.string(),
+  provider: z.string(),
+  /** Which configured agents use it. */
+  agent_ids: z.array(z.string()),
+});
+
+const DomainDbsSchema = z.object({
+  display_name: z.string().nullable().optional(),
+  dbs: z.array(z.object({ db_id: z.string(), domain_config: z.object({ display_name: z.string().nullable() }), tables: z.array(z.string()) })),
+});
+
+export const ConfigSchema = z.object({
+  os_id: z.string(),
+  name: z.string().nullable(),
+  description: z.string().nullable(),
+  available_models: z.array(AvailableModelSchema),
+  /** Plainly says what is missing when no model provider is configured. */
+  model_provider_status: z.object({ configured: z.boolean(), message: z.string().nullable() }),
+  os_database: z.string().nullable(),
+  databases: z.array(z.string()),
+  chat: z.object({ quick_prompts: z.record(z.string(), z.array(z.string())) }).nullable(),
+  session: DomainDbsSchema,
+  memory: DomainDbsSchema,
+  metrics: DomainDbsSchema,
+  agents: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      description: z.string().nullable(),
+      db_id: z.string(),
+      model: ModelRefSchema,
+      metadata: z.record(z.string(), z.unknown()).nullable(),
+    }),
+  ),
+  teams: z.array(z.unknown()),
+  workflows: z.array(z.unknown()),
+  interfaces: z.array(z.unknown()),
+});
+
+export const MigrateQuery = z.object({
+  target_version: z
+    .string()
+    .regex(/^\d+\.\d+\.\d+$/, "must be a version like 3.0.0")
+    .optional(),
+});
+
+export const MigrateParams = z.object({ db_id: z.string().min(1) });
+
+export const MigrateResponse = z.object({
+  message: z.string(),
+  failed: z.record(z.string(), z.string()).optional(),
+});

@@ -1,0 +1,33 @@
+import type { Settings } from "../config/settings.ts";
+import { MODEL_ENV_HINT } from "../config/model-from-env.ts";
+import { MigrationManager } from "../migrations/migration-manager.ts";
+import { getDatabase } from "../http/app-context.ts";
+
+/** What the dashboard shell shows about the installation: database, migrations, model providers. */
+export interface SystemStatus {
+  database: { dialect: string | null; location: string | null; error: string | null; pendingMigrations: string[] };
+  modelProvider: { configured: boolean; message: string | null };
+  agents: { id: string; name: string; model: string | null }[];
+  authMode: string;
+}
+
+export async function systemStatus(settings: Settings): Promise<SystemStatus> {
+  const unconfigured = settings.agents.filter((a) => !a.model);
+  let database: SystemStatus["database"] = { dialect: null, location: null, error: null, pendingMigrations: [] };
+  try {
+    const db = await getDatabase(settings);
+    const pending = await new MigrationManager(db).pending();
+    database = { dialect: db.dialect, location: db.location, error: null, pendingMigrations: pending.map((p) => p.table) };
+  } catch (error) {
+    database = { ...database, error: (error as Error).message };
+  }
+  return {
+    database,
+    modelProvider: {
+      configured: unconfigured.length === 0,
+      message: unconfigured.length > 0 ? `No model provider is configured: ${MODEL_ENV_HINT}.` : null,
+    },
+    agents: settings.agents.map((a) => ({ id: a.id, name: a.name, model: a.model ? `${a.model.provider}/${a.model.id}` : null })),
+    authMode: settings.auth.mode,
+  };
+}
