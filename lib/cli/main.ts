@@ -1,0 +1,122 @@
+import { spawn } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { getSettings } from "../config/load.ts";
+import { openDatabase } from "../db/open-database.ts";
+import { cleanupLegacyRunsColumn } from "../db/sessions/legacy-runs.ts";
+import { MigrationManager } from "../migrations/migration-manager.ts";
+import { backupSqlite } from "./backup.ts";
+import { buildIsStale } from "./build-freshness.ts";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+const USAGE = `Usage: agentry <command>
+
+Commands:
+  start                          build if the build is stale, migrate, then serve API + dashboard
+  migrate [--target-version V] [--tables a,b]
+                                 bring the database schema up to date (idempotent)
+  backup <file>                  copy the live SQLite database with SQLite's backup API
+  cleanup-legacy-runs --force    drop the pre-v3 agno_sessions.runs column after verifying every run was copied
+`;
+
+function option(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  if (i === -1) return undefined;
+  const value = args[i + 1];
+  if (!value || value.startsWith("--")) throw new Error(`${name} needs a value`);
+  return value;
+}
+
+async function withDatabase<T>(fn: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>): Promise<T> {
+  const settings = getSettings();
+  const db = await openDatabase({ url: settings.database.url, schema: settings.database.schema, id: settings.database.id });
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+async function migrate(args: string[]): Promise<void> {
+  const tables = option(args, "--tables")?.split(",").map((t) => t.trim());
+  const targetVersion = option(args, "--target-version");
+  await withDatabase(async (db) => {
+    const outcomes = await new MigrationManager(db, { log: (m) => console.log(`  ${m}`) }).up({ targetVersion, tables });
+    const changed = outcomes.filter((o) => o.action !== "unchanged");
+    console.log(
+      changed.length === 0
+        ? `Database ${db.location} is up to date.`
+        : `Migrated ${changed.length} table(s) in ${db.location}: ${changed.map((o) => `${o.table} ${o.from ?? "new"} → ${o.to}`).join(", ")}`,
+    );
+  });
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, env, stdio: "inherit" });
+    const forward = (signal: NodeJS.Signals) => child.kill(signal);
+    process.on("SIGINT", forward).on("SIGTERM", forward);
+    child.on("error", reject);
+    child.on("exit", (code, signal) => {
+      process.off("SIGINT", forward).off("SIGTERM", forward);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
+}
+
+async function start(): Promise<number> {
+  const settings = getSettings(); // validates config and the bind/auth rule before anything starts
+  const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+  const nextBin = join(ROOT, "node_modules", "next", "dist", "bin", "next");
+  const freshness = buildIsStale(ROOT);
+  if (freshness.stale) {
+    console.log(`Building (${freshness.reason}) …`);
+    const code = await run(process.execPath, [nextBin, "build"], env);
+    if (code !== 0) return code;
+  }
+  if (settings.database.autoMigrate) await migrate([]);
+  const { host, port } = settings.server;
+  console.log(`Agentry on http://${host.includes(":") ? `[${host}]` : host}:${port} (auth mode: ${settings.auth.mode}; dashboard at /dashboard)`);
+  return run(process.execPath, [nextBin, "start", "-p", String(port), "-H", host], env);
+}
+
+export async function main(args: string[]): Promise<number> {
+  const [command, ...rest] = args;
+  try {
+    switch (command) {
+      case "start":
+        return await start();
+      case "migrate":
+        await migrate(rest);
+        return 0;
+      case "backup": {
+        const file = rest[0];
+        if (!file) throw new Error("backup needs a destination file: agentry backup ./backups/agentry-2026-01-01.db");
+        const result = await backupSqlite({ url: getSettings().database.url, destination: file });
+        console.log(`Backed up ${result.pages} pages to ${result.path}`);
+        return 0;
+      }
+      case "cleanup-legacy-runs": {
+        const result = await withDatabase((db) => cleanupLegacyRunsColumn(db, { force: rest.includes("--force") }));
+        console.log(
+          result.dropped
+            ? `Verified ${result.verifiedRuns} legacy runs in agno_runs and dropped agno_sessions.runs.`
+            : "There is no legacy agno_sessions.runs column; nothing to do.",
+        );
+        return 0;
+      }
+      case undefined:
+      case "help":
+      case "--help":
+        console.log(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        console.error(`Unknown command '${command}'.\n\n${USAGE}`);
+        return 2;
+    }
+  } catch (error) {
+    console.error(`agentry ${command}: ${(error as Error).message}`);
+    return 1;
+  }
+}
