@@ -10,5 +10,6 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    env: { AGENTRY_LOG_LEVEL: "warn" },
   },
 });

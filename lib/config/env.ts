@@ -51,6 +51,7 @@ export const EnvSchema = z.object({
   AGENTRY_MAX_UPLOAD_BYTES: optionalInt("AGENTRY_MAX_UPLOAD_BYTES", 1, 2 ** 31),
   AGENTRY_DOCS_ENABLED: optionalBool("AGENTRY_DOCS_ENABLED"),
   AGENTRY_EMBEDDED_WORKER: optionalBool("AGENTRY_EMBEDDED_WORKER"),
+  AGENTRY_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).optional(),
   OPENAI_API_KEY: optionalString,
   OPENAI_MODEL: optionalString,
   ANTHROPIC_API_KEY: optionalString,

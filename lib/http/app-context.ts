@@ -3,6 +3,7 @@ import type { Settings } from "../config/settings.ts";
 import { MigrationRequiredError } from "../db/errors.ts";
 import { openDatabase, type Db } from "../db/open-database.ts";
 import { MigrationManager } from "../migrations/migration-manager.ts";
+import { log } from "../log.ts";
 
 /**
  * Process-wide server state. Next bundles route handlers, pages and instrumentation as separate
@@ -37,7 +38,7 @@ export function getDatabase(settings: Settings = getSettings(), dbId: string = s
   if (!db) {
     db = (async () => {
       const opened = await openDatabase({ url: settings.database.url, schema: settings.database.schema, id: settings.database.id });
-      const manager = new MigrationManager(opened, { log: (m) => console.log(`[migrate] ${m}`) });
+      const manager = new MigrationManager(opened, { log: (m) => log.info(`[migrate] ${m}`) });
       if (settings.database.autoMigrate) await manager.up();
       else {
         const pending = await manager.pending();
@@ -71,7 +72,7 @@ export async function migrateDatabase(settings: Settings, dbId: string, targetVe
     : undefined;
   const target = db ?? (await openDatabase({ url: settings.database.url, schema: settings.database.schema, id: dbId }));
   try {
-    await new MigrationManager(target, { log: (m) => console.log(`[migrate] ${m}`) }).up({ targetVersion });
+    await new MigrationManager(target, { log: (m) => log.info(`[migrate] ${m}`) }).up({ targetVersion });
   } finally {
     if (!db) state.databases.set(dbId, Promise.resolve(target));
   }

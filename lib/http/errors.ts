@@ -3,6 +3,7 @@ import { ZodError } from "zod";
 import { ConfigError } from "../config/define.ts";
 import { ConflictError, MigrationRequiredError, NotFoundError, PaginationError } from "../db/errors.ts";
 import { LegacyCleanupRefusedError } from "../db/sessions/legacy-runs.ts";
+import { log } from "../log.ts";
 
 /** An error that is the response: status, a `detail` for the client, optional extra body fields. */
 export class HttpError extends Error {
@@ -56,7 +57,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
  * Unexpected errors become 500 with an `error_id` that is logged with the stack; the stack never
  * reaches the client.
  */
-export function errorResponse(error: unknown, log: (message: string) => void = console.error): Response {
+export function errorResponse(error: unknown, logError: (message: string) => void = (m) => void log.error(m)): Response {
   if (error instanceof HttpError) return json(error.status, { detail: error.detail, ...error.extra }, error.headers);
   if (error instanceof PaginationError) {
     return json(422, { detail: [{ type: "value_error", loc: ["query", error.field], msg: `${error.field}: ${error.message}` }] });
@@ -69,11 +70,11 @@ export function errorResponse(error: unknown, log: (message: string) => void = c
   }
   if (error instanceof ZodError) {
     // A schema failure on our own output is a server bug, not bad input.
-    log(`[error ${errorId}] response failed its schema: ${error.message}`);
+    logError(`[error ${errorId}] response failed its schema: ${error.message}`);
     return json(500, { detail: "Internal server error (ResponseValidationError)", error_id: errorId });
   }
   const type = error instanceof Error ? error.name : typeof error;
-  log(`[error ${errorId}] ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  logError(`[error ${errorId}] ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   if (error instanceof ConfigError) return json(500, { detail: `Configuration error: ${error.message}`, error_id: errorId });
   return json(500, { detail: `Internal server error (${type})`, error_id: errorId });
 }
