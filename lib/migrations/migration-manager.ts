@@ -76,8 +76,9 @@ export class MigrationManager {
         (step) => (from === null || compareVersions(step.version, from) > 0) && compareVersions(step.version, target) <= 0,
       );
       for (const step of pending) {
-        await this.options.beforeStep?.(table.spec.name, step);
         try {
+          // Inside the try: a failure the hook forces is reported like any failing step.
+          await this.options.beforeStep?.(table.spec.name, step);
           await step.up(ctx);
         } catch (error) {
           if (error instanceof MigrationError) throw error;

@@ -2,6 +2,7 @@ import { approvalsSteps } from "./steps/approvals.ts";
 import { learningsSteps } from "./steps/learnings.ts";
 import { memoriesSteps } from "./steps/memories.ts";
 import { metricsSteps } from "./steps/metrics.ts";
+import { jsonbStep } from "./steps/jsonb.ts";
 import { ownerColumnStep } from "./steps/owner-column.ts";
 import { backfillRunsFromLegacyBlobs, runsSteps } from "./steps/runs.ts";
 import { schedulesSteps } from "./steps/schedules.ts";
@@ -13,7 +14,7 @@ import type { TableMigrations } from "./types.ts";
  * Every table and its versioned steps, in the order they are migrated: parents before the tables
  * that reference them (sessions before runs, schedules before schedule runs).
  */
-export const TABLES: readonly TableMigrations[] = [
+const DECLARED: readonly TableMigrations[] = [
   { tableType: "sessions", spec: specs.SESSIONS, steps: sessionsSteps },
   { tableType: "runs", spec: specs.RUNS, steps: runsSteps, afterCreate: async (ctx) => void (await backfillRunsFromLegacyBlobs(ctx)) },
   { tableType: "memories", spec: specs.MEMORIES, steps: memoriesSteps },
@@ -27,5 +28,13 @@ export const TABLES: readonly TableMigrations[] = [
   { tableType: "learnings", spec: specs.LEARNINGS, steps: learningsSteps },
   { tableType: "service_accounts", spec: specs.SERVICE_ACCOUNTS, steps: [] },
 ];
+
+/**
+ * Every table with JSON columns also gets a last 3.0.0 step turning Agno 2.0's PostgreSQL JSON
+ * columns into JSONB (what the model declares and lib/db's JSON operators expect).
+ */
+export const TABLES: readonly TableMigrations[] = DECLARED.map((table) =>
+  table.spec.columns.some((c) => c.type === "json") ? { ...table, steps: [...table.steps, jsonbStep(table.spec)] } : table,
+);
 
 export const TABLE_TYPES = TABLES.map((t) => t.tableType);

@@ -2,6 +2,7 @@ import { NotFoundError } from "../errors.ts";
 import type { Db } from "../open-database.ts";
 import { pageWindow, type PageRequest } from "../pagination.ts";
 import { ownerWhere, type DataScope } from "../scope.ts";
+import { hasLegacyRunsColumn, legacyBlobRemovals } from "../sessions/legacy-runs.ts";
 import type { RunType } from "./run-type.ts";
 
 /** One stored run: the agno_runs row with `run_data` holding the full RunOutput dict. */
@@ -56,10 +57,20 @@ export async function upsertRun(db: Db, { scope, run }: { scope: DataScope; run:
       ? "EXISTS (SELECT 1 FROM agno_sessions s WHERE s.session_id = ? AND s.user_id = ?)"
       : "EXISTS (SELECT 1 FROM agno_sessions s WHERE s.session_id = ?)";
   const guardParams = scope.kind === "user" ? [run.sessionId, scope.userId] : [run.sessionId];
+  // A session written by a pre-v3 process may hold runs only in its legacy blob: new runs go after them.
+  const legacyLength = (await hasLegacyRunsColumn(db))
+    ? db.dialect === "postgres"
+      ? "(SELECT CASE WHEN json_typeof(s.runs::json) = 'array' THEN json_array_length(s.runs::json) ELSE 0 END FROM agno_sessions s WHERE s.session_id = ?)"
+      : "(SELECT CASE WHEN json_valid(s.runs) THEN json_array_length(s.runs) ELSE 0 END FROM agno_sessions s WHERE s.session_id = ?)"
+    : null;
+  const nextIndex = `COALESCE((SELECT MAX(r.run_index) FROM agno_runs r WHERE r.session_id = ?), -1) + 1`;
+  const indexExpression = legacyLength
+    ? `${db.dialect === "postgres" ? "GREATEST" : "MAX"}(${nextIndex}, COALESCE(${legacyLength}, 0))`
+    : nextIndex;
   const text = `INSERT INTO agno_runs
       (run_id, session_id, run_type, agent_id, team_id, workflow_id, user_id, parent_run_id, status, run_index, run_data, created_at, updated_at)
     SELECT ?, ?, ?, ?, ?, ?, (SELECT s.user_id FROM agno_sessions s WHERE s.session_id = ?), ?, ?,
-           COALESCE((SELECT MAX(r.run_index) FROM agno_runs r WHERE r.session_id = ?), -1) + 1,
+           ${indexExpression},
            ?, ?, ?
      WHERE ${sessionGuard}
     ON CONFLICT (run_id) DO UPDATE SET
@@ -78,6 +89,7 @@ export async function upsertRun(db: Db, { scope, run }: { scope: DataScope; run:
     run.parentRunId ?? null,
     run.status ?? null,
     run.sessionId,
+    ...(legacyLength ? [run.sessionId] : []),
     run.runData,
     run.createdAt ?? now,
     now,
@@ -167,8 +179,20 @@ export async function getRuns(db: Db, options: GetRunsOptions): Promise<StoredRu
   return rows.map(toStoredRun);
 }
 
-/** Deletes runs by id within the scope; returns how many went. */
+/**
+ * Deletes runs by id within the scope; returns how many went. Runs still in a session's legacy
+ * blob are removed from it in the same transaction, so they do not come back on the next read.
+ */
 export async function deleteRuns(db: Db, { scope, runIds }: { scope: DataScope; runIds: string[] }): Promise<number> {
-  const result = await db.prisma.run.deleteMany({ where: { run_id: { in: runIds }, ...ownerWhere(scope) } });
-  return result.count;
+  if (runIds.length === 0) return 0;
+  const owned = (
+    await db.prisma.run.findMany({ where: { run_id: { in: runIds }, ...ownerWhere(scope) }, select: { run_id: true } })
+  ).map((r) => r.run_id);
+  if (owned.length === 0) return 0;
+  const blobEdits = await legacyBlobRemovals(db, owned);
+  const counts = await db.sql.batch([
+    ...blobEdits,
+    { text: `DELETE FROM agno_runs WHERE run_id IN (${owned.map(() => "?").join(", ")})`, params: owned },
+  ]);
+  return counts[counts.length - 1];
 }

@@ -41,8 +41,9 @@ export class LegacyCleanupRefusedError extends Error {
 
 /**
  * Drops the legacy `runs` column. Refuses without `force` (the blobs are the migration's backup);
- * with `force` it first checks that every legacy run exists in agno_runs with the same content,
- * and refuses, naming the missing runs, if any does not.
+ * with `force` it first checks that every legacy run exists in agno_runs (by run id, in the same
+ * session — its content may have changed since, legitimately) and refuses, naming the missing
+ * runs, if any does not.
  */
 export async function cleanupLegacyRunsColumn(db: Db, { force = false }: { force?: boolean } = {}): Promise<{ dropped: boolean; verifiedRuns: number }> {
   if (!force) {
@@ -89,3 +90,26 @@ export async function cleanupLegacyRunsColumn(db: Db, { force = false }: { force
   return { dropped: true, verifiedRuns: verified };
 }
 
+
+/**
+ * Removes runs from their sessions' legacy blobs, so a run deleted from agno_runs does not come
+ * back from the backup on the next read. Statements for `batch()`; none when there is no column.
+ */
+export async function legacyBlobRemovals(db: Db, runIds: readonly string[]): Promise<{ text: string; params: unknown[] }[]> {
+  if (runIds.length === 0 || !(await hasLegacyRunsColumn(db))) return [];
+  const wanted = new Set(runIds);
+  const placeholders = runIds.map(() => "?").join(", ");
+  const sessions = await db.sql.query<{ session_id: string; runs: unknown }>(
+    `SELECT session_id, runs FROM agno_sessions WHERE runs IS NOT NULL
+       AND session_id IN (SELECT session_id FROM agno_runs WHERE run_id IN (${placeholders}))`,
+    [...runIds],
+  );
+  return sessions.flatMap((session) => {
+    const runs = parseJson(session.runs);
+    if (!Array.isArray(runs)) return [];
+    const kept = runs.filter((run) => !wanted.has(String((run as { run_id?: unknown })?.run_id)));
+    return kept.length === runs.length
+      ? []
+      : [{ text: "UPDATE agno_sessions SET runs = ? WHERE session_id = ?", params: [kept, session.session_id] }];
+  });
+}

@@ -1,5 +1,5 @@
 import { addColumnSql, createIndexSql, type ColumnSpec, type IndexSpec } from "../ddl.ts";
-import { hasColumn, indexExists } from "../introspect.ts";
+import { columnsOf, hasColumn, indexExists } from "../introspect.ts";
 import type { MigrationContext } from "../types.ts";
 
 export { parseJson } from "../../db/json.ts";
@@ -28,4 +28,19 @@ export async function dropEmptyColumn(ctx: MigrationContext, table: string, colu
 
 export async function dropIndexIfExists(ctx: MigrationContext, name: string): Promise<void> {
   await ctx.db.sql.exec(`DROP INDEX IF EXISTS "${name}"`);
+}
+
+/**
+ * PostgreSQL only: JSON columns become JSONB, as Agno's own migrations do (JSONB is what the
+ * model declares and what the JSON operators in lib/db expect). No-op on SQLite and for columns
+ * already JSONB.
+ */
+export async function convertJsonToJsonb(ctx: MigrationContext, table: string, columns: readonly string[]): Promise<void> {
+  if (ctx.db.dialect !== "postgres") return;
+  const live = await columnsOf(ctx.db, table);
+  for (const name of columns) {
+    if (live.get(name)?.type !== "json") continue;
+    await ctx.db.sql.exec(`ALTER TABLE "${table}" ALTER COLUMN "${name}" TYPE JSONB USING "${name}"::jsonb`);
+    ctx.log(`${table}: ${name} is now JSONB`);
+  }
 }

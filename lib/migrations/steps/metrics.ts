@@ -60,6 +60,7 @@ export const metricsSteps: MigrationStep[] = [
         await db.sql.batch(statements);
         ctx.log("agno_metrics: re-keyed to (user_id, date, aggregation_period)");
       }
+
     },
     async down(ctx) {
       const { db } = ctx;

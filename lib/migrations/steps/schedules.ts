@@ -6,10 +6,11 @@ import { rebuildSqliteTable } from "./sqlite-rebuild.ts";
 
 /** Names that more than one schedule of the same owner uses: the v3 unique key would reject them. */
 async function duplicateNames(ctx: MigrationContext): Promise<{ owner: string | null; name: string; count: number }[]> {
-  const owner = (await hasColumn(ctx.db, "agno_schedules", "user_id")) ? "user_id" : "NULL";
+  const owned = await hasColumn(ctx.db, "agno_schedules", "user_id");
+  // PostgreSQL rejects a constant in GROUP BY, so a v2 table (no owner column) groups by name alone.
   return ctx.db.sql.query(
-    `SELECT ${owner} AS owner, name, COUNT(*) AS count FROM agno_schedules
-      GROUP BY ${owner}, name HAVING COUNT(*) > 1 ORDER BY name`,
+    `SELECT ${owned ? "user_id" : "NULL"} AS owner, name, COUNT(*) AS count FROM agno_schedules
+      GROUP BY ${owned ? "user_id, name" : "name"} HAVING COUNT(*) > 1 ORDER BY name`,
   );
 }
 

@@ -1,5 +1,9 @@
 import { columnsOf, indexExists, postgresHasPrimaryKey, postgresUniqueOn } from "../introspect.ts";
 import type { MigrationStep } from "../types.ts";
+import { addIndexIfMissing, dropIndexIfExists } from "./helpers.ts";
+
+/** The index per-user session lists (newest first) use; tables created at 3.0.0 have it from the spec. */
+const USER_UPDATED_INDEX = { name: "idx_agno_sessions_user_id_updated_at", columns: ["user_id", "updated_at"] };
 
 export const sessionsSteps: MigrationStep[] = [
   {
@@ -34,5 +38,15 @@ export const sessionsSteps: MigrationStep[] = [
       }
     },
     irreversibleBecause: "dropping the session_id key would let duplicate sessions in",
+  },
+  {
+    version: "3.0.0",
+    description: "sessions gain the (user_id, updated_at) index for per-user session lists",
+    async up(ctx) {
+      await addIndexIfMissing(ctx, "agno_sessions", USER_UPDATED_INDEX);
+    },
+    async down(ctx) {
+      await dropIndexIfExists(ctx, USER_UPDATED_INDEX.name);
+    },
   },
 ];

@@ -33,6 +33,16 @@ export async function rebuildSqliteTable(
     { text: `ALTER TABLE "${temp}" RENAME TO "${spec.name}"` },
     ...spec.indexes.map((index) => ({ text: createIndexSql(spec.name, index) })),
   ];
-  await ctx.db.sql.batch(statements);
+  // With foreign keys on, DROP TABLE first deletes every row, and ON DELETE CASCADE would empty
+  // the tables that reference this one (agno_schedule_runs under agno_schedules). The pragma is a
+  // no-op inside a transaction, so it is switched off around the batch on this connection.
+  const [pragma] = await ctx.db.sql.query<{ foreign_keys: number }>("PRAGMA foreign_keys");
+  const foreignKeys = Number(pragma?.foreign_keys) === 1;
+  if (foreignKeys) await ctx.db.sql.exec("PRAGMA foreign_keys = OFF");
+  try {
+    await ctx.db.sql.batch(statements);
+  } finally {
+    if (foreignKeys) await ctx.db.sql.exec("PRAGMA foreign_keys = ON");
+  }
   ctx.log(`${spec.name}: rebuilt (${targets.length} columns copied)`);
 }

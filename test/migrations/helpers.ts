@@ -1,0 +1,111 @@
+import type { Db } from "@/lib/db/open-database.ts";
+import { columnsOf, indexExists, postgresHasPrimaryKey, tableExists } from "@/lib/migrations/introspect.ts";
+import { TABLES } from "@/lib/migrations/registry.ts";
+import type { TestDb, TestDialect } from "../support/databases.ts";
+
+/** Opens a fresh database of the dialect, runs `fn`, and always destroys it. */
+export async function withFreshDb<T>(dialect: TestDialect, fn: (db: TestDb) => Promise<T>): Promise<T> {
+  const db = await dialect.open();
+  try {
+    return await fn(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+export interface UniqueKey {
+  name: string;
+  columns: string[];
+  partial: boolean;
+}
+
+/** Every UNIQUE constraint / unique index of a table except the primary key, with its columns in key order. */
+export async function uniqueKeys(db: Db, table: string): Promise<UniqueKey[]> {
+  if (db.dialect === "postgres") {
+    const rows = await db.sql.query<{ name: string; cols: string; partial: boolean }>(
+      `SELECT i.relname AS name, string_agg(a.attname, ',' ORDER BY k.ord) AS cols, (ix.indpred IS NOT NULL) AS partial
+         FROM pg_index ix
+         JOIN pg_class t ON t.oid = ix.indrelid
+         JOIN pg_namespace n ON n.oid = t.relnamespace
+         JOIN pg_class i ON i.oid = ix.indexrelid
+         JOIN LATERAL unnest(ix.indkey) WITH ORDINALITY AS k(attnum, ord) ON true
+         JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
+        WHERE n.nspname = ? AND t.relname = ? AND ix.indisunique AND NOT ix.indisprimary
+        GROUP BY i.relname, ix.indexrelid, ix.indpred`,
+      [db.schema, table],
+    );
+    return rows.map((r) => ({ name: r.name, columns: r.cols.split(","), partial: r.partial }));
+  }
+  const rows = await db.sql.query<{ name: string; cols: string | null; partial: number; origin: string }>(
+    `SELECT il.name AS name, il.partial AS partial, il.origin AS origin,
+            (SELECT group_concat(name, ',') FROM (SELECT name FROM pragma_index_info(il.name) ORDER BY seqno)) AS cols
+       FROM pragma_index_list(?) il WHERE il."unique" = 1`,
+    [table],
+  );
+  return rows
+    .filter((r) => r.origin !== "pk")
+    .map((r) => ({ name: r.name, columns: (r.cols ?? "").split(","), partial: r.partial === 1 }));
+}
+
+export const hasUniqueOn = (keys: UniqueKey[], columns: string[], { partial = false } = {}) =>
+  keys.some((k) => k.partial === partial && k.columns.join(",") === columns.join(","));
+
+/**
+ * Problems that keep a table from being at its v3 (3.0.0) shape as lib/migrations/tables/specs.ts
+ * declares it: missing tables, columns, NOT NULLs, indexes and unique keys. Extra columns (the
+ * legacy `runs` blob) and stricter-than-spec constraints inherited from Agno are allowed.
+ */
+export async function v3ShapeProblems(db: Db): Promise<string[]> {
+  const problems: string[] = [];
+  for (const { spec } of TABLES) {
+    if (!(await tableExists(db, spec.name))) {
+      problems.push(`${spec.name}: missing`);
+      continue;
+    }
+    const live = await columnsOf(db, spec.name);
+    for (const column of spec.columns) {
+      const found = live.get(column.name);
+      if (!found) problems.push(`${spec.name}.${column.name}: missing`);
+      else if ((column.notNull || column.primaryKey) && !found.notNull) problems.push(`${spec.name}.${column.name}: nullable`);
+    }
+    for (const index of spec.indexes) {
+      if (!(await indexExists(db, index.name))) problems.push(`${spec.name}: index ${index.name} missing`);
+    }
+    const keys = await uniqueKeys(db, spec.name);
+    for (const unique of spec.uniques ?? []) {
+      if (!hasUniqueOn(keys, [...unique.columns])) problems.push(`${spec.name}: unique (${unique.columns.join(", ")}) missing`);
+    }
+    for (const index of spec.indexes.filter((i) => i.unique)) {
+      if (!hasUniqueOn(keys, [...index.columns], { partial: !!index.where })) {
+        problems.push(`${spec.name}: unique index ${index.name} (${index.columns.join(", ")}) missing`);
+      }
+    }
+  }
+  // What v3 replaced must be gone.
+  const metricsKeys = await uniqueKeys(db, "agno_metrics");
+  if (hasUniqueOn(metricsKeys, ["date", "aggregation_period"])) problems.push("agno_metrics: v2 unique (date, aggregation_period) still there");
+  if (hasUniqueOn(await uniqueKeys(db, "agno_schedules"), ["name"])) problems.push("agno_schedules: v2 unique (name) still there");
+  if (db.dialect === "postgres") {
+    if (!(await postgresHasPrimaryKey(db, "agno_sessions"))) problems.push("agno_sessions: no primary key");
+    if (hasUniqueOn(await uniqueKeys(db, "agno_sessions"), ["session_id"])) problems.push("agno_sessions: redundant unique (session_id) still there");
+  } else {
+    const [pk] = await db.sql.query<{ pk: number }>(`SELECT pk FROM pragma_table_info('agno_sessions') WHERE name = 'session_id'`);
+    if (pk?.pk !== 1 && !hasUniqueOn(await uniqueKeys(db, "agno_sessions"), ["session_id"])) {
+      problems.push("agno_sessions: session_id is neither the primary key nor unique");
+    }
+  }
+  return problems;
+}
+
+/** Row counts of the given tables (absent tables are left out). */
+export async function rowCounts(db: Db, tables: readonly string[]): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const table of tables) {
+    if (!(await tableExists(db, table))) continue;
+    const [row] = await db.sql.query<{ n: number }>(`SELECT COUNT(*) AS n FROM "${table}"`);
+    counts[table] = Number(row.n);
+  }
+  return counts;
+}
+
+export const ALL_TABLES = [...TABLES.map((t) => t.spec.name), "agno_culture", "agno_schema_versions"];
