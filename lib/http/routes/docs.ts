@@ -1,5 +1,4 @@
 import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { z } from "zod";
 import { buildOpenApi } from "../openapi.ts";
@@ -61,8 +60,9 @@ export function docsRoutes(table: () => readonly AnyRoute[]): AnyRoute[] {
       handler: async ({ input, settings }) => {
         const type = ASSETS[input.params.asset];
         if (!settings.docsEnabled || !type) throw docsDisabled();
-        const dir = createRequire(import.meta.url).resolve("swagger-ui-dist/package.json").replace(/package\.json$/, "");
-        const bytes = await readFile(join(dir, input.params.asset));
+        // swagger-ui-dist stays external to the bundle (next.config.ts), so this runs from node_modules.
+        const { default: assetsDir } = await import("swagger-ui-dist/absolute-path.js");
+        const bytes = await readFile(join(assetsDir(), input.params.asset));
         return new Response(bytes, { headers: { "content-type": type, "cache-control": "public, max-age=86400" } });
       },
     }),
