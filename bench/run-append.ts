@@ -11,11 +11,11 @@
  *   BENCH_DATABASE_URL=postgresql://… npm run bench:run-append
  *
  * Options: --points=1,100,1000,10000  --window=20  --v2-full (every v2 append real, no fill)
- *          --url=<database url>  --keep (keep the temp file / schema for inspection)
+ *          --url=postgresql://…  --sqlite (ignore BENCH_DATABASE_URL)  --keep (keep the file / schema)
  * See bench/README.md.
  */
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openDatabase, upsertRun, upsertSession, type Db, type DataScope } from "../lib/db/index.ts";
@@ -34,7 +34,7 @@ const unknownArgs = args.filter((a) => !/^--(postgres|sqlite|v2-full|keep|help|p
 if (flag("help") || unknownArgs.length > 0) {
   if (unknownArgs.length > 0) console.error(`Unknown argument(s): ${unknownArgs.join(" ")}`);
   console.error(
-    "usage: tsx bench/run-append.ts [--postgres | --url=<db url>] [--points=1,100,1000,10000] [--window=20] [--v2-full] [--keep]\n" +
+    "usage: tsx bench/run-append.ts [--sqlite | --postgres | --url=postgresql://…] [--points=1,100,1000,10000] [--window=20] [--v2-full] [--keep]\n" +
       "       BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test selects PostgreSQL too.",
   );
   process.exit(unknownArgs.length > 0 ? 2 : 0);
@@ -59,9 +59,20 @@ for (const n of POINTS.slice(1)) {
 }
 const MAX_N = POINTS[POINTS.length - 1];
 
-const envUrl = process.env.BENCH_DATABASE_URL;
-const url = option("url") ?? (flag("postgres") ? (envUrl && /^postgres/i.test(envUrl) ? envUrl : DEFAULT_PG_URL) : flag("sqlite") ? undefined : envUrl);
-const DIALECT: "sqlite" | "postgres" = url && /^postgres(ql)?:\/\//i.test(url) ? "postgres" : "sqlite";
+const isPg = (u: string | undefined): u is string => !!u && /^postgres(ql)?:\/\//i.test(u);
+const envUrl = process.env.BENCH_DATABASE_URL || undefined;
+if (envUrl && !isPg(envUrl)) {
+  console.error("BENCH_DATABASE_URL must be a postgresql:// URL (SQLite always runs in a temporary file)");
+  process.exit(2);
+}
+const optionUrl = option("url");
+if (optionUrl !== undefined && !isPg(optionUrl)) {
+  console.error("--url must be a postgresql:// URL (SQLite always runs in a temporary file)");
+  process.exit(2);
+}
+/** PostgreSQL when asked for (--postgres, --url, BENCH_DATABASE_URL); --sqlite wins over the env var. */
+const url = optionUrl ?? (flag("postgres") ? (envUrl ?? DEFAULT_PG_URL) : flag("sqlite") ? undefined : envUrl);
+const DIALECT: "sqlite" | "postgres" = isPg(url) ? "postgres" : "sqlite";
 
 const ADMIN: DataScope = { kind: "admin" };
 const V2_TABLE = "bench_v2_sessions";
@@ -449,6 +460,7 @@ async function measure(probe: BytesProbe, logicalBytes: () => number, append: ()
 
 const fmtMs = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(3));
 function fmtBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024 * 1024) return `${(bytes / 1024 / 1024 / 1024).toFixed(1)} GiB`;
   if (bytes >= 1024 * 1024) return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
   if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${Math.round(bytes)} B`;
@@ -504,6 +516,9 @@ async function otherPgActivity(db: Db): Promise<number> {
   return Number(rows[0].n);
 }
 
+/** Set by SIGINT/SIGTERM: the in-flight query then fails on the closed pool, which is not an error to report. */
+let interrupted = false;
+
 async function main(): Promise<void> {
   const startedAt = new Date();
   const stamp = `${process.pid}_${startedAt.getTime()}`;
@@ -524,6 +539,7 @@ async function main(): Promise<void> {
     if (DIALECT === "sqlite" && !KEEP) for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(sqliteFile + suffix, { force: true });
   };
   const onSignal = () => {
+    interrupted = true;
     console.error("\ninterrupted: cleaning up");
     void cleanup().finally(() => process.exit(130));
   };
@@ -544,7 +560,11 @@ async function main(): Promise<void> {
     console.log(`Run-append benchmark — ${DIALECT}`);
     console.log(`  database : ${where} (removed at the end${KEEP ? " unless --keep" : ""})`);
     console.log(`  settings : ${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(", ")}`);
-    console.log(`  machine  : ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, node ${process.version}`);
+    const loadAtStart = loadavg()[0];
+    console.log(
+      `  machine  : ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, node ${process.version}, load average ${loadAtStart.toFixed(2)} at start` +
+        (loadAtStart >= cpus().length ? " — the machine is busy, timings may be noisy" : ""),
+    );
     console.log(`  run dict : ~${runBytes} B of JSON each (run_id, session_id, agent_id, content, 3 messages, metrics, status, created_at)`);
     console.log(`  v3       : lib/db upsertRun (one agno_runs row per run, admin scope) into one session made with upsertSession`);
     console.log(
@@ -554,7 +574,7 @@ async function main(): Promise<void> {
     );
     console.log(
       `  time     : wall time of one append as the server would call it (JSON (de)serialization included), per point\n` +
-        `             N=1: append #1 into ${WINDOW} fresh sessions (one of them is the measured session); N>1: appends ${WINDOW} ending at N`,
+        `             N=1: append #1 into ${WINDOW} fresh sessions (one of them is the measured session); N>1: the ${WINDOW} appends ending at N`,
     );
     console.log(`  bytes    : ${probe.definition}; "blob"/"payload" = JSON bytes handed to the database`);
     console.log(
@@ -719,11 +739,12 @@ async function main(): Promise<void> {
     const fullV2Ms = MAX_N * first(v2Points).medianMs + (slope * (MAX_N - 1) * MAX_N) / 2;
     console.log(
       `  v2: ${v2RealAppends} real appends${V2_FULL ? "" : ` + untimed blob build-up (${(v2FillMs / 1000).toFixed(1)} s)`}; ` +
-        `a full series of ${L} appends would take ~${(fullV2Ms / 1000 / 60).toFixed(1)} min at these rates ` +
+        `a full series of ${L} appends would take ~${fullV2Ms < 120_000 ? `${(fullV2Ms / 1000).toFixed(1)} s` : `${(fullV2Ms / 60_000).toFixed(1)} min`} at these rates ` +
         `(linear fit through the medians)`,
     );
     console.log(`  plan of the run_index subquery (SELECT MAX(run_index) … WHERE session_id = ?): ${plan}`);
-    console.log(`  wall time of the measured phase: ${(wallMs / 1000).toFixed(1)} s`);
+    const loadAtEnd = loadavg()[0];
+    console.log(`  wall time of the measured phase: ${(wallMs / 1000).toFixed(1)} s; 1-min load average ${loadAtStart.toFixed(2)} -> ${loadAtEnd.toFixed(2)}`);
 
     // ---- JSON ---------------------------------------------------------------------------------
     const outDir = join(HERE, "results");
@@ -738,7 +759,14 @@ async function main(): Promise<void> {
           startedAt: startedAt.toISOString(),
           database: DIALECT === "sqlite" ? { file: sqliteFile } : { url: db.location, schema: pgSchema },
           settings,
-          machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version, platform: process.platform },
+          machine: {
+            cpus: cpus().length,
+            cpuModel: cpus()[0]?.model ?? null,
+            node: process.version,
+            platform: process.platform,
+            loadAverageStart: loadAtStart,
+            loadAverageEnd: loadAtEnd,
+          },
           options: { points: POINTS, window: WINDOW, v2Mode: V2_FULL ? "full" : "sampled" },
           definitions: {
             time: "wall-clock ms of one append as the server calls it; median/mean over the window",
@@ -774,6 +802,7 @@ async function main(): Promise<void> {
 main().then(
   () => process.exit(0),
   (error) => {
+    if (interrupted) return; // the signal handler exits once cleanup is done
     console.error(error);
     process.exit(1);
   },

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ZodError } from "zod";
 import { ConfigError } from "../config/define.ts";
-import { ConflictError, MigrationRequiredError, NotFoundError, PaginationError } from "../db/errors.ts";
+import { ConflictError, MigrationRequiredError, NotFoundError, PaginationError, schemaErrorFrom } from "../db/errors.ts";
 import { LegacyCleanupRefusedError } from "../db/sessions/legacy-runs.ts";
 import { log } from "../log.ts";
 
@@ -57,7 +57,8 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
  * Unexpected errors become 500 with an `error_id` that is logged with the stack; the stack never
  * reaches the client.
  */
-export function errorResponse(error: unknown, logError: (message: string) => void = (m) => void log.error(m)): Response {
+export function errorResponse(caught: unknown, logError: (message: string) => void = (m) => void log.error(m)): Response {
+  const error = schemaErrorFrom(caught);
   if (error instanceof HttpError) return json(error.status, { detail: error.detail, ...error.extra }, error.headers);
   if (error instanceof PaginationError) {
     return json(422, { detail: [{ type: "value_error", loc: ["query", error.field], msg: `${error.field}: ${error.message}` }] });

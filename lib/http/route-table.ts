@@ -1,5 +1,6 @@
 import { config, health, info, landing } from "./routes/core.ts";
 import { migrateAll, migrateOne } from "./routes/databases.ts";
+import { DISABLED_FEATURES } from "./routes/disabled-features.ts";
 import { docsRoutes } from "./routes/docs.ts";
 import type { AnyRoute } from "./route.ts";
 
@@ -15,6 +16,7 @@ export const ROUTES: readonly AnyRoute[] = [
   migrateAll,
   migrateOne,
   ...docsRoutes(() => ROUTES),
+  ...DISABLED_FEATURES,
 ];
 
 export function routesFor(template: string): AnyRoute[] {

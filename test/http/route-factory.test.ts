@@ -41,7 +41,7 @@ describe("route table", () => {
     walk(appDir);
     const templates = files
       .filter((f) => !f.startsWith("[..."))
-      .map((f) => "/" + f.split(sep).filter((s) => !/^\(.*\)$/.test(s)).map((s) => s.replace(/^\[(.+)\]$/, "{$1}")).join("/"))
+      .map((f) => "/" + f.split(sep).filter((s) => !/^\(.*\)$/.test(s)).map((s) => s.replace(/^\[\[\.\.\.(.+)\]\]$/, "{$1*}").replace(/^\[(.+)\]$/, "{$1}")).join("/"))
       .map((t) => (t === "/" ? t : t.replace(/\/$/, "")))
       .sort();
     expect(templates).toEqual([...new Set(ROUTES.map((r) => r.path))].sort());
@@ -95,6 +95,17 @@ describe("core routes", () => {
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get("allow")).toBe("GET");
     expect(await wrong.json()).toEqual({ detail: "Method Not Allowed" });
+  });
+
+  it("answers a disabled feature with 503 and Agno's message on every method and sub-path", async () => {
+    for (const [method, path] of [["GET", "/queue/jobs"], ["POST", "/queue/jobs/abc/requeue"], ["GET", "/queue"]] as const) {
+      const response = await call(path, { method }, none, "/queue/{path*}");
+      expect(response.status, `${method} ${path}`).toBe(503);
+      expect(await response.json()).toEqual({
+        detail: "Queue not available: pass a `queue: { durable: true }` to AgentOS to enable this feature.",
+      });
+    }
+    expect((await call("/queue/stats", {}, keyed, "/queue/{path*}")).status).toBe(401);
   });
 
   it("serves OpenAPI 3.1 generated from the route table", async () => {
