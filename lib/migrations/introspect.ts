@@ -54,26 +54,51 @@ export async function indexExists(db: Db, name: string): Promise<boolean> {
   return rows.length > 0;
 }
 
-/** PostgreSQL only: names of UNIQUE constraints and unique indexes whose columns are exactly `columns`. */
-export async function postgresUniqueOn(db: Db, table: string, columns: readonly string[]): Promise<{ name: string; isConstraint: boolean }[]> {
-  const rows = await db.sql.query<{ name: string; cols: string; is_constraint: boolean }>(
-    `SELECT i.relname AS name,
-            string_agg(a.attname, ',' ORDER BY k.ord) AS cols,
-            EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = ix.indexrelid) AS is_constraint
-       FROM pg_index ix
-       JOIN pg_class t ON t.oid = ix.indrelid
-       JOIN pg_namespace n ON n.oid = t.relnamespace
-       JOIN pg_class i ON i.oid = ix.indexrelid
-       JOIN LATERAL unnest(ix.indkey) WITH ORDINALITY AS k(attnum, ord) ON true
-       JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
-      WHERE n.nspname = ? AND t.relname = ? AND ix.indisunique AND NOT ix.indisprimary
-      GROUP BY i.relname, ix.indexrelid`,
-    [db.schema, table],
+export interface UniqueKey {
+  readonly name: string;
+  /** In key order. */
+  readonly columns: string[];
+  /** A partial index (`… WHERE …`). */
+  readonly partial: boolean;
+  /** A table-level UNIQUE constraint (PostgreSQL constraint, SQLite `origin = 'u'`) rather than a CREATE UNIQUE INDEX. */
+  readonly isConstraint: boolean;
+}
+
+/** Every UNIQUE constraint and unique index of a table, the primary key excepted. */
+export async function uniqueKeys(db: Db, table: string): Promise<UniqueKey[]> {
+  if (db.dialect === "postgres") {
+    const rows = await db.sql.query<{ name: string; cols: string; partial: boolean; is_constraint: boolean }>(
+      `SELECT i.relname AS name,
+              string_agg(a.attname, ',' ORDER BY k.ord) AS cols,
+              (ix.indpred IS NOT NULL) AS partial,
+              EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = ix.indexrelid) AS is_constraint
+         FROM pg_index ix
+         JOIN pg_class t ON t.oid = ix.indrelid
+         JOIN pg_namespace n ON n.oid = t.relnamespace
+         JOIN pg_class i ON i.oid = ix.indexrelid
+         JOIN LATERAL unnest(ix.indkey) WITH ORDINALITY AS k(attnum, ord) ON true
+         JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
+        WHERE n.nspname = ? AND t.relname = ? AND ix.indisunique AND NOT ix.indisprimary
+        GROUP BY i.relname, ix.indexrelid, ix.indpred`,
+      [db.schema, table],
+    );
+    return rows.map((r) => ({ name: r.name, columns: r.cols.split(","), partial: r.partial, isConstraint: r.is_constraint }));
+  }
+  const rows = await db.sql.query<{ name: string; cols: string | null; partial: number; origin: string }>(
+    `SELECT il.name AS name, il.partial AS partial, il.origin AS origin,
+            (SELECT group_concat(name, ',') FROM (SELECT name FROM pragma_index_info(il.name) ORDER BY seqno)) AS cols
+       FROM pragma_index_list(?) il WHERE il."unique" = 1`,
+    [table],
   );
-  const wanted = [...columns].sort().join(",");
   return rows
-    .filter((row) => row.cols.split(",").sort().join(",") === wanted)
-    .map((row) => ({ name: row.name, isConstraint: row.is_constraint }));
+    .filter((r) => r.origin !== "pk")
+    .map((r) => ({ name: r.name, columns: (r.cols ?? "").split(","), partial: r.partial === 1, isConstraint: r.origin === "u" }));
+}
+
+/** The non-partial unique keys whose columns are exactly `columns` (in any order). */
+export async function uniqueKeysOn(db: Db, table: string, columns: readonly string[]): Promise<UniqueKey[]> {
+  const wanted = [...columns].sort().join(",");
+  return (await uniqueKeys(db, table)).filter((key) => !key.partial && [...key.columns].sort().join(",") === wanted);
 }
 
 /** PostgreSQL only: whether the table has a primary key. */

@@ -1,5 +1,7 @@
 import type { Db } from "@/lib/db/open-database.ts";
-import { columnsOf, indexExists, postgresHasPrimaryKey, tableExists } from "@/lib/migrations/introspect.ts";
+import { columnsOf, indexExists, postgresHasPrimaryKey, tableExists, uniqueKeys, type UniqueKey } from "@/lib/migrations/introspect.ts";
+
+export { uniqueKeys };
 import { TABLES } from "@/lib/migrations/registry.ts";
 import type { TestDb, TestDialect } from "../support/databases.ts";
 
@@ -11,40 +13,6 @@ export async function withFreshDb<T>(dialect: TestDialect, fn: (db: TestDb) => P
   } finally {
     await db.destroy();
   }
-}
-
-export interface UniqueKey {
-  name: string;
-  columns: string[];
-  partial: boolean;
-}
-
-/** Every UNIQUE constraint / unique index of a table except the primary key, with its columns in key order. */
-export async function uniqueKeys(db: Db, table: string): Promise<UniqueKey[]> {
-  if (db.dialect === "postgres") {
-    const rows = await db.sql.query<{ name: string; cols: string; partial: boolean }>(
-      `SELECT i.relname AS name, string_agg(a.attname, ',' ORDER BY k.ord) AS cols, (ix.indpred IS NOT NULL) AS partial
-         FROM pg_index ix
-         JOIN pg_class t ON t.oid = ix.indrelid
-         JOIN pg_namespace n ON n.oid = t.relnamespace
-         JOIN pg_class i ON i.oid = ix.indexrelid
-         JOIN LATERAL unnest(ix.indkey) WITH ORDINALITY AS k(attnum, ord) ON true
-         JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
-        WHERE n.nspname = ? AND t.relname = ? AND ix.indisunique AND NOT ix.indisprimary
-        GROUP BY i.relname, ix.indexrelid, ix.indpred`,
-      [db.schema, table],
-    );
-    return rows.map((r) => ({ name: r.name, columns: r.cols.split(","), partial: r.partial }));
-  }
-  const rows = await db.sql.query<{ name: string; cols: string | null; partial: number; origin: string }>(
-    `SELECT il.name AS name, il.partial AS partial, il.origin AS origin,
-            (SELECT group_concat(name, ',') FROM (SELECT name FROM pragma_index_info(il.name) ORDER BY seqno)) AS cols
-       FROM pragma_index_list(?) il WHERE il."unique" = 1`,
-    [table],
-  );
-  return rows
-    .filter((r) => r.origin !== "pk")
-    .map((r) => ({ name: r.name, columns: (r.cols ?? "").split(","), partial: r.partial === 1 }));
 }
 
 export const hasUniqueOn = (keys: UniqueKey[], columns: string[], { partial = false } = {}) =>

@@ -1,5 +1,5 @@
 import type { TableSpec } from "../ddl.ts";
-import { hasColumn, indexExists, postgresUniqueOn } from "../introspect.ts";
+import { hasColumn, indexExists, uniqueKeysOn } from "../introspect.ts";
 import { METRICS } from "../tables/specs.ts";
 import type { MigrationStep } from "../types.ts";
 import { rebuildSqliteTable } from "./sqlite-rebuild.ts";
@@ -15,14 +15,6 @@ export const METRICS_V2: TableSpec = {
   indexes: [{ name: "idx_agno_metrics_date", columns: ["date"] }],
 };
 
-async function sqliteHasV3Key(db: Parameters<MigrationStep["up"]>[0]["db"]): Promise<boolean> {
-  const rows = await db.sql.query<{ cols: string }>(
-    `SELECT (SELECT group_concat(name, ',') FROM (SELECT name FROM pragma_index_info(il.name) ORDER BY seqno)) AS cols
-       FROM pragma_index_list('agno_metrics') il WHERE il."unique" = 1`,
-  );
-  return rows.some((row) => row.cols === "user_id,date,aggregation_period");
-}
-
 export const metricsSteps: MigrationStep[] = [
   {
     version: "3.0.0",
@@ -30,7 +22,7 @@ export const metricsSteps: MigrationStep[] = [
     async up(ctx) {
       const { db } = ctx;
       if (db.dialect === "sqlite") {
-        if ((await hasColumn(db, "agno_metrics", "user_id")) && (await sqliteHasV3Key(db))) return;
+        if ((await hasColumn(db, "agno_metrics", "user_id")) && (await uniqueKeysOn(db, "agno_metrics", ["user_id", "date", "aggregation_period"])).length > 0) return;
         const expressions: Record<string, string> = (await hasColumn(db, "agno_metrics", "user_id"))
           ? { user_id: `COALESCE("user_id", '')` }
           : {};
@@ -41,14 +33,14 @@ export const metricsSteps: MigrationStep[] = [
       if (!(await hasColumn(db, "agno_metrics", "user_id"))) {
         statements.push({ text: `ALTER TABLE agno_metrics ADD COLUMN user_id VARCHAR NOT NULL DEFAULT ''` });
       }
-      for (const unique of await postgresUniqueOn(db, "agno_metrics", ["date", "aggregation_period"])) {
+      for (const unique of await uniqueKeysOn(db, "agno_metrics", ["date", "aggregation_period"])) {
         statements.push({
           text: unique.isConstraint
             ? `ALTER TABLE agno_metrics DROP CONSTRAINT "${unique.name}"`
             : `DROP INDEX IF EXISTS "${unique.name}"`,
         });
       }
-      if ((await postgresUniqueOn(db, "agno_metrics", ["user_id", "date", "aggregation_period"])).length === 0) {
+      if ((await uniqueKeysOn(db, "agno_metrics", ["user_id", "date", "aggregation_period"])).length === 0) {
         statements.push({
           text: `ALTER TABLE agno_metrics ADD CONSTRAINT "${V3_UNIQUE}" UNIQUE (user_id, date, aggregation_period)`,
         });

@@ -1,4 +1,4 @@
-import { hasColumn, postgresUniqueOn } from "../introspect.ts";
+import { hasColumn, uniqueKeysOn } from "../introspect.ts";
 import { SCHEDULE_PROVENANCE, SCHEDULE_V3_INDEXES, SCHEDULES } from "../tables/specs.ts";
 import { MigrationError, type MigrationContext, type MigrationStep } from "../types.ts";
 import { addColumnIfMissing, addIndexIfMissing, dropEmptyColumn, dropIndexIfExists } from "./helpers.ts";
@@ -12,15 +12,6 @@ async function duplicateNames(ctx: MigrationContext): Promise<{ owner: string | 
     `SELECT ${owned ? "user_id" : "NULL"} AS owner, name, COUNT(*) AS count FROM agno_schedules
       GROUP BY ${owned ? "user_id, name" : "name"} HAVING COUNT(*) > 1 ORDER BY name`,
   );
-}
-
-/** SQLite only: a v2 table-level UNIQUE(name) lives in an autoindex that only a rebuild removes. */
-async function sqliteHasNameOnlyAutoindex(ctx: MigrationContext): Promise<boolean> {
-  const rows = await ctx.db.sql.query<{ cols: string }>(
-    `SELECT (SELECT group_concat(name, ',') FROM pragma_index_info(il.name)) AS cols
-       FROM pragma_index_list('agno_schedules') il WHERE il."unique" = 1 AND il.origin = 'u'`,
-  );
-  return rows.some((row) => row.cols === "name");
 }
 
 export const schedulesSteps: MigrationStep[] = [
@@ -45,7 +36,7 @@ export const schedulesSteps: MigrationStep[] = [
         await addColumnIfMissing(ctx, "agno_schedules", { name, type: "text" });
       }
       if (ctx.db.dialect === "postgres") {
-        for (const unique of await postgresUniqueOn(ctx.db, "agno_schedules", ["name"])) {
+        for (const unique of await uniqueKeysOn(ctx.db, "agno_schedules", ["name"])) {
           if (unique.name === "uq_agno_schedules_name_shared") continue;
           await ctx.db.sql.exec(
             unique.isConstraint
@@ -53,7 +44,8 @@ export const schedulesSteps: MigrationStep[] = [
               : `DROP INDEX IF EXISTS "${unique.name}"`,
           );
         }
-      } else if (await sqliteHasNameOnlyAutoindex(ctx)) {
+      } else if ((await uniqueKeysOn(ctx.db, "agno_schedules", ["name"])).some((key) => key.isConstraint)) {
+        // A v2 table-level UNIQUE(name) lives in an autoindex that only a rebuild removes.
         await rebuildSqliteTable(ctx, SCHEDULES);
       }
       for (const index of SCHEDULE_V3_INDEXES) await addIndexIfMissing(ctx, "agno_schedules", index);

@@ -1,4 +1,4 @@
-import { columnsOf, indexExists, postgresHasPrimaryKey, postgresUniqueOn } from "../introspect.ts";
+import { postgresHasPrimaryKey, uniqueKeysOn } from "../introspect.ts";
 import type { MigrationStep } from "../types.ts";
 import { addIndexIfMissing, dropIndexIfExists } from "./helpers.ts";
 
@@ -15,7 +15,7 @@ export const sessionsSteps: MigrationStep[] = [
           await db.sql.exec(`ALTER TABLE agno_sessions ADD PRIMARY KEY (session_id)`);
           log("agno_sessions: session_id is now the primary key");
         }
-        for (const unique of await postgresUniqueOn(db, "agno_sessions", ["session_id"])) {
+        for (const unique of await uniqueKeysOn(db, "agno_sessions", ["session_id"])) {
           await db.sql.exec(
             unique.isConstraint
               ? `ALTER TABLE agno_sessions DROP CONSTRAINT "${unique.name}"`
@@ -26,15 +26,11 @@ export const sessionsSteps: MigrationStep[] = [
       }
       // SQLite cannot add a primary key in place; a unique index gives the same guarantee
       // (and lets agno_runs reference session_id).
-      const pk = [...(await columnsOf(db, "agno_sessions")).values()].some((c) => c.name === "session_id" && c.notNull);
-      const uniqueRows = await db.sql.query<{ name: string }>(
-        `SELECT il.name FROM pragma_index_list('agno_sessions') il
-          WHERE il."unique" = 1 AND (SELECT COUNT(*) FROM pragma_index_info(il.name)) = 1
-            AND (SELECT name FROM pragma_index_info(il.name)) = 'session_id'`,
-      );
-      if (uniqueRows.length === 0 && !(await indexExists(db, "uq_agno_sessions_session_id"))) {
+      const [column] = await db.sql.query<{ pk: number }>("SELECT pk FROM pragma_table_info('agno_sessions') WHERE name = 'session_id'");
+      const isPrimaryKey = Number(column?.pk) > 0;
+      if (!isPrimaryKey && (await uniqueKeysOn(db, "agno_sessions", ["session_id"])).length === 0) {
         await db.sql.exec(`CREATE UNIQUE INDEX IF NOT EXISTS uq_agno_sessions_session_id ON agno_sessions (session_id)`);
-        log(`agno_sessions: unique index on session_id${pk ? "" : " (no primary key on this SQLite table)"}`);
+        log("agno_sessions: unique index on session_id (this SQLite table has no primary key)");
       }
     },
     irreversibleBecause: "dropping the session_id key would let duplicate sessions in",
