@@ -1,0 +1,60 @@
+import type { z } from "zod";
+
+/** What a tool sees of the run calling it. */
+export interface ToolContext {
+  readonly runId: string;
+  readonly sessionId: string;
+  readonly agentId: string;
+  /** The run's owner (null for runs without a user). */
+  readonly userId: string | null;
+  /** Aborted when the run is cancelled or times out. */
+  readonly signal: AbortSignal;
+}
+
+/** A field the user fills in before a `requiresUserInput` tool runs (Agno's user_input_schema item). */
+export interface UserInputField {
+  readonly name: string;
+  /** Agno's field_type: "str", "int", "float", "bool", "list", "dict". */
+  readonly field_type: string;
+  readonly description?: string;
+}
+
+/**
+ * A function the model may call. `parameters` is a zod object schema; the model's arguments are
+ * validated against it before `execute` runs. The human-in-the-loop flags pause the run before
+ * execution (Agno's requires_confirmation / requires_user_input / external_execution).
+ */
+export interface ToolDefinition<Args = Record<string, unknown>> {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: z.ZodType<Args>;
+  execute?(args: Args, ctx: ToolContext): Promise<unknown> | unknown;
+  readonly requiresConfirmation?: boolean;
+  /** The user provides these fields (merged into the arguments) before the tool runs. */
+  readonly userInputFields?: readonly UserInputField[];
+  /** The tool is run outside Agentry; the client sends its result when continuing. */
+  readonly externalExecution?: boolean;
+  /** Stop the run after this tool's result instead of calling the model again. */
+  readonly stopAfterToolCall?: boolean;
+}
+
+/** A named group of tools with a stable id, so AgentOS can reference tools stably. */
+export interface Toolkit {
+  readonly id: string;
+  readonly name: string;
+  readonly tools: readonly ToolDefinition<any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+export function defineTool<Args>(tool: ToolDefinition<Args>): ToolDefinition<Args> {
+  return tool;
+}
+
+export function defineToolkit(toolkit: Toolkit): Toolkit {
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(toolkit.id)) {
+    throw new Error(`Toolkit id '${toolkit.id}' must be letters, digits, '.', '_' or '-'`);
+  }
+  const names = toolkit.tools.map((t) => t.name);
+  const duplicate = names.find((n, i) => names.indexOf(n) !== i);
+  if (duplicate) throw new Error(`Toolkit '${toolkit.id}' has two tools named '${duplicate}'`);
+  return toolkit;
+}
