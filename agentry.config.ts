@@ -1,6 +1,7 @@
 import { defineAgent, defineConfig } from "./lib/config/define.ts";
 import { modelFromEnv } from "./lib/config/model-from-env.ts";
 import { readEnv } from "./lib/config/env.ts";
+import { calculatorToolkit } from "./lib/runtime/tools/calculator/calculator.ts";
 
 /**
  * Your AgentOS. Environment variables override what is set here (see the README's configuration
@@ -16,6 +17,7 @@ export default defineConfig({
       description: "A helpful general-purpose assistant.",
       model: modelFromEnv(readEnv()),
       instructions: ["Be concise and accurate.", "Say so when you do not know."],
+      tools: [calculatorToolkit],
       addHistoryToContext: true,
       numHistoryRuns: 3,
     }),

@@ -10,6 +10,11 @@ import { matchTemplate } from "./path-template.ts";
 export interface DispatchOptions {
   settings: Settings;
   routes: readonly AnyRoute[];
+  /**
+   * TESTS ONLY: act as this principal instead of authenticating the request, so isolation tests
+   * can call routes as a non-admin user. The scope check still applies. next-handlers never sets it.
+   */
+  principal?: Principal;
 }
 
 const METHODS: readonly HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
@@ -51,7 +56,7 @@ function authorize(route: AnyRoute, principal: Principal, params: Record<string,
  * check, parsing and validation of params/query/body/form, the handler, error mapping.
  * `template` is the route's path template; the routes given are those sharing it.
  */
-export async function dispatch(request: Request, template: string, { settings, routes }: DispatchOptions): Promise<Response> {
+export async function dispatch(request: Request, template: string, { settings, routes, principal: asPrincipal }: DispatchOptions): Promise<Response> {
   const cors = corsHeaders(request, settings);
   try {
     const method = request.method.toUpperCase();
@@ -65,7 +70,7 @@ export async function dispatch(request: Request, template: string, { settings, r
     }
     const url = new URL(request.url);
     const rawParams = matchTemplate(template, url.pathname) ?? {};
-    const principal = "public" in route.access ? null : authenticate(request, settings);
+    const principal = "public" in route.access ? null : (asPrincipal ?? authenticate(request, settings));
     if (principal) authorize(route, principal, rawParams);
 
     const params = await validate(route.params, rawParams, "path");

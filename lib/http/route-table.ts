@@ -1,7 +1,12 @@
+import { AGENT_ROUTES } from "./routes/agents.ts";
 import { config, health, info, landing } from "./routes/core.ts";
 import { migrateAll, migrateOne } from "./routes/databases.ts";
 import { DISABLED_FEATURES } from "./routes/disabled-features.ts";
 import { docsRoutes } from "./routes/docs.ts";
+import { MEMORY_ROUTES } from "./routes/memories.ts";
+import { MEMORY_INSIGHT_ROUTES } from "./routes/memory-insights.ts";
+import { SESSION_RUN_ROUTES } from "./routes/session-runs.ts";
+import { SESSION_ROUTES } from "./routes/sessions.ts";
 import type { AnyRoute } from "./route.ts";
 
 /**
@@ -15,6 +20,11 @@ export const ROUTES: readonly AnyRoute[] = [
   config,
   migrateAll,
   migrateOne,
+  ...AGENT_ROUTES,
+  ...SESSION_ROUTES,
+  ...SESSION_RUN_ROUTES,
+  ...MEMORY_ROUTES,
+  ...MEMORY_INSIGHT_ROUTES,
   ...docsRoutes(() => ROUTES),
   ...DISABLED_FEATURES,
 ];

@@ -1,7 +1,7 @@
 import { NotFoundError } from "../errors.ts";
 import type { Db } from "../open-database.ts";
 import { pageWindow, type PageRequest } from "../pagination.ts";
-import { ownerWhere, type DataScope } from "../scope.ts";
+import { ownerSql, ownerWhere, type DataScope } from "../scope.ts";
 import { hasLegacyRunsColumn, legacyBlobRemovals } from "../sessions/legacy-runs.ts";
 import type { RunType } from "./run-type.ts";
 
@@ -195,4 +195,22 @@ export async function deleteRuns(db: Db, { scope, runIds }: { scope: DataScope; 
     { text: `DELETE FROM agno_runs WHERE run_id IN (${owned.map(() => "?").join(", ")})`, params: owned },
   ]);
   return counts[counts.length - 1];
+}
+
+/**
+ * Moves a run from one status to another only if it is in `from` — a compare-and-set, so two
+ * clients continuing the same paused run cannot both win. Returns whether it applied.
+ */
+export async function transitionRunStatus(
+  db: Db,
+  { scope, runId, sessionId, from, to }: { scope: DataScope; runId: string; sessionId?: string; from: string; to: string },
+): Promise<boolean> {
+  const owner = ownerSql(scope);
+  const setStatus = db.dialect === "postgres" ? "jsonb_set(run_data, '{status}', to_jsonb(?::text))" : "json_set(run_data, '$.status', ?)";
+  const changed = await db.sql.exec(
+    `UPDATE agno_runs SET status = ?, run_data = ${setStatus}, updated_at = ?
+      WHERE run_id = ? AND status = ? AND ${owner.clause}${sessionId ? " AND session_id = ?" : ""}`,
+    [to, to, Math.floor(Date.now() / 1000), runId, from, ...owner.params, ...(sessionId ? [sessionId] : [])],
+  );
+  return changed === 1;
 }

@@ -118,7 +118,8 @@ export async function upsertSession(db: Db, { scope, session }: { scope: DataSco
   return stored!;
 }
 
-async function getSessionRow(db: Db, { scope, sessionId, sessionType }: { scope: DataScope; sessionId: string; sessionType?: SessionType }) {
+/** One session row without its runs, or null when it does not exist for this scope (or type). */
+export async function getSessionRow(db: Db, { scope, sessionId, sessionType }: { scope: DataScope; sessionId: string; sessionType?: SessionType }) {
   const row = await db.prisma.session.findFirst({
     where: { session_id: sessionId, ...(sessionType ? { session_type: sessionType } : {}), ...ownerWhere(scope) },
   });

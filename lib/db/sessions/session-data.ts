@@ -1,0 +1,58 @@
+import { parseJson } from "../json.ts";
+import type { Db } from "../open-database.ts";
+import { ownerSql, type DataScope } from "../scope.ts";
+
+const METRIC_FIELDS = [
+  "input_tokens",
+  "output_tokens",
+  "total_tokens",
+  "cache_read_tokens",
+  "cache_write_tokens",
+  "reasoning_tokens",
+  "audio_input_tokens",
+  "audio_output_tokens",
+  "audio_total_tokens",
+] as const;
+
+const MAX_ATTEMPTS = 8;
+
+/**
+ * Adds one run's token counts to the session's `session_data.session_metrics` (and optionally
+ * replaces `session_state`), keeping `session_name` and everything else. Optimistic: the update
+ * applies only if the row is unchanged since it was read, and retries otherwise, so two runs
+ * finishing at once in one session both count. Only session_data and updated_at are written.
+ */
+export async function addSessionMetrics(
+  db: Db,
+  {
+    scope,
+    sessionId,
+    metrics,
+    sessionState,
+  }: { scope: DataScope; sessionId: string; metrics: Partial<Record<(typeof METRIC_FIELDS)[number], number>>; sessionState?: Record<string, unknown> | null },
+): Promise<boolean> {
+  const owner = ownerSql(scope);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const [row] = await db.sql.query<{ session_data: unknown; updated_at: number | null }>(
+      `SELECT session_data, updated_at FROM agno_sessions WHERE session_id = ? AND ${owner.clause}`,
+      [sessionId, ...owner.params],
+    );
+    if (!row) return false;
+    const data = (parseJson(row.session_data) as Record<string, unknown> | null) ?? {};
+    const current = (data.session_metrics as Record<string, number> | undefined) ?? {};
+    const summed: Record<string, number> = { ...current };
+    for (const field of METRIC_FIELDS) {
+      if (metrics[field] !== undefined) summed[field] = (current[field] ?? 0) + (metrics[field] ?? 0);
+    }
+    const next = { ...data, session_metrics: summed, ...(sessionState !== undefined ? { session_state: sessionState } : {}) };
+    const now = Math.floor(Date.now() / 1000);
+    const changed = await db.sql.exec(
+      `UPDATE agno_sessions SET session_data = ?, updated_at = ?
+        WHERE session_id = ? AND ${owner.clause}
+          AND updated_at IS NOT DISTINCT FROM ? AND session_data IS NOT DISTINCT FROM ${db.dialect === "postgres" ? "?::jsonb" : "?"}`,
+      [next, now, sessionId, ...owner.params, row.updated_at, row.session_data ?? null],
+    );
+    if (changed === 1) return true;
+  }
+  throw new Error(`Session ${sessionId} kept changing while its metrics were being updated`);
+}

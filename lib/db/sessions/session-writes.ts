@@ -1,0 +1,112 @@
+import { ConflictError } from "../errors.ts";
+import type { Db } from "../open-database.ts";
+import { ownerForWrite, ownerSql, type DataScope } from "../scope.ts";
+import { getSession, getSessionRow, type SessionInput, type SessionType, type SessionWithRuns, type StoredSession } from "./sessions.ts";
+
+/**
+ * Creates a session that must not exist yet: one INSERT … ON CONFLICT DO NOTHING, so two creators
+ * racing for an id cannot both win. An existing id (whoever owns it) is a ConflictError.
+ */
+export async function createSession(db: Db, { scope, session }: { scope: DataScope; session: SessionInput }): Promise<StoredSession> {
+  const now = Math.floor(Date.now() / 1000);
+  const rows = await db.sql.query(
+    `INSERT INTO agno_sessions
+       (session_id, session_type, agent_id, team_id, workflow_id, user_id, session_data, agent_data, team_data,
+        workflow_data, metadata, summary, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (session_id) DO NOTHING
+     RETURNING session_id`,
+    [
+      session.sessionId,
+      session.sessionType,
+      session.agentId ?? null,
+      session.teamId ?? null,
+      session.workflowId ?? null,
+      ownerForWrite(scope, session.userId),
+      session.sessionData ?? null,
+      session.agentData ?? null,
+      session.teamData ?? null,
+      session.workflowData ?? null,
+      session.metadata ?? null,
+      session.summary ?? null,
+      session.createdAt ?? now,
+      now,
+    ],
+  );
+  if (rows.length === 0) throw new ConflictError(`Session with ID ${session.sessionId} already exists`);
+  return (await getSessionRow(db, { scope: { kind: "admin" }, sessionId: session.sessionId }))!;
+}
+
+export interface UpdateSessionOptions {
+  scope: DataScope;
+  sessionId: string;
+  /** When given, a session of another type counts as missing. */
+  sessionType?: SessionType;
+  /** Stored as session_data.session_name. */
+  sessionName?: string;
+  /** Replaces session_data.session_state. */
+  sessionState?: Record<string, unknown>;
+  /** Replaces the metadata column. */
+  metadata?: Record<string, unknown>;
+  /** Replaces the summary column. */
+  summary?: Record<string, unknown>;
+}
+
+/** `session_data` as a JSON object to edit (anything else stored there counts as empty). */
+function sessionDataBase(db: Db): string {
+  return db.dialect === "postgres"
+    ? "(CASE WHEN jsonb_typeof(session_data) = 'object' THEN session_data ELSE '{}'::jsonb END)"
+    : "(CASE WHEN json_valid(session_data) THEN (CASE WHEN json_type(session_data) = 'object' THEN session_data ELSE '{}' END) ELSE '{}' END)";
+}
+
+/**
+ * Renames a session or replaces its state, metadata or summary in ONE scoped UPDATE: the other
+ * keys of session_data are edited in place by the database (so a concurrent write of, say,
+ * session_metrics is not lost) and the runs are never touched. Options left undefined stay as
+ * they are. Returns the session with its runs, or null when it does not exist for this scope —
+ * a non-admin can never change another user's (or a shared) session.
+ */
+export async function updateSession(db: Db, options: UpdateSessionOptions): Promise<SessionWithRuns | null> {
+  const { scope, sessionId, sessionType } = options;
+  const postgres = db.dialect === "postgres";
+  const params: unknown[] = [];
+  let sessionData = sessionDataBase(db);
+  if (options.sessionName !== undefined) {
+    sessionData = postgres
+      ? `jsonb_set(${sessionData}, '{session_name}', to_jsonb(?::text))`
+      : `json_set(${sessionData}, '$.session_name', ?)`;
+    params.push(options.sessionName);
+  }
+  if (options.sessionState !== undefined) {
+    sessionData = postgres
+      ? `jsonb_set(${sessionData}, '{session_state}', ?::jsonb)`
+      : `json_set(${sessionData}, '$.session_state', json(?))`;
+    params.push(JSON.stringify(options.sessionState));
+  }
+  const sets = [`updated_at = ?`];
+  const setParams: unknown[] = [Math.floor(Date.now() / 1000)];
+  if (params.length > 0) {
+    sets.push(`session_data = ${sessionData}`);
+    setParams.push(...params);
+  }
+  for (const [column, value] of [["metadata", options.metadata], ["summary", options.summary]] as const) {
+    if (value === undefined) continue;
+    sets.push(`${column} = ${postgres ? "?::jsonb" : "json(?)"}`);
+    setParams.push(JSON.stringify(value));
+  }
+  // Nothing to change: no write at all (updated_at included), just the scoped read.
+  if (sets.length === 1) return getSession(db, { scope, sessionId, sessionType });
+  const owner = ownerSql(scope);
+  const where = [`session_id = ?`, owner.clause];
+  const whereParams: unknown[] = [sessionId, ...owner.params];
+  if (sessionType) {
+    where.push("session_type = ?");
+    whereParams.push(sessionType);
+  }
+  const rows = await db.sql.query(
+    `UPDATE agno_sessions SET ${sets.join(", ")} WHERE ${where.join(" AND ")} RETURNING session_id`,
+    [...setParams, ...whereParams],
+  );
+  if (rows.length === 0) return null;
+  return getSession(db, { scope, sessionId, sessionType });
+}

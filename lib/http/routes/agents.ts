@@ -1,0 +1,324 @@
+import { z } from "zod";
+import { dataScopeFor, type Principal } from "../../auth/principal.ts";
+import type { Settings } from "../../config/settings.ts";
+import { getRun, getRuns, transitionRunStatus } from "../../db/runs/runs.ts";
+import { getSession } from "../../db/sessions/sessions.ts";
+import { continueAgentRun, ContinueError, startAgentRun, type StartedRun } from "../../runtime/agent-run.ts";
+import { findAgent, type RuntimeAgent } from "../../runtime/agents.ts";
+import { getLiveRun, requestCancel } from "../../runtime/run-registry.ts";
+import type { RunOutput } from "../../runtime/run-output.ts";
+import { getDatabase } from "../app-context.ts";
+import { HttpError } from "../errors.ts";
+import { defineRoute } from "../route.ts";
+import {
+  AgentParams,
+  AgentResponseSchema,
+  AgentRunParams,
+  ContinueRunForm,
+  CreateRunForm,
+  ListRunsQuery,
+  ResumeRunForm,
+  RunOutputSchema,
+  SessionQuery,
+} from "../schemas/agents.ts";
+import { frameStream, runEventStream, sseResponse } from "../sse.ts";
+import { classifyUploads } from "./uploads.ts";
+import { parseResolutions } from "./continue-input.ts";
+
+function agentOr404(settings: Settings, agentId: string): RuntimeAgent {
+  const agent = findAgent(settings, agentId);
+  if (!agent) throw new HttpError(404, "Agent not found");
+  return agent;
+}
+
+/** The run's owner: a non-admin is always itself; an admin may name a user (or none). */
+function ownerOf(principal: Principal, requested?: string): string | null {
+  return principal.isAdmin ? (requested ?? null) : principal.userId;
+}
+
+/** Under isolation a non-admin must name the session, so ownership can be checked (400 otherwise). */
+function requireSessionForNonAdmin(principal: Principal, sessionId?: string): void {
+  if (!principal.isAdmin && !sessionId) throw new HttpError(400, "session_id is required");
+}
+
+export function agentResponse(agent: RuntimeAgent, settings: Settings): z.infer<typeof AgentResponseSchema> {
+  const d = agent.definition;
+  const toolkitOf = new Map(agent.toolkits.flatMap((k) => k.tools.map((t) => [t, k.id] as const)));
+  return {
+    id: d.id,
+    name: d.name,
+    db_id: settings.database.id,
+    description: d.description ?? null,
+    role: null,
+    is_factory: false,
+    model: { name: d.model?.id ?? null, model: d.model?.id ?? null, provider: d.model?.provider ?? null },
+    tools: {
+      tools: agent.tools.map((t) => ({
+        name: t.name,
+        description: t.description,
+        toolkit_id: toolkitOf.get(t.name) ?? null,
+        requires_confirmation: !!t.requiresConfirmation,
+        requires_user_input: (t.userInputFields?.length ?? 0) > 0,
+        external_execution: !!t.externalExecution,
+      })),
+    },
+    sessions: { session_table: "agno_sessions", add_history_to_context: !!d.addHistoryToContext, num_history_runs: d.numHistoryRuns ?? null },
+    knowledge: null,
+    memory: { update_memory_on_run: !!d.updateMemoryOnRun, search_past_sessions: !!d.searchPastSessions },
+    reasoning: d.reasoningModel ? { reasoning_model: { id: d.reasoningModel.id, provider: d.reasoningModel.provider } } : null,
+    default_tools: null,
+    system_message: { instructions: d.instructions ?? null, description: d.description ?? null },
+    extra_messages: null,
+    response_settings: { output_schema_name: d.outputSchema ? "dict" : null },
+    introduction: null,
+    streaming: { stream: true, stream_events: true },
+    metadata: d.metadata ?? null,
+    input_schema: null,
+    factory_input_schema: null,
+    is_component: false,
+    current_version: null,
+    stage: null,
+    model_configured: d.model !== null,
+  };
+}
+
+export const listAgents = defineRoute({
+  method: "GET",
+  path: "/agents",
+  summary: "List the configured agents",
+  tags: ["Agents"],
+  access: { permission: "agents:read" },
+  response: z.array(AgentResponseSchema),
+  handler: ({ settings }) => settings.agents.map((a) => agentResponse(findAgent(settings, a.id)!, settings)),
+});
+
+export const getAgent = defineRoute({
+  method: "GET",
+  path: "/agents/{agent_id}",
+  summary: "One agent",
+  tags: ["Agents"],
+  access: { permission: "agents:read", resourceParam: "agent_id" },
+  params: AgentParams,
+  response: AgentResponseSchema,
+  handler: ({ input, settings }) => agentResponse(agentOr404(settings, input.params.agent_id), settings),
+});
+
+/** Status for a non-streamed run that ended in ERROR: the provider's fault is a 502, a missing provider a 503. */
+function failedRunResponse(output: RunOutput): Response {
+  const type = output.error?.error_type ?? "run_error";
+  const status = type === "model_not_configured_error" ? 503 : type.startsWith("model_") ? 502 : 500;
+  return new Response(
+    JSON.stringify({ detail: output.error?.message ?? "Run failed", error_type: type, run_id: output.run_id, session_id: output.session_id }),
+    { status, headers: { "content-type": "application/json" } },
+  );
+}
+
+/** Streams a run to the client; a client that disconnects from an inline run cancels it. */
+function streamRun(started: StartedRun): Response {
+  const lastEventIndex = started.firstEventIndex > 0 ? started.firstEventIndex - 1 : null;
+  return sseResponse(runEventStream({ live: started.live, lastEventIndex, onDisconnect: () => requestCancel(started.runId) }));
+}
+
+async function finishedRun(started: StartedRun): Promise<Response | RunOutput> {
+  const output = await started.done;
+  return output.status === "ERROR" ? failedRunResponse(output) : output;
+}
+
+export const createRun = defineRoute({
+  method: "POST",
+  path: "/agents/{agent_id}/runs",
+  summary: "Run an agent (stream=true: SSE events; stream=false: the RunOutput)",
+  tags: ["Agents"],
+  access: { permission: "agents:run", resourceParam: "agent_id" },
+  params: AgentParams,
+  form: CreateRunForm,
+  response: RunOutputSchema,
+  handler: async ({ input, principal, settings }) => {
+    const agent = agentOr404(settings, input.params.agent_id);
+    const form = input.form;
+    if (form.background) {
+      throw new HttpError(501, "Background runs are not available in this build yet; send background=false");
+    }
+    const uploads = await classifyUploads(input.files.files ?? []);
+    const db = await getDatabase(settings);
+    const started = await startAgentRun({
+      db,
+      agent,
+      scope: dataScopeFor(principal!, form.user_id),
+      userId: ownerOf(principal!, form.user_id),
+      message: form.message,
+      sessionId: form.session_id,
+      sessionState: form.session_state,
+      metadata: form.metadata,
+      dependencies: form.dependencies,
+      outputSchema: form.output_schema ?? undefined,
+      attachments: uploads.attachments,
+      inputMedia: uploads.media,
+    });
+    return form.stream ? streamRun(started) : finishedRun(started);
+  },
+});
+
+export const listRuns = defineRoute({
+  method: "GET",
+  path: "/agents/{agent_id}/runs",
+  summary: "The agent's runs in a session",
+  tags: ["Agents"],
+  access: { permission: "agents:read", resourceParam: "agent_id" },
+  params: AgentParams,
+  query: ListRunsQuery,
+  response: z.array(RunOutputSchema),
+  handler: async ({ input, principal, settings }) => {
+    const agent = agentOr404(settings, input.params.agent_id);
+    const db = await getDatabase(settings);
+    const scope = dataScopeFor(principal!);
+    if (!(await getSession(db, { scope, sessionId: input.query.session_id }))) {
+      throw new HttpError(404, `Session with ID ${input.query.session_id} not found`);
+    }
+    const runs = await getRuns(db, { scope, sessionId: input.query.session_id, status: input.query.status, agentId: agent.definition.id });
+    return runs.map((r) => r.run_data);
+  },
+});
+
+export const getAgentRun = defineRoute({
+  method: "GET",
+  path: "/agents/{agent_id}/runs/{run_id}",
+  summary: "One run (the poll endpoint for background runs)",
+  tags: ["Agents"],
+  access: { permission: "agents:read", resourceParam: "agent_id" },
+  params: AgentRunParams,
+  query: SessionQuery,
+  response: RunOutputSchema,
+  handler: async ({ input, principal, settings }) => {
+    const agent = agentOr404(settings, input.params.agent_id);
+    const db = await getDatabase(settings);
+    const run = await getRun(db, { scope: dataScopeFor(principal!), runId: input.params.run_id, sessionId: input.query.session_id });
+    if (!run || run.agent_id !== agent.definition.id) throw new HttpError(404, "Run not found");
+    return run.run_data;
+  },
+});
+
+export const cancelRun = defineRoute({
+  method: "POST",
+  path: "/agents/{agent_id}/runs/{run_id}/cancel",
+  summary: "Cancel a run (the intent is kept even if the run has not started yet)",
+  tags: ["Agents"],
+  access: { permission: "agents:run", resourceParam: "agent_id" },
+  params: AgentRunParams,
+  query: SessionQuery,
+  handler: async ({ input, principal, settings }) => {
+    agentOr404(settings, input.params.agent_id);
+    const sessionId = input.query.session_id;
+    requireSessionForNonAdmin(principal!, sessionId);
+    if (!principal!.isAdmin) {
+      const db = await getDatabase(settings);
+      const scope = dataScopeFor(principal!);
+      const live = getLiveRun(input.params.run_id);
+      const owned = live ? live.userId === principal!.userId && live.sessionId === sessionId : !!(await getSession(db, { scope, sessionId: sessionId! }));
+      if (!owned) throw new HttpError(404, "Run not found");
+    }
+    requestCancel(input.params.run_id);
+    return {};
+  },
+});
+
+export const continueRun = defineRoute({
+  method: "POST",
+  path: "/agents/{agent_id}/runs/{run_id}/continue",
+  summary: "Continue a paused run with the decisions for its requirements",
+  tags: ["Agents"],
+  access: { permission: "agents:run", resourceParam: "agent_id" },
+  params: AgentRunParams,
+  form: ContinueRunForm,
+  response: RunOutputSchema,
+  handler: async ({ input, principal, settings }) => {
+    const agent = agentOr404(settings, input.params.agent_id);
+    const form = input.form;
+    if (!form.session_id) throw new HttpError(400, "session_id is required to continue a run");
+    if (form.background) throw new HttpError(501, "Background runs are not available in this build yet; send background=false");
+    const resolutions = parseResolutions({ tools: form.tools, requirements: form.requirements });
+    const db = await getDatabase(settings);
+    const scope = dataScopeFor(principal!, form.user_id);
+    const runId = input.params.run_id;
+    try {
+      const started = await continueAgentRun({
+        db,
+        agent,
+        scope,
+        runId,
+        sessionId: form.session_id,
+        resolutions,
+        claim: () => transitionRunStatus(db, { scope, runId, sessionId: form.session_id, from: "PAUSED", to: "RUNNING" }),
+      });
+      return form.stream ? streamRun(started) : finishedRun(started);
+    } catch (error) {
+      if (error instanceof ContinueError) throw new HttpError(error.status, error.message);
+      throw error;
+    }
+  },
+});
+
+export const resumeRun = defineRoute({
+  method: "POST",
+  path: "/agents/{agent_id}/runs/{run_id}/resume",
+  summary: "Reconnect to a run's event stream from an event index",
+  tags: ["Agents"],
+  access: { permission: "agents:run", resourceParam: "agent_id" },
+  params: AgentRunParams,
+  form: ResumeRunForm,
+  handler: async ({ input, principal, settings }) => {
+    agentOr404(settings, input.params.agent_id);
+    const { last_event_index: lastIndex, session_id: sessionId } = input.form;
+    requireSessionForNonAdmin(principal!, sessionId);
+    const runId = input.params.run_id;
+    const live = getLiveRun(runId);
+    const mine = live && (principal!.isAdmin || (live.userId === principal!.userId && live.sessionId === sessionId));
+    if (live && mine) {
+      const from = lastIndex ?? null;
+      return sseResponse(
+        runEventStream({
+          live,
+          lastEventIndex: from,
+          preamble: (missed) =>
+            live.done
+              ? [{ name: "replay", payload: { event: "replay", run_id: runId, status: live.status, total_events: live.nextIndex, total_buffered: live.events.length, last_event_index_requested: from, message: `Replaying ${missed.length} events of a finished run` } }]
+              : [
+                  { name: "catch_up", payload: { event: "catch_up", run_id: runId, missed_events: missed.length, current_event_count: live.nextIndex } },
+                  { name: "subscribed", payload: { event: "subscribed", run_id: runId, status: "running", current_event_count: live.nextIndex } },
+                ],
+        }),
+      );
+    }
+    const db = await getDatabase(settings);
+    const stored = await getRun(db, { scope: dataScopeFor(principal!), runId, sessionId });
+    if (!stored) {
+      return sseResponse(frameStream([{ name: "error", payload: { event: "error", error: `Run ${runId} not found in buffer or database` } }]));
+    }
+    const events = ((stored.run_data.events as Record<string, unknown>[] | undefined) ?? []).filter(
+      (e) => lastIndex === undefined || (e.event_index as number) > lastIndex,
+    );
+    return sseResponse(
+      frameStream([
+        { name: "replay", payload: { event: "replay", run_id: runId, status: stored.status, total_events: events.length, total_buffered: 0, last_event_index_requested: lastIndex ?? null, message: "Replaying events stored with the run" } },
+        ...events.map((e) => ({ name: String(e.event), payload: e })),
+      ]),
+    );
+  },
+});
+
+const emptyList = (path: "/teams" | "/workflows", tag: string, permission: string) =>
+  defineRoute({
+    method: "GET",
+    path,
+    summary: `List the configured ${tag.toLowerCase()} (none are configurable yet)`,
+    tags: [tag],
+    access: { permission },
+    response: z.array(z.unknown()),
+    handler: () => [],
+  });
+
+export const listTeams = emptyList("/teams", "Teams", "teams:read");
+export const listWorkflows = emptyList("/workflows", "Workflows", "workflows:read");
+
+export const AGENT_ROUTES = [listAgents, getAgent, createRun, listRuns, getAgentRun, cancelRun, continueRun, resumeRun, listTeams, listWorkflows];
+

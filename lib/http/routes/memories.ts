@@ -1,0 +1,195 @@
+import type { z } from "zod";
+import type { Principal } from "../../auth/principal.ts";
+import { deleteMemories, getMemory, listMemories, upsertMemory, type StoredMemory } from "../../db/index.ts";
+import type { DataScope } from "../../db/scope.ts";
+import { elapsedMs, requestScope, selectDatabase } from "../data-access.ts";
+import { HttpError } from "../errors.ts";
+import { defineRoute } from "../route.ts";
+import { isoTime } from "../schemas/list-query.ts";
+import {
+  CreateMemoryBody,
+  DeleteMemoriesBody,
+  ListMemoriesQuery,
+  MemoryListSchema,
+  MemoryParams,
+  MemoryQuery,
+  UserMemorySchema,
+} from "../schemas/memories.ts";
+
+/**
+ * The Memories API (reference §2.6): memories:read / memories:write / memories:delete. Topics,
+ * per-user stats and optimisation are in memory-insights.ts.
+ */
+
+const TAGS = ["Memory"];
+export const MEMORY_TABLES = ["agno_memories"] as const;
+
+export function toUserMemory(memory: StoredMemory): z.infer<typeof UserMemorySchema> {
+  return {
+    memory_id: memory.memory_id,
+    memory: typeof memory.memory === "string" ? memory.memory : JSON.stringify(memory.memory),
+    topics: memory.topics,
+    agent_id: memory.agent_id,
+    team_id: memory.team_id,
+    user_id: memory.user_id,
+    updated_at: isoTime(memory.updated_at ?? memory.created_at),
+  };
+}
+
+/**
+ * The scope of a memory write and the user it is for: a non-admin writes as itself; an admin for
+ * the named user, else its own identity; with neither → 400 "User ID is required" (as Agno).
+ */
+export function memoryWriter(principal: Principal | null, requested: string | null | undefined): { scope: DataScope; userId: string } {
+  const scope = requestScope(principal, requested || principal?.userId || undefined);
+  const userId = scope.userId;
+  if (!userId) throw new HttpError(400, "User ID is required");
+  return { scope, userId };
+}
+
+const memoryNotFound = (memoryId: string) => new HttpError(404, `Memory with ID ${memoryId} not found`);
+
+export const createMemoryRoute = defineRoute({
+  method: "POST",
+  path: "/memories",
+  summary: "Create a memory for a user",
+  tags: TAGS,
+  access: { permission: "memories:write" },
+  query: MemoryQuery.omit({ user_id: true }),
+  body: CreateMemoryBody,
+  response: UserMemorySchema,
+  handler: async ({ input: { query, body }, principal, settings }) => {
+    const { scope, userId } = memoryWriter(principal, body.user_id);
+    const db = await selectDatabase(settings, query, MEMORY_TABLES);
+    const stored = await upsertMemory(db, { scope, memory: { memory: body.memory, topics: body.topics ?? [], userId } });
+    return toUserMemory(stored);
+  },
+});
+
+export const listMemoriesRoute = defineRoute({
+  method: "GET",
+  path: "/memories",
+  summary: "List memories (filter by user, agent, team, topics and content; paginated and sorted)",
+  tags: TAGS,
+  access: { permission: "memories:read" },
+  query: ListMemoriesQuery,
+  response: MemoryListSchema,
+  handler: async ({ input: { query }, principal, settings }) => {
+    const scope = requestScope(principal, query.user_id);
+    const db = await selectDatabase(settings, query, MEMORY_TABLES);
+    const started = performance.now();
+    const { memories, totalCount } = await listMemories(db, {
+      scope,
+      agentId: query.agent_id,
+      teamId: query.team_id,
+      topics: query.topics,
+      searchContent: query.search_content,
+      page: query.page,
+      limit: query.limit,
+      sortBy: query.sort_by,
+      sortOrder: query.sort_order,
+    });
+    return {
+      data: memories.map(toUserMemory),
+      meta: {
+        page: query.page,
+        limit: query.limit,
+        total_pages: Math.ceil(totalCount / query.limit),
+        total_count: totalCount,
+        search_time_ms: elapsedMs(started),
+      },
+    };
+  },
+});
+
+export const deleteMemoriesRoute = defineRoute({
+  method: "DELETE",
+  path: "/memories",
+  summary: "Delete several memories",
+  tags: TAGS,
+  access: { permission: "memories:delete" },
+  query: MemoryQuery.omit({ user_id: true }),
+  body: DeleteMemoriesBody,
+  status: 204,
+  handler: async ({ input: { query, body }, principal, settings }) => {
+    const scope = requestScope(principal, body.user_id);
+    const db = await selectDatabase(settings, query, MEMORY_TABLES);
+    await deleteMemories(db, { scope, memoryIds: body.memory_ids });
+  },
+});
+
+export const getMemoryRoute = defineRoute({
+  method: "GET",
+  path: "/memories/{memory_id}",
+  summary: "One memory",
+  tags: TAGS,
+  access: { permission: "memories:read" },
+  params: MemoryParams,
+  query: MemoryQuery,
+  response: UserMemorySchema,
+  handler: async ({ input: { params, query }, principal, settings }) => {
+    const scope = requestScope(principal, query.user_id);
+    const db = await selectDatabase(settings, query, MEMORY_TABLES);
+    const memory = await getMemory(db, { scope, memoryId: params.memory_id });
+    if (!memory) throw memoryNotFound(params.memory_id);
+    return toUserMemory(memory);
+  },
+});
+
+export const updateMemoryRoute = defineRoute({
+  method: "PATCH",
+  path: "/memories/{memory_id}",
+  summary: "Replace a memory's text (and topics, when given)",
+  tags: TAGS,
+  access: { permission: "memories:write" },
+  params: MemoryParams,
+  query: MemoryQuery.omit({ user_id: true }),
+  body: CreateMemoryBody,
+  response: UserMemorySchema,
+  handler: async ({ input: { params, query, body }, principal, settings }) => {
+    const { scope, userId } = memoryWriter(principal, body.user_id);
+    const db = await selectDatabase(settings, query, MEMORY_TABLES);
+    const existing = await getMemory(db, { scope, memoryId: params.memory_id });
+    if (!existing) throw memoryNotFound(params.memory_id);
+    const stored = await upsertMemory(db, {
+      scope,
+      memory: {
+        memoryId: existing.memory_id,
+        memory: body.memory,
+        topics: body.topics ?? existing.topics,
+        agentId: existing.agent_id,
+        teamId: existing.team_id,
+        input: existing.input,
+        feedback: existing.feedback,
+        userId,
+      },
+    });
+    return toUserMemory(stored);
+  },
+});
+
+export const deleteMemoryRoute = defineRoute({
+  method: "DELETE",
+  path: "/memories/{memory_id}",
+  summary: "Delete a memory",
+  tags: TAGS,
+  access: { permission: "memories:delete" },
+  params: MemoryParams,
+  query: MemoryQuery,
+  status: 204,
+  handler: async ({ input: { params, query }, principal, settings }) => {
+    const scope = requestScope(principal, query.user_id);
+    const db = await selectDatabase(settings, query, MEMORY_TABLES);
+    const deleted = await deleteMemories(db, { scope, memoryIds: [params.memory_id] });
+    if (deleted === 0) throw memoryNotFound(params.memory_id);
+  },
+});
+
+export const MEMORY_ROUTES = [
+  createMemoryRoute,
+  listMemoriesRoute,
+  deleteMemoriesRoute,
+  getMemoryRoute,
+  updateMemoryRoute,
+  deleteMemoryRoute,
+];

@@ -1,0 +1,226 @@
+import { randomUUID } from "node:crypto";
+import type { Settings } from "../../config/settings.ts";
+import { createSession, deleteSessions, getSession, getSessionRuns, listSessions, updateSession } from "../../db/index.ts";
+import type { SessionType } from "../../db/sessions/sessions.ts";
+import { elapsedMs, requestScope, selectDatabase } from "../data-access.ts";
+import { HttpError } from "../errors.ts";
+import { defineRoute } from "../route.ts";
+import {
+  CreateSessionBody,
+  CreateSessionQuery,
+  DeleteSessionsBody,
+  ListSessionsQuery,
+  RenameSessionBody,
+  SessionDetailSchema,
+  SessionListSchema,
+  SessionParams,
+  SessionQuery,
+  UpdateSessionBody,
+} from "../schemas/sessions.ts";
+import { sessionName, toSessionDetail, toSessionSchema } from "../views/session-views.ts";
+
+/**
+ * The Sessions API (reference §2.5): sessions:read / sessions:write / sessions:delete. The run
+ * routes (/sessions/{id}/runs…) are in session-runs.ts.
+ */
+
+const TAGS = ["Sessions"];
+export const SESSION_TABLES = ["agno_sessions", "agno_runs"] as const;
+
+export const sessionNotFound = (sessionId: string) => new HttpError(404, `Session with ID ${sessionId} not found`);
+
+export const listSessionsRoute = defineRoute({
+  method: "GET",
+  path: "/sessions",
+  summary: "List sessions (filter by type, component, user and name; paginated and sorted)",
+  tags: TAGS,
+  access: { permission: "sessions:read" },
+  query: ListSessionsQuery,
+  response: SessionListSchema,
+  handler: async ({ input: { query }, principal, settings }) => {
+    const scope = requestScope(principal, query.user_id);
+    const db = await selectDatabase(settings, query, SESSION_TABLES);
+    const started = performance.now();
+    const { sessions, totalCount } = await listSessions(db, {
+      scope,
+      sessionType: query.type,
+      componentId: query.component_id,
+      sessionName: query.session_name,
+      page: query.page,
+      limit: query.limit,
+      sortBy: query.sort_by,
+      sortOrder: query.sort_order,
+    });
+    // A session without a stored name is named after its first input: its runs are read, for
+    // those sessions only (at most one page of them).
+    const data = await Promise.all(
+      sessions.map(async (session) => {
+        if (typeof session.session_data?.session_name === "string") return toSessionSchema(session, session.session_data.session_name);
+        const withRuns = await getSessionRuns(db, { scope, sessionId: session.session_id });
+        return toSessionSchema(session, sessionName(session, withRuns?.runs ?? []));
+      }),
+    );
+    return {
+      data,
+      meta: {
+        page: query.page,
+        limit: query.limit,
+        total_pages: Math.ceil(totalCount / query.limit),
+        total_count: totalCount,
+        search_time_ms: elapsedMs(started),
+      },
+    };
+  },
+});
+
+/** agent_data for a new agent session of a configured agent (name and model), else null. */
+function agentDataFor(settings: Settings, agentId: string | null | undefined) {
+  const agent = agentId ? settings.agents.find((a) => a.id === agentId) : undefined;
+  if (!agent) return null;
+  return { agent_id: agent.id, name: agent.name, ...(agent.model ? { model: { id: agent.model.id, provider: agent.model.provider } } : {}) };
+}
+
+export const createSessionRoute = defineRoute({
+  method: "POST",
+  path: "/sessions",
+  summary: "Create an empty session (409 if the id exists)",
+  tags: TAGS,
+  access: { permission: "sessions:write" },
+  query: CreateSessionQuery,
+  body: CreateSessionBody,
+  response: SessionDetailSchema,
+  status: 201,
+  handler: async ({ input: { query, body }, principal, settings }) => {
+    const scope = requestScope(principal, body.user_id);
+    const db = await selectDatabase(settings, query, SESSION_TABLES);
+    const sessionData: Record<string, unknown> = {};
+    if (body.session_name !== undefined && body.session_name !== null) sessionData.session_name = body.session_name;
+    if (body.session_state) sessionData.session_state = body.session_state;
+    const type: SessionType = query.type;
+    const created = await createSession(db, {
+      scope,
+      session: {
+        sessionId: body.session_id ?? randomUUID(),
+        sessionType: type,
+        agentId: body.agent_id,
+        teamId: body.team_id,
+        workflowId: body.workflow_id,
+        userId: body.user_id,
+        sessionData,
+        agentData: type === "agent" ? agentDataFor(settings, body.agent_id) : null,
+        metadata: body.metadata,
+      },
+    });
+    return toSessionDetail({ ...created, runs: [] });
+  },
+});
+
+export const deleteSessionsRoute = defineRoute({
+  method: "DELETE",
+  path: "/sessions",
+  summary: "Delete several sessions and their runs",
+  tags: TAGS,
+  access: { permission: "sessions:delete" },
+  query: SessionQuery.omit({ type: true }),
+  body: DeleteSessionsBody,
+  status: 204,
+  handler: async ({ input: { query, body }, principal, settings }) => {
+    if (body.session_ids.length !== body.session_types.length) {
+      throw new HttpError(400, "session_ids and session_types must have the same length");
+    }
+    const scope = requestScope(principal, query.user_id);
+    const db = await selectDatabase(settings, query, SESSION_TABLES);
+    await deleteSessions(db, { scope, sessionIds: body.session_ids });
+  },
+});
+
+export const getSessionRoute = defineRoute({
+  method: "GET",
+  path: "/sessions/{session_id}",
+  summary: "One session with its chat history (type auto-detected when not given)",
+  tags: TAGS,
+  access: { permission: "sessions:read" },
+  params: SessionParams,
+  query: SessionQuery,
+  response: SessionDetailSchema,
+  handler: async ({ input: { params, query }, principal, settings }) => {
+    const scope = requestScope(principal, query.user_id);
+    const db = await selectDatabase(settings, query, SESSION_TABLES);
+    const session = await getSession(db, { scope, sessionId: params.session_id, sessionType: query.type });
+    if (!session) throw sessionNotFound(params.session_id);
+    return toSessionDetail(session);
+  },
+});
+
+export const updateSessionRoute = defineRoute({
+  method: "PATCH",
+  path: "/sessions/{session_id}",
+  summary: "Change a session's name, state, metadata or summary (runs are untouched)",
+  tags: TAGS,
+  access: { permission: "sessions:write" },
+  params: SessionParams,
+  query: SessionQuery,
+  body: UpdateSessionBody,
+  response: SessionDetailSchema,
+  handler: async ({ input: { params, query, body }, principal, settings }) => {
+    const scope = requestScope(principal, query.user_id);
+    const db = await selectDatabase(settings, query, SESSION_TABLES);
+    const updated = await updateSession(db, {
+      scope,
+      sessionId: params.session_id,
+      sessionType: query.type,
+      sessionName: body.session_name ?? undefined,
+      sessionState: body.session_state ?? undefined,
+      metadata: body.metadata ?? undefined,
+      summary: body.summary ?? undefined,
+    });
+    if (!updated) throw sessionNotFound(params.session_id);
+    return toSessionDetail(updated);
+  },
+});
+
+export const deleteSessionRoute = defineRoute({
+  method: "DELETE",
+  path: "/sessions/{session_id}",
+  summary: "Delete a session and its runs",
+  tags: TAGS,
+  access: { permission: "sessions:delete" },
+  params: SessionParams,
+  query: SessionQuery.omit({ type: true }),
+  status: 204,
+  handler: async ({ input: { params, query }, principal, settings }) => {
+    const scope = requestScope(principal, query.user_id);
+    const db = await selectDatabase(settings, query, SESSION_TABLES);
+    const deleted = await deleteSessions(db, { scope, sessionIds: [params.session_id] });
+    if (deleted === 0) throw sessionNotFound(params.session_id);
+  },
+});
+
+export const renameSessionRoute = defineRoute({
+  method: "POST",
+  path: "/sessions/{session_id}/rename",
+  summary: "Rename a session",
+  tags: TAGS,
+  access: { permission: "sessions:write" },
+  params: SessionParams,
+  query: SessionQuery,
+  body: RenameSessionBody,
+  response: SessionDetailSchema,
+  handler: async ({ input: { params, query, body }, principal, settings }) => {
+    const scope = requestScope(principal, query.user_id);
+    const db = await selectDatabase(settings, query, SESSION_TABLES);
+    const renamed = await updateSession(db, { scope, sessionId: params.session_id, sessionType: query.type, sessionName: body.session_name });
+    if (!renamed) throw sessionNotFound(params.session_id);
+    return toSessionDetail(renamed);
+  },
+});
+
+export const SESSION_ROUTES = [
+  listSessionsRoute,
+  createSessionRoute,
+  deleteSessionsRoute,
+  getSessionRoute,
+  updateSessionRoute,
+  deleteSessionRoute,
+  renameSessionRoute,
+];

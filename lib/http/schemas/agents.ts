@@ -1,0 +1,81 @@
+import { z } from "zod";
+import { formBool, formInt, formJsonObject, formOptionalString } from "./form-fields.ts";
+
+export const AgentParams = z.object({ agent_id: z.string().min(1) });
+export const AgentRunParams = z.object({ agent_id: z.string().min(1), run_id: z.string().min(1) });
+
+/** POST /agents/{agent_id}/runs — form fields as Agno's chat UI and Python client send them. */
+export const CreateRunForm = z.looseObject({
+  message: z.string({ error: "message is required" }).min(1, "message must not be empty"),
+  stream: formBool(true),
+  session_id: formOptionalString(),
+  user_id: formOptionalString(),
+  background: formBool(false),
+  stream_events: formBool(true),
+  session_state: formJsonObject(),
+  dependencies: formJsonObject(),
+  metadata: formJsonObject(),
+  output_schema: formJsonObject(),
+  version: z.string().optional(),
+});
+
+export const ContinueRunForm = z.looseObject({
+  tools: z.string().optional(),
+  requirements: z.string().optional(),
+  session_id: formOptionalString(),
+  user_id: formOptionalString(),
+  stream: formBool(true),
+  background: formBool(false),
+});
+
+export const ResumeRunForm = z.looseObject({
+  last_event_index: formInt(),
+  session_id: formOptionalString(),
+});
+
+export const SessionQuery = z.object({ session_id: z.string().min(1).optional() });
+export const ListRunsQuery = z.object({ session_id: z.string().min(1), status: z.string().optional() });
+
+const ModelSchema = z.object({ name: z.string().nullable(), model: z.string().nullable(), provider: z.string().nullable() });
+
+/** Agno's AgentResponse (the fields agent-ui and the Python client read, plus the rest as objects). */
+export const AgentResponseSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  db_id: z.string(),
+  description: z.string().nullable(),
+  role: z.string().nullable(),
+  is_factory: z.boolean(),
+  model: ModelSchema,
+  tools: z.object({ tools: z.array(z.object({ name: z.string(), description: z.string(), toolkit_id: z.string().nullable(), requires_confirmation: z.boolean(), requires_user_input: z.boolean(), external_execution: z.boolean() })) }),
+  sessions: z.object({ session_table: z.string(), add_history_to_context: z.boolean(), num_history_runs: z.number().nullable() }),
+  knowledge: z.record(z.string(), z.unknown()).nullable(),
+  memory: z.object({ update_memory_on_run: z.boolean(), search_past_sessions: z.boolean() }),
+  reasoning: z.record(z.string(), z.unknown()).nullable(),
+  default_tools: z.record(z.string(), z.unknown()).nullable(),
+  system_message: z.object({ instructions: z.union([z.string(), z.array(z.string())]).nullable(), description: z.string().nullable() }),
+  extra_messages: z.record(z.string(), z.unknown()).nullable(),
+  response_settings: z.object({ output_schema_name: z.string().nullable() }),
+  introduction: z.string().nullable(),
+  streaming: z.object({ stream: z.boolean(), stream_events: z.boolean() }),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  input_schema: z.unknown().nullable(),
+  factory_input_schema: z.unknown().nullable(),
+  is_component: z.boolean(),
+  current_version: z.number().nullable(),
+  stage: z.string().nullable(),
+  /** Beyond Agno: whether a model provider is configured, and what to set when not. */
+  model_configured: z.boolean(),
+});
+
+/** The run as stored: Agno's RunOutput dict. Loose: every RunOutput field passes through. */
+export const RunOutputSchema = z.looseObject({
+  run_id: z.string(),
+  agent_id: z.string(),
+  session_id: z.string(),
+  status: z.string(),
+  content: z.unknown(),
+  created_at: z.number(),
+});
+
+export const BackgroundAcceptedSchema = z.object({ run_id: z.string(), session_id: z.string(), status: z.literal("PENDING") });

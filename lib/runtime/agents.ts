@@ -1,0 +1,49 @@
+import type { AgentDefinition } from "../config/define.ts";
+import type { Settings } from "../config/settings.ts";
+import type { Toolkit, ToolDefinition } from "./tools/types.ts";
+
+/** An agent as the runtime uses it: its definition and its tools, flattened from toolkits. */
+export interface RuntimeAgent {
+  readonly definition: AgentDefinition;
+  readonly tools: readonly ToolDefinition<unknown>[];
+  /** Toolkit ids and loose tool names, as /agents reports them. */
+  readonly toolkits: readonly { id: string; name: string; tools: string[] }[];
+}
+
+function isToolkit(value: unknown): value is Toolkit {
+  return !!value && typeof value === "object" && Array.isArray((value as Toolkit).tools) && typeof (value as Toolkit).id === "string";
+}
+
+function isTool(value: unknown): value is ToolDefinition<unknown> {
+  return !!value && typeof value === "object" && typeof (value as ToolDefinition).name === "string" && "parameters" in (value as object);
+}
+
+export function toRuntimeAgent(definition: AgentDefinition): RuntimeAgent {
+  const tools: ToolDefinition<unknown>[] = [];
+  const toolkits: { id: string; name: string; tools: string[] }[] = [];
+  for (const entry of definition.tools ?? []) {
+    if (isToolkit(entry)) {
+      tools.push(...(entry.tools as ToolDefinition<unknown>[]));
+      toolkits.push({ id: entry.id, name: entry.name, tools: entry.tools.map((t) => t.name) });
+    } else if (isTool(entry)) {
+      tools.push(entry);
+    } else {
+      throw new Error(`Agent '${definition.id}': tools must be toolkits or tool definitions`);
+    }
+  }
+  const names = tools.map((t) => t.name);
+  const duplicate = names.find((n, i) => names.indexOf(n) !== i);
+  if (duplicate) throw new Error(`Agent '${definition.id}' has two tools named '${duplicate}'`);
+  return { definition, tools, toolkits };
+}
+
+const cache = new WeakMap<AgentDefinition, RuntimeAgent>();
+
+/** The configured agent with this id, or undefined. */
+export function findAgent(settings: Settings, agentId: string): RuntimeAgent | undefined {
+  const definition = settings.agents.find((a) => a.id === agentId);
+  if (!definition) return undefined;
+  let agent = cache.get(definition);
+  if (!agent) cache.set(definition, (agent = toRuntimeAgent(definition)));
+  return agent;
+}

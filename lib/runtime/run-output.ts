@@ -1,0 +1,104 @@
+/**
+ * The stored and returned shape of a run: Agno's RunOutput dict (reference §6), field for field,
+ * so Agno's clients and an Agno database read it as their own.
+ */
+export type RunStatus = "PENDING" | "RUNNING" | "COMPLETED" | "PAUSED" | "CANCELLED" | "ERROR";
+
+/** A chat message as Agno stores it in `RunOutput.messages`. */
+export interface AgnoMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: unknown;
+  tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+  tool_name?: string;
+  tool_args?: Record<string, unknown>;
+  tool_call_error?: boolean;
+  /** Set on messages replayed from earlier runs; they are not this run's own. */
+  from_history?: boolean;
+  created_at: number;
+}
+
+export interface UserInputFieldValue {
+  name: string;
+  field_type: string;
+  description?: string | null;
+  value?: unknown;
+}
+
+/** Agno's ToolExecution. */
+export interface ToolExecution {
+  tool_call_id: string;
+  tool_name: string;
+  tool_args: Record<string, unknown>;
+  tool_call_error?: boolean | null;
+  result?: unknown;
+  metrics?: { duration?: number } | null;
+  stop_after_tool_call?: boolean;
+  created_at: number;
+  requires_confirmation?: boolean | null;
+  confirmed?: boolean | null;
+  confirmation_note?: string | null;
+  requires_user_input?: boolean | null;
+  user_input_schema?: UserInputFieldValue[] | null;
+  answered?: boolean | null;
+  external_execution_required?: boolean | null;
+}
+
+/** Agno's RunRequirement: one pending human decision on a paused run. */
+export interface RunRequirement {
+  id: string;
+  tool_execution: ToolExecution;
+  created_at: number;
+  confirmation?: boolean | null;
+  confirmation_note?: string | null;
+  user_input_schema?: UserInputFieldValue[] | null;
+  external_execution_result?: unknown;
+}
+
+export interface RunMetrics {
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  time_to_first_token: number | null;
+  duration: number | null;
+}
+
+export const emptyMetrics = (): RunMetrics => ({
+  input_tokens: 0,
+  output_tokens: 0,
+  total_tokens: 0,
+  cache_read_tokens: 0,
+  cache_write_tokens: 0,
+  reasoning_tokens: 0,
+  time_to_first_token: null,
+  duration: null,
+});
+
+export interface RunOutput {
+  run_id: string;
+  agent_id: string;
+  agent_name: string;
+  session_id: string;
+  parent_run_id?: string | null;
+  user_id: string | null;
+  input: { input_content: unknown; images?: unknown[]; files?: unknown[]; audios?: unknown[]; videos?: unknown[] };
+  content: unknown;
+  content_type: string;
+  reasoning_content?: string | null;
+  model: string | null;
+  model_provider: string | null;
+  messages: AgnoMessage[];
+  metrics: RunMetrics;
+  tools: ToolExecution[];
+  status: RunStatus;
+  requirements?: RunRequirement[] | null;
+  session_state?: Record<string, unknown> | null;
+  metadata?: Record<string, unknown> | null;
+  events?: Record<string, unknown>[];
+  created_at: number;
+  /** Why the run failed or was cancelled, for clients that poll. */
+  error?: { message: string; error_type: string } | null;
+}

@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import type { AgentDefinition } from "@/lib/config/define.ts";
+import type { Settings } from "@/lib/config/settings.ts";
+import type { Principal } from "@/lib/auth/principal.ts";
+import type { Db } from "@/lib/db/open-database.ts";
+import { appState, getDatabase } from "@/lib/http/app-context.ts";
+import { dispatch } from "@/lib/http/dispatch.ts";
+import { matchTemplate } from "@/lib/http/path-template.ts";
+import { ROUTES } from "@/lib/http/route-table.ts";
+import { postgresUrl, type TestDialect } from "./databases.ts";
+import { testSettings } from "./settings.ts";
+
+/**
+ * The API in-process for one suite: the real route table and dispatcher over a real database of
+ * the suite's own (a SQLite file, or a PostgreSQL schema), with the suite's agents configured.
+ */
+export interface TestApp {
+  readonly settings: Settings;
+  db(): Promise<Db>;
+  /** Calls a route as the server would; `principal` acts as that user (tests only). */
+  call(method: string, path: string, init?: { form?: Record<string, string> | FormData; json?: unknown; headers?: Record<string, string>; principal?: Principal }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+const TEMPLATES = [...new Set(ROUTES.map((r) => r.path))].sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0));
+
+export function templateFor(pathname: string): string {
+  const template = TEMPLATES.find((t) => matchTemplate(t, pathname) !== null);
+  if (!template) throw new Error(`No route matches ${pathname}`);
+  return template;
+}
+
+export async function startTestApp({ dialect, agents, env = {} }: { dialect: TestDialect; agents: AgentDefinition[]; env?: Record<string, string> }): Promise<TestApp> {
+  const id = `test-${process.pid}-${Date.now().toString(36)}-${++counter}`;
+  const dir = mkdtempSync(join(tmpdir(), "agentry-app-"));
+  const schema = `t_${id.replace(/-/g, "_")}`;
+  const databaseEnv: Record<string, string> =
+    dialect.name === "sqlite" ? { DATABASE_URL: `file:${join(dir, "agentry.db")}` } : { DATABASE_URL: postgresUrl, AGENTRY_DB_SCHEMA: schema };
+  const settings = testSettings({ env: { ...databaseEnv, ...env }, file: { database: { id }, agents } });
+  return {
+    settings,
+    db: () => getDatabase(settings),
+    async call(method, path, init = {}) {
+      const url = new URL(path, "http://127.0.0.1:7777");
+      const headers = new Headers(init.headers);
+      let body: BodyInit | undefined;
+      if (init.json !== undefined) {
+        headers.set("content-type", "application/json");
+        body = JSON.stringify(init.json);
+      } else if (init.form instanceof FormData) {
+        body = init.form;
+      } else if (init.form) {
+        headers.set("content-type", "application/x-www-form-urlencoded");
+        body = new URLSearchParams(init.form).toString();
+      }
+      const template = templateFor(url.pathname);
+      return dispatch(new Request(url, { method, headers, body }), template, {
+        settings,
+        routes: ROUTES.filter((r) => r.path === template),
+        principal: init.principal,
+      });
+    },
+    async close() {
+      const db = await appState().databases.get(id)?.catch(() => undefined);
+      appState().databases.delete(id);
+      await db?.close();
+      rmSync(dir, { recursive: true, force: true });
+      if (dialect.name === "postgres") {
+        const client = new pg.Client({ connectionString: postgresUrl });
+        await client.connect();
+        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await client.end();
+      }
+    },
+  };
+}
+
+/** Reads an SSE body to the end and returns its events (the JSON of each `data:` line). */
+export async function readSse(response: Response): Promise<Record<string, unknown>[]> {
+  const text = await response.text();
+  return text
+    .split("\n\n")
+    .map((frame) => frame.split("\n").find((line) => line.startsWith("data: ")))
+    .filter((line): line is string => !!line)
+    .map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>);
+}
