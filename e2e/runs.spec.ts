@@ -31,15 +31,15 @@ test("against next start: events stream one by one, and a run started by one rou
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toContain("text/event-stream");
   expect(response.headers.get("content-encoding")).toBeNull();
+  // Read by hand: breaking out of a for-await would close the stream.
   const events = sseEvents(response);
   let first: Json | undefined;
   const seen: Json[] = [];
-  for await (const event of events) {
-    seen.push(event);
-    if (event.event === "RunContent") {
-      first = event;
-      break;
-    }
+  while (!first) {
+    const next = await events.next();
+    if (next.done) break;
+    seen.push(next.value);
+    if (next.value.event === "RunContent") first = next.value;
   }
   // The model streams 40 words 150 ms apart: the first delta is here long before the run could end.
   expect(first?.content).toBe("word1 ");
