@@ -8,8 +8,8 @@ import type { Principal } from "@/lib/auth/principal.ts";
 import type { Db } from "@/lib/db/open-database.ts";
 import { appState, getDatabase } from "@/lib/http/app-context.ts";
 import { dispatch } from "@/lib/http/dispatch.ts";
-import { matchTemplate } from "@/lib/http/path-template.ts";
 import { ROUTES } from "@/lib/http/route-table.ts";
+import { templateFor } from "./api.ts";
 import { postgresUrl, type TestDialect } from "./databases.ts";
 import { testSettings } from "./settings.ts";
 
@@ -26,13 +26,6 @@ export interface TestApp {
 }
 
 let counter = 0;
-const TEMPLATES = [...new Set(ROUTES.map((r) => r.path))].sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0));
-
-export function templateFor(pathname: string): string {
-  const template = TEMPLATES.find((t) => matchTemplate(t, pathname) !== null);
-  if (!template) throw new Error(`No route matches ${pathname}`);
-  return template;
-}
 
 export async function startTestApp({ dialect, agents, env = {} }: { dialect: TestDialect; agents: AgentDefinition[]; env?: Record<string, string> }): Promise<TestApp> {
   const id = `test-${process.pid}-${Date.now().toString(36)}-${++counter}`;
