@@ -83,6 +83,10 @@ describe("agent runs through the API (scripted model, SQLite)", () => {
     const session = await getSession(db, { scope: adminScope(), sessionId: String(output.session_id) });
     expect(session?.runs.map((r) => r.run_id)).toEqual([output.run_id]);
     expect(session?.session_data?.session_metrics).toMatchObject({ input_tokens: 12, output_tokens: 3, total_tokens: 15 });
+    const listed = (await (await app.call("GET", `/agents/helper/runs?session_id=${output.session_id}&status=COMPLETED`)).json()) as Json[];
+    expect(listed).toEqual([expect.objectContaining({ run_id: output.run_id, run_input: "Hi", content: "Hello there!", status: "COMPLETED" })]);
+    expect((await (await app.call("GET", `/agents/helper/runs?session_id=${output.session_id}&status=ERROR`)).json())).toEqual([]);
+    expect((await app.call("GET", "/agents/helper/runs?session_id=missing")).status).toBe(404);
   });
 
   it("streams SSE events whose deltas add up to the final content, each carrying its event name", async () => {

@@ -21,7 +21,9 @@ import {
   RunOutputSchema,
   SessionQuery,
 } from "../schemas/agents.ts";
+import { RunSchema } from "../schemas/sessions.ts";
 import { frameStream, runEventStream, sseResponse } from "../sse.ts";
+import { toRunSchema } from "../views/run-views.ts";
 import { classifyUploads } from "./uploads.ts";
 import { parseResolutions } from "./continue-input.ts";
 
@@ -167,7 +169,7 @@ export const listRuns = defineRoute({
   access: { permission: "agents:read", resourceParam: "agent_id" },
   params: AgentParams,
   query: ListRunsQuery,
-  response: z.array(RunOutputSchema),
+  response: z.array(RunSchema),
   handler: async ({ input, principal, settings }) => {
     const agent = agentOr404(settings, input.params.agent_id);
     const db = await getDatabase(settings);
@@ -176,7 +178,7 @@ export const listRuns = defineRoute({
       throw new HttpError(404, `Session with ID ${input.query.session_id} not found`);
     }
     const runs = await getRuns(db, { scope, sessionId: input.query.session_id, status: input.query.status, agentId: agent.definition.id });
-    return runs.map((r) => r.run_data);
+    return runs.map((r) => toRunSchema(r.run_data));
   },
 });
 
