@@ -1,38 +1,14 @@
 import { ConflictError } from "../errors.ts";
 import type { Db } from "../open-database.ts";
-import { ownerForWrite, ownerSql, type DataScope } from "../scope.ts";
-import { getSession, getSessionRow, type SessionInput, type SessionType, type SessionWithRuns, type StoredSession } from "./sessions.ts";
+import { ownerSql, type DataScope } from "../scope.ts";
+import { SESSION_INSERT, getSession, getSessionRow, sessionInsertValues, type SessionInput, type SessionType, type SessionWithRuns, type StoredSession } from "./sessions.ts";
 
 /**
  * Creates a session that must not exist yet: one INSERT … ON CONFLICT DO NOTHING, so two creators
  * racing for an id cannot both win. An existing id (whoever owns it) is a ConflictError.
  */
 export async function createSession(db: Db, { scope, session }: { scope: DataScope; session: SessionInput }): Promise<StoredSession> {
-  const now = Math.floor(Date.now() / 1000);
-  const rows = await db.sql.query(
-    `INSERT INTO agno_sessions
-       (session_id, session_type, agent_id, team_id, workflow_id, user_id, session_data, agent_data, team_data,
-        workflow_data, metadata, summary, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (session_id) DO NOTHING
-     RETURNING session_id`,
-    [
-      session.sessionId,
-      session.sessionType,
-      session.agentId ?? null,
-      session.teamId ?? null,
-      session.workflowId ?? null,
-      ownerForWrite(scope, session.userId),
-      session.sessionData ?? null,
-      session.agentData ?? null,
-      session.teamData ?? null,
-      session.workflowData ?? null,
-      session.metadata ?? null,
-      session.summary ?? null,
-      session.createdAt ?? now,
-      now,
-    ],
-  );
+  const rows = await db.sql.query(`${SESSION_INSERT} ON CONFLICT (session_id) DO NOTHING RETURNING session_id`, sessionInsertValues(scope, session));
   if (rows.length === 0) throw new ConflictError(`Session with ID ${session.sessionId} already exists`);
   return (await getSessionRow(db, { scope: { kind: "admin" }, sessionId: session.sessionId }))!;
 }

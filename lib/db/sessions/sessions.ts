@@ -75,20 +75,42 @@ function toStoredSession(row: SessionRow): StoredSession {
   };
 }
 
+/** The INSERT head shared by every session write; its values come from sessionInsertValues. */
+export const SESSION_INSERT = `INSERT INTO agno_sessions
+       (session_id, session_type, agent_id, team_id, workflow_id, user_id, session_data, agent_data, team_data,
+        workflow_data, metadata, summary, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/** The values for SESSION_INSERT: the owner comes from the scope, never from the request alone. */
+export function sessionInsertValues(scope: DataScope, session: SessionInput): unknown[] {
+  const now = Math.floor(Date.now() / 1000);
+  return [
+    session.sessionId,
+    session.sessionType,
+    session.agentId ?? null,
+    session.teamId ?? null,
+    session.workflowId ?? null,
+    ownerForWrite(scope, session.userId),
+    session.sessionData ?? null,
+    session.agentData ?? null,
+    session.teamData ?? null,
+    session.workflowData ?? null,
+    session.metadata ?? null,
+    session.summary ?? null,
+    session.createdAt ?? now,
+    now,
+  ];
+}
+
 /**
  * Creates or updates a session row — never its runs (those are rows of their own). A non-admin
  * cannot overwrite a session that belongs to someone else: ConflictError, and nothing changes.
  */
 export async function upsertSession(db: Db, { scope, session }: { scope: DataScope; session: SessionInput }): Promise<StoredSession> {
-  const owner = ownerForWrite(scope, session.userId);
-  const now = Math.floor(Date.now() / 1000);
   const guard =
     scope.kind === "user" ? "WHERE agno_sessions.user_id IS NOT DISTINCT FROM excluded.user_id" : "";
   const rows = await db.sql.query<{ session_id: string }>(
-    `INSERT INTO agno_sessions
-       (session_id, session_type, agent_id, team_id, workflow_id, user_id, session_data, agent_data, team_data,
-        workflow_data, metadata, summary, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `${SESSION_INSERT}
      ON CONFLICT (session_id) DO UPDATE SET
        session_type = excluded.session_type, agent_id = excluded.agent_id, team_id = excluded.team_id,
        workflow_id = excluded.workflow_id, session_data = excluded.session_data, agent_data = excluded.agent_data,
@@ -96,22 +118,7 @@ export async function upsertSession(db: Db, { scope, session }: { scope: DataSco
        summary = excluded.summary, updated_at = excluded.updated_at
      ${guard}
      RETURNING session_id`,
-    [
-      session.sessionId,
-      session.sessionType,
-      session.agentId ?? null,
-      session.teamId ?? null,
-      session.workflowId ?? null,
-      owner,
-      session.sessionData ?? null,
-      session.agentData ?? null,
-      session.teamData ?? null,
-      session.workflowData ?? null,
-      session.metadata ?? null,
-      session.summary ?? null,
-      session.createdAt ?? now,
-      now,
-    ],
+    sessionInsertValues(scope, session),
   );
   if (rows.length === 0) throw new ConflictError(`Session ${session.sessionId} belongs to another user`);
   const stored = await getSessionRow(db, { scope: { kind: "admin" }, sessionId: session.sessionId });
