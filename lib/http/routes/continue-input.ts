@@ -1,4 +1,4 @@
-import type { Resolution } from "../../runtime/agent-run.ts";
+import type { Resolution } from "../../runtime/continue-run.ts";
 import { HttpError } from "../errors.ts";
 
 type Dict = Record<string, unknown>;

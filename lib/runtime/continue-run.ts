@@ -1,0 +1,111 @@
+import type { Db } from "../db/open-database.ts";
+import { getRun } from "../db/runs/runs.ts";
+import type { DataScope } from "../db/scope.ts";
+import { getSession } from "../db/sessions/sessions.ts";
+import { prepare, type StartedRun } from "./agent-run.ts";
+import type { RuntimeAgent } from "./agents.ts";
+import type { RetryPolicy } from "./model-step.ts";
+import { registerRun } from "./run-registry.ts";
+import type { RunOutput, ToolExecution } from "./run-output.ts";
+import { loop, runTools } from "./run-loop.ts";
+import { complete, settleFailure } from "./run-settle.ts";
+import { emit, newRunState } from "./run-state.ts";
+
+export interface Resolution {
+  tool_call_id: string;
+  confirmed?: boolean | null;
+  confirmation_note?: string | null;
+  user_input?: Record<string, unknown>;
+  external_result?: unknown;
+}
+
+export class ContinueError extends Error {
+  override readonly name = "ContinueError";
+  constructor(
+    message: string,
+    readonly status: 400 | 404 | 409,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Continues a PAUSED run with the human decisions for its requirements, as the same run id:
+ * confirmed tools run, rejected ones tell the model so, user input is merged into the arguments,
+ * external results are used as given. The PAUSED → RUNNING move is a compare-and-set, so a second
+ * continue of the same run gets 409.
+ */
+export async function continueAgentRun({
+  db,
+  agent,
+  scope,
+  runId,
+  sessionId,
+  resolutions,
+  claim,
+  retry,
+}: {
+  db: Db;
+  agent: RuntimeAgent;
+  scope: DataScope;
+  runId: string;
+  sessionId: string;
+  resolutions: Resolution[];
+  /** Moves the run PAUSED → RUNNING; false when it was not paused (or another continue won). */
+  claim: () => Promise<boolean>;
+  retry?: RetryPolicy;
+}): Promise<StartedRun> {
+  const stored = await getRun(db, { scope, runId, sessionId });
+  if (!stored || stored.agent_id !== agent.definition.id) throw new ContinueError("Run not found", 404);
+  const output = stored.run_data as unknown as RunOutput;
+  if (stored.status !== "PAUSED") throw new ContinueError(`Run ${runId} is ${stored.status}, not PAUSED: only a paused run can be continued`, 409);
+  const pending = output.requirements ?? [];
+  const byId = new Map(resolutions.map((r) => [r.tool_call_id, r]));
+  const resolved: ToolExecution[] = [];
+  for (const requirement of pending) {
+    const execution = requirement.tool_execution;
+    const decision = byId.get(execution.tool_call_id);
+    const next = { ...execution };
+    if (execution.requires_confirmation) {
+      if (typeof decision?.confirmed !== "boolean") throw new ContinueError(`Requirement ${requirement.id} (${execution.tool_name}) needs confirmed: true or false`, 400);
+      next.confirmed = decision.confirmed;
+      next.confirmation_note = decision.confirmation_note ?? null;
+    }
+    if (execution.requires_user_input) {
+      const values = decision?.user_input ?? {};
+      const missing = (execution.user_input_schema ?? []).filter((f) => values[f.name] === undefined || values[f.name] === null).map((f) => f.name);
+      if (missing.length > 0) throw new ContinueError(`Requirement ${requirement.id} (${execution.tool_name}) needs user input for: ${missing.join(", ")}`, 400);
+      next.user_input_schema = (execution.user_input_schema ?? []).map((f) => ({ ...f, value: values[f.name] }));
+      next.answered = true;
+    }
+    if (execution.external_execution_required) {
+      if (decision?.external_result === undefined) throw new ContinueError(`Requirement ${requirement.id} (${execution.tool_name}) needs the external execution's result`, 400);
+      next.result = decision.external_result;
+    }
+    resolved.push(next);
+  }
+  if (!(await claim())) throw new ContinueError(`Run ${runId} is no longer PAUSED (already continued?)`, 409);
+  output.status = "RUNNING";
+  output.requirements = null;
+  output.tools = output.tools.filter((t) => !resolved.some((r) => r.tool_call_id === t.tool_call_id));
+  const session = await getSession(db, { scope, sessionId });
+  const live = registerRun({ runId, sessionId, agentId: agent.definition.id, userId: output.user_id });
+  const firstEventIndex = live.nextIndex;
+  const state = newRunState({ db, agent, scope, live, output, retry, startedAt: performance.now() - (output.metrics?.duration ?? 0) * 1000 });
+  const done = (async () => {
+    try {
+      await prepare(state, session!);
+      emit(state, "RunContinued", { tools: resolved });
+      const toolsByName = new Map(state.tools.map((t) => [t.name, t]));
+      const stop = await runTools(state, resolved, toolsByName);
+      if (stop === "stop") {
+        output.content = output.tools[output.tools.length - 1]?.result ?? null;
+        return await complete(state);
+      }
+      return await loop(state);
+    } catch (error) {
+      return await settleFailure(state, error);
+    }
+  })();
+  return { runId, sessionId, live, firstEventIndex, done };
+}

@@ -1,0 +1,134 @@
+import { upsertRun } from "../db/runs/runs.ts";
+import { addSessionMetrics } from "../db/sessions/session-data.ts";
+import { log } from "../log.ts";
+import { extractMemories } from "./memory/user-memories.ts";
+import { ModelProviderError } from "./models/model-provider-error.ts";
+import { finishRun, RunCancelledSignal } from "./run-registry.ts";
+import type { RunOutput, RunRequirement, RunStatus, ToolExecution } from "./run-output.ts";
+import { checkpoint, emit, now, type RunState } from "./run-state.ts";
+
+async function persist(state: RunState, status: RunStatus): Promise<void> {
+  const { output } = state;
+  output.status = status;
+  output.metrics.duration = (performance.now() - state.startedAt) / 1000;
+  await upsertRun(state.db, { scope: state.scope, run: runRow(output) });
+}
+
+export function runRow(output: RunOutput) {
+  return {
+    runId: output.run_id,
+    sessionId: output.session_id,
+    runType: "agent" as const,
+    agentId: output.agent_id,
+    parentRunId: output.parent_run_id ?? null,
+    status: output.status,
+    runData: output as unknown as Record<string, unknown>,
+    createdAt: output.created_at,
+  };
+}
+
+export async function pause(state: RunState, pending: ToolExecution[]): Promise<RunOutput> {
+  const { output } = state;
+  output.requirements = pending.map(
+    (execution): RunRequirement => ({
+      id: execution.tool_call_id,
+      tool_execution: execution,
+      created_at: now(),
+      ...(execution.requires_confirmation ? { confirmation: null, confirmation_note: null } : {}),
+      ...(execution.requires_user_input ? { user_input_schema: execution.user_input_schema ?? [] } : {}),
+      ...(execution.external_execution_required ? { external_execution_result: null } : {}),
+    }),
+  );
+  output.tools.push(...pending.filter((p) => !output.tools.some((t) => t.tool_call_id === p.tool_call_id)));
+  await persist(state, "PAUSED");
+  await recordSessionMetrics(state);
+  emit(state, "RunPaused", { tools: pending, requirements: output.requirements, content: output.content });
+  finishRun(state.live, "PAUSED");
+  return output;
+}
+
+export async function complete(state: RunState): Promise<RunOutput> {
+  const { output } = state;
+  output.requirements = null;
+  emit(state, "RunContentCompleted");
+  if (state.agent.definition.updateMemoryOnRun && output.user_id && state.model) {
+    emit(state, "MemoryUpdateStarted");
+    try {
+      const added = await extractMemories({
+        db: state.db,
+        model: state.model,
+        userId: output.user_id,
+        agentId: state.agent.definition.id,
+        userMessage: String(output.input.input_content ?? ""),
+        answer: typeof output.content === "string" ? output.content : JSON.stringify(output.content),
+        signal: state.live.controller.signal,
+      });
+      emit(state, "MemoryUpdateCompleted", { memories: added });
+    } catch (error) {
+      checkpoint(state);
+      log.warn(`[run ${output.run_id}] memory update failed: ${(error as Error).message}`);
+      emit(state, "MemoryUpdateCompleted", { memories: [] });
+    }
+  }
+  await persist(state, "COMPLETED");
+  await recordSessionMetrics(state);
+  emit(state, "RunCompleted", {
+    content: output.content,
+    content_type: output.content_type,
+    metrics: output.metrics,
+    session_state: output.session_state,
+    metadata: output.metadata,
+    tools: output.tools.length > 0 ? output.tools : null,
+  });
+  finishRun(state.live, "COMPLETED");
+  return output;
+}
+
+async function recordSessionMetrics(state: RunState): Promise<void> {
+  const { metrics } = state.output;
+  await addSessionMetrics(state.db, {
+    scope: state.scope,
+    sessionId: state.output.session_id,
+    metrics: {
+      input_tokens: metrics.input_tokens,
+      output_tokens: metrics.output_tokens,
+      total_tokens: metrics.total_tokens,
+      cache_read_tokens: metrics.cache_read_tokens,
+      cache_write_tokens: metrics.cache_write_tokens,
+      reasoning_tokens: metrics.reasoning_tokens,
+    },
+    sessionState: state.output.session_state ?? undefined,
+  });
+}
+
+/** CANCELLED for a cancel request, ERROR (with a classified provider error) for anything else. */
+export async function settleFailure(state: RunState, error: unknown): Promise<RunOutput> {
+  const { output } = state;
+  const cancelled = error instanceof RunCancelledSignal || state.live.controller.signal.aborted;
+  try {
+    if (cancelled) {
+      const reason = error instanceof Error ? error.message : "Run cancelled";
+      output.error = { message: reason, error_type: "run_cancelled" };
+      await persist(state, "CANCELLED");
+      emit(state, "RunCancelled", { reason });
+      finishRun(state.live, "CANCELLED");
+      return output;
+    }
+    const classified = ModelProviderError.classify(error);
+    const providerFailure = error instanceof ModelProviderError || classified.kind !== "unknown";
+    const message = providerFailure ? classified.message : (error as Error)?.message ?? String(error);
+    const errorType = providerFailure ? classified.errorType : "run_error";
+    if (!providerFailure) log.error(`[run ${output.run_id}] ${(error as Error)?.stack ?? String(error)}`);
+    output.error = { message, error_type: errorType };
+    output.content = message;
+    await persist(state, "ERROR");
+    emit(state, "RunError", { content: message, error_type: errorType });
+    finishRun(state.live, "ERROR");
+    return output;
+  } catch (persistError) {
+    log.error(`[run ${output.run_id}] could not record the run's end: ${(persistError as Error).message}`);
+    output.status = cancelled ? "CANCELLED" : "ERROR";
+    finishRun(state.live, output.status);
+    return output;
+  }
+}

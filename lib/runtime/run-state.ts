@@ -1,0 +1,55 @@
+import type { LanguageModel } from "ai";
+import type { Db } from "../db/open-database.ts";
+import type { DataScope } from "../db/scope.ts";
+import type { RuntimeAgent } from "./agents.ts";
+import { makeEvent, type EventBase, type RunEvent, type RunEventName } from "./events.ts";
+import type { RetryPolicy } from "./model-step.ts";
+import { publish, RunCancelledSignal, type LiveRun } from "./run-registry.ts";
+import type { AgnoMessage, RunOutput } from "./run-output.ts";
+import type { ToolDefinition } from "./tools/types.ts";
+
+/** Everything one run (or one continuation of it) works with while it executes. */
+export const MAX_STORED_EVENTS = 10_000;
+
+export interface RunState {
+  db: Db;
+  agent: RuntimeAgent;
+  scope: DataScope;
+  live: LiveRun;
+  output: RunOutput;
+  base: EventBase;
+  /** System prompt and earlier runs' messages: sent to the model, not stored with this run. */
+  contextMessages: AgnoMessage[];
+  tools: ToolDefinition<unknown>[];
+  model: LanguageModel | null;
+  outputSchema?: Record<string, unknown>;
+  retry?: RetryPolicy;
+  startedAt: number;
+  dependencies?: Record<string, unknown> | null;
+}
+
+/** A run's state with its event base fields filled in from the output. */
+export function newRunState(fields: Omit<RunState, "base" | "contextMessages" | "tools" | "model">): RunState {
+  const { output } = fields;
+  return {
+    ...fields,
+    base: { agent_id: output.agent_id, agent_name: output.agent_name, run_id: output.run_id, session_id: output.session_id },
+    contextMessages: [],
+    tools: [],
+    model: null,
+  };
+}
+
+export const now = () => Math.floor(Date.now() / 1000);
+
+export function emit(state: RunState, name: RunEventName, fields: Record<string, unknown> = {}): RunEvent {
+  const event = publish(state.live, makeEvent(state.base, name, fields));
+  if (state.agent.definition.storeEvents && (state.output.events ??= []).length < MAX_STORED_EVENTS) {
+    state.output.events!.push(event);
+  }
+  return event;
+}
+
+export function checkpoint(state: RunState): void {
+  if (state.live.controller.signal.aborted) throw state.live.controller.signal.reason ?? new RunCancelledSignal();
+}
