@@ -8,6 +8,7 @@ import type { RuntimeAgent } from "./agents.ts";
 import type { RetryPolicy } from "./model-step.ts";
 import { resolveModel } from "./models/resolve-model.ts";
 import { memoriesSection } from "./memory/user-memories.ts";
+import { reasonFirst } from "./reasoning.ts";
 import { registerRun, type LiveRun } from "./run-registry.ts";
 import { emptyMetrics, type AgnoMessage, type RunOutput } from "./run-output.ts";
 import { loop } from "./run-loop.ts";
@@ -102,6 +103,7 @@ export async function startAgentRun(request: StartRunRequest): Promise<StartedRu
         content: request.attachments?.length ? attachmentContent(request.message, request.attachments) : request.message,
         created_at: now(),
       };
+      await reasonFirst(state, userMessage);
       output.messages.push(...state.contextMessages.filter((m) => m.role === "system"), userMessage);
       return await loop(state);
     } catch (error) {

@@ -18,7 +18,10 @@ export type RunEventName =
   | "ModelRequestStarted"
   | "ModelRequestCompleted"
   | "MemoryUpdateStarted"
-  | "MemoryUpdateCompleted";
+  | "MemoryUpdateCompleted"
+  | "ReasoningStarted"
+  | "ReasoningContentDelta"
+  | "ReasoningCompleted";
 
 export type RunEvent = { event: RunEventName; created_at: number; [field: string]: unknown };
 

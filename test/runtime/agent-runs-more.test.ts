@@ -36,6 +36,7 @@ describe("more of the run lifecycle", () => {
         { id: "plain", name: "Plain", model, tools: [confirmTool] },
         { id: "rememberer", name: "Rememberer", model, updateMemoryOnRun: true },
         { id: "historian", name: "Historian", model, searchPastSessions: true, numPastSessionsToSearch: 2, numPastSessionRunsInSearch: 2 },
+        { id: "thinker", name: "Thinker", model, reasoningModel: { ...model, id: "scripted-reasoner" } },
       ],
     });
   });
@@ -123,6 +124,19 @@ describe("more of the run lifecycle", () => {
     const result = JSON.stringify(output.tools[0].result);
     expect(result).toContain("Capital of France?");
     expect(result).not.toContain("Other user's question");
+  });
+
+  it("with a reasoningModel, reasons first and gives the reasoning to the main model", async () => {
+    server.script([{ text: "First, 17 is prime. Then double it." }, { text: "34" }]);
+    const events = await readSse(await app.call("POST", "/agents/thinker/runs", { form: { message: "Double the 7th prime" } }));
+    const names = events.map((e) => e.event);
+    expect(names.indexOf("ReasoningStarted")).toBeLessThan(names.indexOf("ReasoningCompleted"));
+    expect(names.indexOf("ReasoningCompleted")).toBeLessThan(names.indexOf("RunContent"));
+    expect(events.find((e) => e.event === "ReasoningCompleted")).toMatchObject({ reasoning_content: "First, 17 is prime. Then double it." });
+    expect(events.at(-1)).toMatchObject({ event: "RunCompleted", content: "34" });
+    const [reasoner, main] = server.requests.slice(-2);
+    expect(reasoner.body.model).toBe("scripted-reasoner");
+    expect(messageText(main.body.messages[0])).toContain("First, 17 is prime.");
   });
 
   it("answers with structured output when the form sends an output_schema", async () => {
