@@ -1,7 +1,10 @@
 import { timingSafeEqual, createHash } from "node:crypto";
 import type { Settings } from "../config/settings.ts";
 import { HttpError } from "../http/errors.ts";
+import { dashboardPrincipal } from "./dashboard-session.ts";
+import { verifyJwtPrincipal } from "./jwt.ts";
 import { ADMIN_SCOPE, type Principal } from "./principal.ts";
+import { authenticateServiceAccount, SERVICE_ACCOUNT_TOKEN_PREFIX } from "./service-accounts.ts";
 
 /** The trusted caller of auth mode `none`: admin, as in Agno, acting for whatever user_id it names. */
 export const TRUSTED_ADMIN: Principal = Object.freeze({
@@ -14,7 +17,8 @@ export const TRUSTED_ADMIN: Principal = Object.freeze({
 
 const SECURITY_KEY_ADMIN: Principal = Object.freeze({ ...TRUSTED_ADMIN, authenticatedBy: "security_key" });
 
-function bearerToken(request: Request): string | null {
+/** The bearer token, "" for a malformed Authorization header, null when there is none. */
+export function bearerToken(request: Request): string | null {
   const header = request.headers.get("authorization");
   if (!header) return null;
   const match = /^Bearer\s+(.+)$/i.exec(header.trim());
@@ -22,27 +26,35 @@ function bearerToken(request: Request): string | null {
 }
 
 /** Constant-time comparison of two secrets (hashed first so lengths never leak). */
-function sameSecret(a: string, b: string): boolean {
+export function sameSecret(a: string, b: string): boolean {
   const digest = (s: string) => createHash("sha256").update(s).digest();
   return timingSafeEqual(digest(a), digest(b));
 }
 
 /**
- * Builds the request's principal, or throws 401. Modes: `none` (trusted admin), `security_key`
- * (OS_SECURITY_KEY bearer, admin). JWT, service accounts and dashboard sessions — the non-admin
- * principals — come with the identity work; until then a JWT-configured server refuses to guess.
+ * Builds the request's principal, or throws 401. A service-account token (`agno_pat_…`) is always
+ * checked as one, whatever the mode; a same-origin request with no bearer token may carry a
+ * signed-in dashboard session. Otherwise the auth mode decides: `none` (trusted admin),
+ * `security_key` (OS_SECURITY_KEY bearer, admin) or `jwt` (JWT beats the key when both are set).
  */
-export function authenticate(request: Request, settings: Settings): Principal {
+export async function authenticate(request: Request, settings: Settings): Promise<Principal> {
+  const token = bearerToken(request);
+  if (token?.startsWith(SERVICE_ACCOUNT_TOKEN_PREFIX)) return authenticateServiceAccount(token, settings);
+  if (token === null) {
+    const dashboard = await dashboardPrincipal(request, settings);
+    if (dashboard) return dashboard;
+  }
   switch (settings.auth.mode) {
     case "none":
       return TRUSTED_ADMIN;
     case "security_key": {
-      const token = bearerToken(request);
       if (token === null) throw new HttpError(401, "Authorization header required");
       if (!token || !sameSecret(token, settings.auth.securityKey!)) throw new HttpError(401, "Invalid authentication token");
       return SECURITY_KEY_ADMIN;
     }
-    case "jwt":
-      throw new HttpError(501, "JWT authentication is configured but not available in this build yet");
+    case "jwt": {
+      if (token === null) throw new HttpError(401, "Authorization header required");
+      return verifyJwtPrincipal(token, settings);
+    }
   }
 }

@@ -14,6 +14,13 @@ export interface Principal {
   readonly scopes: readonly string[];
   readonly authenticatedBy: "none" | "security_key" | "jwt" | "service_account" | "dashboard";
   readonly isAdmin: boolean;
+  /** A JWT's `session_id` claim, when it carries one. */
+  readonly sessionId?: string;
+  /**
+   * Whether reads and writes are confined to the principal's own rows. On for every non-admin
+   * unless an install turned user isolation off (`auth.userIsolation: false`, single-tenant only).
+   */
+  readonly isolated?: boolean;
 }
 
 export const ADMIN_SCOPE = "agent_os:admin";
@@ -23,18 +30,24 @@ export const ADMIN_SCOPE = "agent_os:admin";
  * request names; an admin may name a user (or none, to see everyone's rows).
  */
 export function dataScopeFor(principal: Principal, requestedUserId?: string | null): DataScope {
-  if (principal.isAdmin) return adminScope(requestedUserId === undefined || requestedUserId === "" ? undefined : requestedUserId);
+  const requested = requestedUserId === undefined || requestedUserId === "" ? undefined : requestedUserId;
+  if (principal.isAdmin) return adminScope(requested);
   if (!principal.userId) throw new Error("a non-admin principal without a user id cannot touch data");
+  // Isolation is the default; a single-tenant install may turn it off and let users name a user.
+  if (principal.isolated === false) return adminScope(requested ?? principal.userId);
   return userScope(principal.userId);
 }
 
-/** Whether the principal holds `required` (admins hold everything; `x:*:y` matches any id). */
+/**
+ * Whether the principal holds `required` (admins hold everything). `x:*:y` grants `x:<id>:y`;
+ * a family scope `x:y` grants every `x:<id>:y`; Agno's legacy `system:*` means `config:*`.
+ * Fails closed: anything not granted is refused.
+ */
 export function hasScope(principal: Principal, required: string): boolean {
   if (principal.isAdmin || principal.scopes.includes(ADMIN_SCOPE)) return true;
-  if (principal.scopes.includes(required)) return true;
+  const held = new Set(principal.scopes.map((s) => s.replace(/^system:/, "config:")));
+  if (held.has(required)) return true;
   const [resource, idOrAction, action] = required.split(":");
-  if (action !== undefined) {
-    return principal.scopes.includes(`${resource}:*:${action}`) || principal.scopes.includes(`${resource}:${action}`);
-  }
-  return principal.scopes.includes(`${resource}:*:${idOrAction}`);
+  if (action !== undefined) return held.has(`${resource}:*:${action}`) || held.has(`${resource}:${action}`);
+  return held.has(`${resource}:*:${idOrAction}`);
 }

@@ -100,6 +100,13 @@ export const FileConfigSchema = z
         securityKey: z.string().optional(),
         verificationKeys: z.array(z.string()).optional(),
         jwksFile: z.string().optional(),
+        /** Beyond Agno: a JWKS URL (cached; refetched on an unknown kid at most once per 30 s). */
+        jwksUrl: z.string().url().optional(),
+        /** Checked only when set (Agno's default is not to check the audience). */
+        audience: z.string().optional(),
+        issuer: z.string().optional(),
+        /** On by default; turn off only for single-tenant installs. */
+        userIsolation: z.boolean().optional(),
         /** Removed in v3: present only so it can be rejected with a pointer to verificationKeys. */
         secretKey: z.unknown().optional(),
       })

@@ -13,7 +13,18 @@ export interface Settings {
   description?: string;
   server: { port: number; host: string; allowPublicBind: boolean };
   database: { url: string; schema: string; id: string; autoMigrate: boolean };
-  auth: { mode: AuthMode; securityKey?: string; verificationKeys: string[]; jwksFile?: string };
+  auth: {
+    mode: AuthMode;
+    securityKey?: string;
+    verificationKeys: string[];
+    jwksFile?: string;
+    /** Inline JWKS JSON (JWT_JWKS). */
+    jwks?: string;
+    jwksUrl?: string;
+    audience?: string;
+    issuer?: string;
+    userIsolation: boolean;
+  };
   /** Allowed CORS origins. With auth mode `none`, Agno's chat UI origin is added by default. */
   corsOrigins: string[];
   limits: { maxJsonBytes: number; maxUploadBytes: number };
@@ -72,7 +83,9 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
   );
   const jwksFile = pick<string | undefined>("auth.jwksFile", "JWT_JWKS_FILE", env.JWT_JWKS_FILE, file.auth?.jwksFile, undefined);
   const securityKey = pick<string | undefined>("auth.securityKey", "OS_SECURITY_KEY", env.OS_SECURITY_KEY, file.auth?.securityKey, undefined);
-  const mode: AuthMode = verificationKeys.length > 0 || jwksFile ? "jwt" : securityKey ? "security_key" : "none";
+  const jwksUrl = pick<string | undefined>("auth.jwksUrl", "JWT_JWKS_URL", env.JWT_JWKS_URL, file.auth?.jwksUrl, undefined);
+  const jwks = env.JWT_JWKS;
+  const mode: AuthMode = verificationKeys.length > 0 || jwksFile || jwksUrl || jwks ? "jwt" : securityKey ? "security_key" : "none";
 
   const host = pick("server.host", "HOST", env.HOST, file.server?.host, "127.0.0.1");
   const allowPublicBind = pick("server.allowPublicBind", "AGENTRY_ALLOW_PUBLIC_BIND", env.AGENTRY_ALLOW_PUBLIC_BIND, file.server?.allowPublicBind, false);
@@ -110,7 +123,17 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
       id: file.database?.id ?? "agentry-db",
       autoMigrate: file.database?.autoMigrate ?? true,
     },
-    auth: { mode, securityKey, verificationKeys, jwksFile },
+    auth: {
+      mode,
+      securityKey,
+      verificationKeys,
+      jwksFile,
+      jwks,
+      jwksUrl,
+      audience: pick<string | undefined>("auth.audience", "JWT_AUDIENCE", env.JWT_AUDIENCE, file.auth?.audience, undefined),
+      issuer: pick<string | undefined>("auth.issuer", "JWT_ISSUER", env.JWT_ISSUER, file.auth?.issuer, undefined),
+      userIsolation: pick("auth.userIsolation", "AGENTRY_USER_ISOLATION", env.AGENTRY_USER_ISOLATION, file.auth?.userIsolation, true),
+    },
     corsOrigins,
     limits: {
       maxJsonBytes: file.limits?.maxJsonBytes ?? MiB,

@@ -42,12 +42,13 @@ async function validate(schema: AnyRoute["query"], value: unknown, source: Input
 
 function authorize(route: AnyRoute, principal: Principal, params: Record<string, string>): void {
   if ("public" in route.access) return;
-  const { permission, resourceParam } = route.access;
+  const { permission, resourceParam, listFilter } = route.access;
   if (hasScope(principal, permission)) return;
+  const [resource, action] = permission.split(":");
   if (resourceParam && params[resourceParam] !== undefined) {
-    const [resource, action] = permission.split(":");
     if (hasScope(principal, `${resource}:${params[resourceParam]}:${action}`)) return;
   }
+  if (listFilter && principal.scopes.some((s) => s.startsWith(`${resource}:`) && s.endsWith(`:${action}`))) return;
   throw new HttpError(403, `Insufficient permissions. Required scope(s): ${permission}`);
 }
 
@@ -70,7 +71,7 @@ export async function dispatch(request: Request, template: string, { settings, r
     }
     const url = new URL(request.url);
     const rawParams = matchTemplate(template, url.pathname) ?? {};
-    const principal = "public" in route.access ? null : (asPrincipal ?? authenticate(request, settings));
+    const principal = "public" in route.access ? null : (asPrincipal ?? (await authenticate(request, settings)));
     if (principal) authorize(route, principal, rawParams);
 
     const params = await validate(route.params, rawParams, "path");

@@ -12,6 +12,11 @@ export type RouteAccess =
       readonly permission: string;
       /** Path param holding the resource id, so `agents:<id>:run` satisfies `agents:run`. */
       readonly resourceParam?: string;
+      /**
+       * A listing that filters itself by per-resource scopes: a caller holding only
+       * `agents:<id>:read` scopes gets in and sees just those; one with no scope of the family is 403.
+       */
+      readonly listFilter?: true;
     };
 
 type AnyZod = z.ZodType;

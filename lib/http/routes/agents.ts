@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { dataScopeFor, type Principal } from "../../auth/principal.ts";
+import { dataScopeFor, hasScope, type Principal } from "../../auth/principal.ts";
 import type { Settings } from "../../config/settings.ts";
 import { getRun, getRuns, transitionRunStatus } from "../../db/runs/runs.ts";
 import { getSession } from "../../db/sessions/sessions.ts";
@@ -90,9 +90,12 @@ export const listAgents = defineRoute({
   path: "/agents",
   summary: "List the configured agents",
   tags: ["Agents"],
-  access: { permission: "agents:read" },
+  access: { permission: "agents:read", listFilter: true },
   response: z.array(AgentResponseSchema),
-  handler: ({ settings }) => settings.agents.map((a) => agentResponse(findAgent(settings, a.id)!, settings)),
+  handler: ({ settings, principal }) =>
+    settings.agents
+      .filter((a) => hasScope(principal!, `agents:${a.id}:read`))
+      .map((a) => agentResponse(findAgent(settings, a.id)!, settings)),
 });
 
 export const getAgent = defineRoute({
