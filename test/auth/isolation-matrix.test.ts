@@ -1,0 +1,171 @@
+import { SignJWT } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { AgentDefinition } from "@/lib/config/define.ts";
+import { ROUTES } from "@/lib/http/route-table.ts";
+import { defineTool } from "@/lib/runtime/tools/types.ts";
+import { startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
+import { sqliteDialect } from "../support/databases.ts";
+import { startTestApp, type TestApp } from "../support/test-app.ts";
+
+/**
+ * The isolation matrix: every route of the table is either listed here with a request that
+ * touches user A's data, or explicitly declared as not touching owned data. A new route that is
+ * neither makes the first test fail, so it joins the matrix. Requests are authenticated for real
+ * (JWT mode, tokens signed with the configured secret); only "anonymous" sends no token.
+ */
+const SECRET = "isolation-matrix-secret-of-sufficient-length";
+const FULL = ["agents:read", "agents:run", "sessions:read", "sessions:write", "sessions:delete", "memories:read", "memories:write", "memories:delete", "config:read"];
+
+type Json = Record<string, unknown>;
+interface Ids { sessionId: string; runId: string; pausedRunId: string; pausedSessionId: string; memoryId: string; requirement: Json }
+interface Case {
+  method: string;
+  path: (ids: Ids) => string;
+  init?: (ids: Ids) => { form?: Record<string, string>; json?: unknown };
+  /** "denied": B gets no 2xx. "list": B gets 2xx without any of A's ids in the body. "stream-error": an SSE error event only. */
+  forB: "denied" | "list" | "stream-error";
+}
+
+const MATRIX: Record<string, Case> = {
+  "GET /sessions": { method: "GET", path: () => "/sessions", forB: "list" },
+  "DELETE /sessions": { method: "DELETE", path: () => "/sessions", init: (i) => ({ json: { session_ids: [i.sessionId], session_types: ["agent"] } }), forB: "list" },
+  "GET /sessions/{session_id}": { method: "GET", path: (i) => `/sessions/${i.sessionId}`, forB: "denied" },
+  "PATCH /sessions/{session_id}": { method: "PATCH", path: (i) => `/sessions/${i.sessionId}`, init: () => ({ json: { session_name: "hijacked" } }), forB: "denied" },
+  "DELETE /sessions/{session_id}": { method: "DELETE", path: (i) => `/sessions/${i.sessionId}`, forB: "denied" },
+  "POST /sessions/{session_id}/rename": { method: "POST", path: (i) => `/sessions/${i.sessionId}/rename`, init: () => ({ json: { session_name: "hijacked" } }), forB: "denied" },
+  "GET /sessions/{session_id}/runs": { method: "GET", path: (i) => `/sessions/${i.sessionId}/runs`, forB: "denied" },
+  "GET /sessions/{session_id}/runs/{run_id}": { method: "GET", path: (i) => `/sessions/${i.sessionId}/runs/${i.runId}`, forB: "denied" },
+  "GET /memories": { method: "GET", path: () => "/memories", forB: "list" },
+  "DELETE /memories": { method: "DELETE", path: () => "/memories", init: (i) => ({ json: { memory_ids: [i.memoryId] } }), forB: "list" },
+  "GET /memories/{memory_id}": { method: "GET", path: (i) => `/memories/${i.memoryId}`, forB: "denied" },
+  "PATCH /memories/{memory_id}": { method: "PATCH", path: (i) => `/memories/${i.memoryId}`, init: () => ({ json: { memory: "hijacked" } }), forB: "denied" },
+  "DELETE /memories/{memory_id}": { method: "DELETE", path: (i) => `/memories/${i.memoryId}`, forB: "denied" },
+  "GET /memory_topics": { method: "GET", path: () => "/memory_topics", forB: "list" },
+  "GET /user_memory_stats": { method: "GET", path: () => "/user_memory_stats", forB: "list" },
+  "POST /agents/{agent_id}/runs": { method: "POST", path: () => "/agents/iso/runs", init: (i) => ({ form: { message: "hi", session_id: i.sessionId, stream: "false" } }), forB: "denied" },
+  "GET /agents/{agent_id}/runs": { method: "GET", path: (i) => `/agents/iso/runs?session_id=${i.sessionId}`, forB: "denied" },
+  "GET /agents/{agent_id}/runs/{run_id}": { method: "GET", path: (i) => `/agents/iso/runs/${i.runId}?session_id=${i.sessionId}`, forB: "denied" },
+  "POST /agents/{agent_id}/runs/{run_id}/cancel": { method: "POST", path: (i) => `/agents/iso/runs/${i.runId}/cancel?session_id=${i.sessionId}`, forB: "denied" },
+  "POST /agents/{agent_id}/runs/{run_id}/continue": {
+    method: "POST",
+    path: (i) => `/agents/iso/runs/${i.pausedRunId}/continue`,
+    init: (i) => ({ form: { requirements: JSON.stringify([{ ...i.requirement, confirmation: true }]), session_id: i.pausedSessionId, stream: "false" } }),
+    forB: "denied",
+  },
+  "POST /agents/{agent_id}/runs/{run_id}/resume": { method: "POST", path: (i) => `/agents/iso/runs/${i.runId}/resume`, init: (i) => ({ form: { session_id: i.sessionId } }), forB: "stream-error" },
+};
+
+/** Routes that touch no user-owned rows (or only the caller's own new rows), and why. */
+const NOT_OWNED: Record<string, string> = {
+  "GET /": "public landing",
+  "GET /health": "public",
+  "GET /info": "public metadata",
+  "GET /config": "configuration, no user data",
+  "GET /openapi.json": "public docs",
+  "GET /docs": "public docs",
+  "GET /docs/{asset}": "public docs",
+  "POST /databases/all/migrate": "schema operation, config:write",
+  "POST /databases/{db_id}/migrate": "schema operation, config:write",
+  "GET /agents": "configured agents",
+  "GET /agents/{agent_id}": "a configured agent",
+  "GET /teams": "configured teams",
+  "GET /workflows": "configured workflows",
+  "POST /sessions": "creates a session owned by the caller",
+  "POST /memories": "creates a memory owned by the caller",
+  "POST /optimize-memories": "acts on the caller's own memories",
+};
+
+const IGNORED_PREFIXES = ["/queue/", "/service-accounts"];
+
+describe("the isolation matrix covers every route", () => {
+  it("lists each route either with an owned-data case or as not touching owned data", () => {
+    const unclassified = ROUTES.map((r) => `${r.method} ${r.path}`)
+      .filter((key) => !IGNORED_PREFIXES.some((p) => key.split(" ")[1].startsWith(p)))
+      .filter((key) => !(key in MATRIX) && !(key in NOT_OWNED));
+    expect(unclassified, "add these routes to the isolation matrix").toEqual([]);
+  });
+});
+
+describe("user B, anonymous and admin against user A's data", () => {
+  let server: ModelServer;
+  let app: TestApp;
+  let ids: Ids;
+  const tokens: Record<"a" | "b" | "admin", string> = { a: "", b: "", admin: "" };
+  const mint = (sub: string, scopes: string[]) =>
+    new SignJWT({ scopes }).setProtectedHeader({ alg: "HS256" }).setSubject(sub).setExpirationTime("10m").sign(new TextEncoder().encode(SECRET));
+  const as = (who: keyof typeof tokens | "anonymous"): Record<string, string> => (who === "anonymous" ? {} : { authorization: `Bearer ${tokens[who]}` });
+
+  beforeAll(async () => {
+    server = await startModelServer({ respond: () => ({ text: "ok" }) });
+    const guarded = defineTool({ name: "guarded", description: "needs confirmation", parameters: z.object({}), requiresConfirmation: true, execute: () => "done" });
+    const agents: AgentDefinition[] = [{ id: "iso", name: "Iso", model: { provider: "openai-compatible", id: "scripted", baseUrl: server.url, apiKey: "t" }, tools: [guarded] }];
+    app = await startTestApp({ dialect: sqliteDialect, agents, env: { JWT_VERIFICATION_KEY: SECRET } });
+    tokens.a = await mint("alice", FULL);
+    tokens.b = await mint("bob", FULL);
+    tokens.admin = await mint("root", ["agent_os:admin"]);
+    const run = (await (await app.call("POST", "/agents/iso/runs", { form: { message: "A's question", stream: "false" }, headers: as("a") })).json()) as Json;
+    server.enqueue({ toolCalls: [{ name: "guarded", arguments: {} }] });
+    const paused = (await (await app.call("POST", "/agents/iso/runs", { form: { message: "A's paused run", stream: "false" }, headers: as("a") })).json()) as Json;
+    const memory = (await (await app.call("POST", "/memories", { json: { memory: "A likes tea", topics: ["drinks"] }, headers: as("a") })).json()) as Json;
+    expect([run.status, paused.status, memory.user_id]).toEqual(["COMPLETED", "PAUSED", "alice"]);
+    ids = {
+      sessionId: String(run.session_id),
+      runId: String(run.run_id),
+      pausedRunId: String(paused.run_id),
+      pausedSessionId: String(paused.session_id),
+      memoryId: String(memory.memory_id),
+      requirement: (paused.requirements as Json[])[0],
+    };
+  });
+  afterAll(async () => {
+    await app.close();
+    await server.close();
+  });
+
+  const snapshot = async () => {
+    const session = await (await app.call("GET", `/sessions/${ids.sessionId}`, { headers: as("admin") })).json();
+    const memory = await (await app.call("GET", `/memories/${ids.memoryId}`, { headers: as("admin") })).json();
+    const paused = await (await app.call("GET", `/agents/iso/runs/${ids.pausedRunId}?session_id=${ids.pausedSessionId}`, { headers: as("admin") })).json();
+    return JSON.stringify({ session, memory, paused: (paused as Json).status });
+  };
+
+  it("B never sees or changes A's rows; anonymous gets 401", async () => {
+    const before = await snapshot();
+    const mine = [ids.sessionId, ids.runId, ids.memoryId, ids.pausedRunId, "A's question", "A likes tea", "drinks"];
+    for (const [key, c] of Object.entries(MATRIX)) {
+      const init = c.init?.(ids) ?? {};
+      const anonymous = await app.call(c.method, c.path(ids), { ...init, headers: as("anonymous") });
+      expect(anonymous.status, `anonymous ${key}`).toBe(401);
+      const response = await app.call(c.method, c.path(ids), { ...init, headers: as("b") });
+      const body = await response.text();
+      if (c.forB === "stream-error") {
+        expect(body, `B ${key}`).toMatch(/^event: error\ndata: \{"event":"error","error":"Run [^"]+ not found in buffer or database"\}\n\n$/);
+      } else if (c.forB === "denied") {
+        expect(response.status, `B ${key}: ${body}`).toBeGreaterThanOrEqual(400);
+        expect(response.status, `B ${key}`).not.toBe(500);
+      } else {
+        expect(response.status, `B ${key}: ${body}`).toBeLessThan(500);
+        for (const secret of mine) expect(body, `B ${key} leaked ${secret}`).not.toContain(secret);
+      }
+    }
+    expect(await snapshot(), "A's data changed through B's requests").toBe(before);
+  });
+
+  it("an admin can read and act on A's rows", async () => {
+    const reads = ["GET /sessions/{session_id}", "GET /sessions/{session_id}/runs", "GET /sessions/{session_id}/runs/{run_id}", "GET /memories/{memory_id}", "GET /agents/{agent_id}/runs/{run_id}"];
+    for (const key of reads) {
+      const c = MATRIX[key];
+      const response = await app.call(c.method, c.path(ids), { ...(c.init?.(ids) ?? {}), headers: as("admin") });
+      expect(response.status, `admin ${key}`).toBe(200);
+    }
+    const listed = await (await app.call("GET", "/sessions?user_id=alice", { headers: as("admin") })).text();
+    expect(listed).toContain(ids.sessionId);
+    const c = MATRIX["POST /agents/{agent_id}/runs/{run_id}/continue"];
+    const continued = await app.call(c.method, c.path(ids), { ...c.init!(ids), headers: as("admin") });
+    expect(continued.status).toBe(200);
+    expect(((await continued.json()) as Json).status).toBe("COMPLETED");
+    const deleted = await app.call("DELETE", `/memories/${ids.memoryId}`, { headers: as("admin") });
+    expect(deleted.status).toBe(204);
+  });
+});
