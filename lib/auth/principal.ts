@@ -1,4 +1,5 @@
 import { adminScope, userScope, type DataScope } from "../db/scope.ts";
+import { scopeGrants, scopeOverlaps } from "./scope-match.ts";
 
 export type AuthMode = "none" | "security_key" | "jwt";
 
@@ -7,7 +8,7 @@ export type AuthMode = "none" | "security_key" | "jwt";
  * `agent_os:admin` holders) may act for any user; everyone else acts as itself.
  */
 export interface Principal {
-  readonly kind: "admin" | "user";
+  readonly kind: "admin" | "user" | "service_account";
   /** The caller's own user id; null for a trusted admin caller with no identity of its own. */
   readonly userId: string | null;
   /** Agno scope strings the caller holds (`agents:read`, `agents:<id>:run`, `agent_os:admin`, …). */
@@ -21,6 +22,11 @@ export interface Principal {
    * unless an install turned user isolation off (`auth.userIsolation: false`, single-tenant only).
    */
   readonly isolated?: boolean;
+  /**
+   * Scopes taken away (a service account's `deny` entries). Checked before anything is granted,
+   * admin included: a deny wins over any allow, wildcards too.
+   */
+  readonly deniedScopes?: readonly string[];
 }
 
 export const ADMIN_SCOPE = "agent_os:admin";
@@ -40,14 +46,14 @@ export function dataScopeFor(principal: Principal, requestedUserId?: string | nu
 
 /**
  * Whether the principal holds `required` (admins hold everything). `x:*:y` grants `x:<id>:y`;
- * a family scope `x:y` grants every `x:<id>:y`; Agno's legacy `system:*` means `config:*`.
+ * a family scope `x:y` grants every `x:<id>:y`; `x:*` grants every action of x; Agno's legacy
+ * `system:*` means `config:*`. A `deniedScopes` entry overlapping `required` refuses it first.
  * Fails closed: anything not granted is refused.
  */
 export function hasScope(principal: Principal, required: string): boolean {
+  const legacy = (s: string) => s.replace(/^system:/, "config:");
+  if (principal.deniedScopes?.some((d) => scopeOverlaps(legacy(d), required))) return false;
   if (principal.isAdmin || principal.scopes.includes(ADMIN_SCOPE)) return true;
-  const held = new Set(principal.scopes.map((s) => s.replace(/^system:/, "config:")));
-  if (held.has(required)) return true;
-  const [resource, idOrAction, action] = required.split(":");
-  if (action !== undefined) return held.has(`${resource}:*:${action}`) || held.has(`${resource}:${action}`);
-  return held.has(`${resource}:*:${idOrAction}`);
+  // scopeGrants: exact, `x:*:y`, family `x:y`, and `x:*` (every action of x).
+  return principal.scopes.some((s) => scopeGrants(legacy(s), required));
 }

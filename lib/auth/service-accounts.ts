@@ -1,14 +1,60 @@
 import type { Settings } from "../config/settings.ts";
+import { adminScope, userScope, type DataScope } from "../db/scope.ts";
+import { LAST_USED_RESOLUTION_SECONDS, touchLastUsed, unsafeFindServiceAccountByTokenHash, type StoredServiceAccount } from "../db/service-accounts/service-accounts.ts";
+import { getDatabase } from "../http/app-context.ts";
 import { HttpError } from "../http/errors.ts";
+import { log } from "../log.ts";
 import type { Principal } from "./principal.ts";
+import { effectiveScopes } from "./service-account-scopes.ts";
+import { hashServiceAccountToken, isWellFormedServiceAccountToken } from "./service-account-tokens.ts";
 
-/** Service-account tokens (the hosted API's keys) start with this. */
-export const SERVICE_ACCOUNT_TOKEN_PREFIX = "agno_pat_";
+export { SERVICE_ACCOUNT_TOKEN_PREFIX } from "./service-account-tokens.ts";
+
+/** The user id a service account acts as: `sa:<id>` (ids are stable; names are reused after revocation). */
+export const serviceAccountUserId = (accountId: string) => `sa:${accountId}`;
 
 /**
- * The principal of a service-account token. Until service accounts are stored here, every such
- * token is unknown: 401, never a fallback to another mode.
+ * The principal of a service account. Never an admin: even with `agent_os:admin` granted (which
+ * passes every scope check but a denied one) its data is always self-scoped to `sa:<id>`, as in
+ * Agno, so it sees only rows it wrote itself — not its owner's, not anyone else's.
  */
-export async function authenticateServiceAccount(_token: string, _settings: Settings): Promise<Principal> {
-  throw new HttpError(401, "Invalid authentication token");
+export function serviceAccountPrincipal(account: StoredServiceAccount): Principal {
+  const { scopes, deniedScopes } = effectiveScopes(account.scopes);
+  const principal: Principal = {
+    kind: "service_account",
+    userId: serviceAccountUserId(account.id),
+    scopes,
+    deniedScopes,
+    authenticatedBy: "service_account",
+    isAdmin: false,
+    isolated: true,
+  };
+  return Object.freeze(principal);
+}
+
+/** The scope of the account's owner (an admin-created account may have none). */
+function ownerScope(account: StoredServiceAccount): DataScope {
+  return account.user_id === null ? adminScope(null) : userScope(account.user_id);
+}
+
+/**
+ * The principal of an `agno_pat_…` bearer token, in every auth mode (its scopes are enforced even
+ * when the mode trusts everyone else as admin). 401s: unknown or malformed → "Invalid
+ * authentication token"; revoked; expired. Records the use at most once a minute per account.
+ */
+export async function authenticateServiceAccount(token: string, settings: Settings): Promise<Principal> {
+  if (!isWellFormedServiceAccountToken(token)) throw new HttpError(401, "Invalid authentication token");
+  const db = await getDatabase(settings);
+  const account = await unsafeFindServiceAccountByTokenHash(db, hashServiceAccountToken(token));
+  if (!account) throw new HttpError(401, "Invalid authentication token");
+  const now = Math.floor(Date.now() / 1000);
+  if (account.revoked_at !== null) throw new HttpError(401, "Service account token has been revoked");
+  if (account.expires_at !== null && account.expires_at <= now) throw new HttpError(401, "Service account token has expired");
+  // Skip the write entirely while the stored time is fresh; the UPDATE is conditional as well.
+  if (account.last_used_at === null || account.last_used_at <= now - LAST_USED_RESOLUTION_SECONDS) {
+    await touchLastUsed(db, { scope: ownerScope(account), id: account.id, now }).catch((error: unknown) => {
+      log.warn(`[auth] could not record the use of service account ${account.id}: ${(error as Error).message}`);
+    });
+  }
+  return serviceAccountPrincipal(account);
 }

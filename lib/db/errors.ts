@@ -16,6 +16,11 @@ export class ConflictError extends Error {
   override readonly name = "ConflictError";
 }
 
+/** The scope may not do this at all (a member calling an admin-only function). */
+export class PermissionError extends Error {
+  override readonly name = "PermissionError";
+}
+
 /** A row that does not exist for this scope (existence is never revealed across owners). */
 export class NotFoundError extends Error {
   override readonly name = "NotFoundError";

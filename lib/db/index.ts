@@ -14,3 +14,4 @@ export * from "./memories/memory-stats.ts";
 export * from "./metrics/metrics.ts";
 export * from "./schema-versions/schema-versions.ts";
 export * from "./sessions/session-data.ts";
+export * from "./service-accounts/service-accounts.ts";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ZodError } from "zod";
 import { ConfigError } from "../config/define.ts";
-import { ConflictError, MigrationRequiredError, NotFoundError, PaginationError, schemaErrorFrom } from "../db/errors.ts";
+import { ConflictError, MigrationRequiredError, NotFoundError, PaginationError, PermissionError, schemaErrorFrom } from "../db/errors.ts";
 import { LegacyCleanupRefusedError } from "../db/sessions/legacy-runs.ts";
 import { log } from "../log.ts";
 
@@ -64,6 +64,7 @@ export function errorResponse(caught: unknown, logError: (message: string) => vo
     return json(422, { detail: [{ type: "value_error", loc: ["query", error.field], msg: `${error.field}: ${error.message}` }] });
   }
   if (error instanceof NotFoundError) return json(404, { detail: error.message });
+  if (error instanceof PermissionError) return json(403, { detail: error.message });
   if (error instanceof ConflictError || error instanceof LegacyCleanupRefusedError) return json(409, { detail: error.message });
   const errorId = randomUUID();
   if (error instanceof MigrationRequiredError) {

@@ -7,6 +7,7 @@ import { MEMORY_ROUTES } from "./routes/memories.ts";
 import { MEMORY_INSIGHT_ROUTES } from "./routes/memory-insights.ts";
 import { SESSION_RUN_ROUTES } from "./routes/session-runs.ts";
 import { SESSION_ROUTES } from "./routes/sessions.ts";
+import { SERVICE_ACCOUNT_ROUTES } from "./routes/service-accounts.ts";
 import type { AnyRoute } from "./route.ts";
 
 /**
@@ -25,6 +26,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...SESSION_RUN_ROUTES,
   ...MEMORY_ROUTES,
   ...MEMORY_INSIGHT_ROUTES,
+  ...SERVICE_ACCOUNT_ROUTES,
   ...docsRoutes(() => ROUTES),
   ...DISABLED_FEATURES,
 ];

@@ -1,0 +1,30 @@
+/**
+ * What a dashboard member may do through the API: use the agents, teams and workflows, and manage
+ * its own sessions, memories, schedules and approvals. Isolation confines all of it to the
+ * member's own rows. Admin-only surfaces (config writes, migrations, the queue, service accounts,
+ * user management) are not here.
+ */
+export const MEMBER_SCOPES: readonly string[] = Object.freeze([
+  "config:read",
+  "agents:read",
+  "agents:run",
+  "teams:read",
+  "teams:run",
+  "workflows:read",
+  "workflows:run",
+  "sessions:read",
+  "sessions:write",
+  "sessions:delete",
+  "memories:read",
+  "memories:write",
+  "memories:delete",
+  "knowledge:read",
+  "learnings:read",
+  "evals:read",
+  "traces:read",
+  "schedules:read",
+  "schedules:write",
+  "schedules:delete",
+  "approvals:read",
+  "approvals:write",
+]);

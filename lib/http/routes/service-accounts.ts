@@ -1,0 +1,150 @@
+import { randomUUID } from "node:crypto";
+import type { z } from "zod";
+import type { Principal } from "../../auth/principal.ts";
+import { assertMayGrant } from "../../auth/service-account-scopes.ts";
+import { mintServiceAccountToken } from "../../auth/service-account-tokens.ts";
+import {
+  adminScope,
+  createServiceAccount,
+  listServiceAccounts,
+  revokeServiceAccount,
+  userScope,
+  type DataScope,
+  type StoredServiceAccount,
+} from "../../db/index.ts";
+import { getDatabase } from "../app-context.ts";
+import { elapsedMs } from "../data-access.ts";
+import { HttpError } from "../errors.ts";
+import { defineRoute } from "../route.ts";
+import { isoTime } from "../schemas/list-query.ts";
+import {
+  CreateServiceAccountBody,
+  CreatedServiceAccountSchema,
+  DEFAULT_EXPIRES_IN_DAYS,
+  ListServiceAccountsQuery,
+  ServiceAccountListSchema,
+  ServiceAccountParams,
+  ServiceAccountSchema,
+} from "../schemas/service-accounts.ts";
+
+/**
+ * The Service Accounts API (reference §2.13): service_accounts:write / :read / :delete. Accounts
+ * live in the default database. The plaintext token appears in the POST's 201 and nowhere else.
+ */
+
+const TAGS = ["Service Accounts"];
+const DAY_SECONDS = 86_400;
+
+/**
+ * Whose accounts a caller manages: an admin everyone's; anyone else only its own. Credentials
+ * ignore the single-tenant isolation switch on purpose: no user may list or revoke another's keys.
+ */
+function accountScope(principal: Principal | null): DataScope {
+  if (!principal) throw new HttpError(401, "Authentication required");
+  if (principal.isAdmin) return adminScope();
+  if (!principal.userId) throw new HttpError(403, "A caller without a user id cannot manage service accounts");
+  return userScope(principal.userId);
+}
+
+function toView(account: StoredServiceAccount, now = Math.floor(Date.now() / 1000)): z.infer<typeof ServiceAccountSchema> {
+  return {
+    id: account.id,
+    name: account.name,
+    user_id: account.user_id,
+    token_prefix: account.token_prefix,
+    scopes: account.scopes,
+    created_at: isoTime(account.created_at)!,
+    expires_at: isoTime(account.expires_at),
+    last_used_at: isoTime(account.last_used_at),
+    revoked_at: isoTime(account.revoked_at),
+    created_by: account.created_by,
+    active: account.revoked_at === null && (account.expires_at === null || account.expires_at > now),
+  };
+}
+
+export const createServiceAccountRoute = defineRoute({
+  method: "POST",
+  path: "/service-accounts",
+  summary: "Create a service account; its token is returned once, in this response only",
+  tags: TAGS,
+  access: { permission: "service_accounts:write" },
+  body: CreateServiceAccountBody,
+  response: CreatedServiceAccountSchema,
+  status: 201,
+  handler: async ({ input: { body }, principal, settings }) => {
+    const scope = accountScope(principal);
+    assertMayGrant({ caller: principal!, entries: body.scopes, allowPrivileged: body.allow_privileged_scopes });
+    const now = Math.floor(Date.now() / 1000);
+    const days = body.never_expires ? null : (body.expires_in_days ?? DEFAULT_EXPIRES_IN_DAYS);
+    const minted = mintServiceAccountToken();
+    const db = await getDatabase(settings);
+    const account = await createServiceAccount(db, {
+      scope,
+      account: {
+        id: randomUUID(),
+        name: body.name,
+        tokenHash: minted.hash,
+        tokenPrefix: minted.prefix,
+        scopes: body.scopes,
+        expiresAt: days === null ? null : now + days * DAY_SECONDS,
+        // An admin's account is its own (none for an identity-less admin, so only admins see it).
+        userId: principal!.userId,
+        createdBy: principal!.userId ?? `admin:${principal!.authenticatedBy}`,
+        now,
+      },
+    });
+    return { ...toView(account, now), token: minted.token };
+  },
+});
+
+export const listServiceAccountsRoute = defineRoute({
+  method: "GET",
+  path: "/service-accounts",
+  summary: "List service accounts (your own; an admin sees all), paginated and sorted",
+  tags: TAGS,
+  access: { permission: "service_accounts:read" },
+  query: ListServiceAccountsQuery,
+  response: ServiceAccountListSchema,
+  handler: async ({ input: { query }, principal, settings }) => {
+    const scope = accountScope(principal);
+    const db = await getDatabase(settings);
+    const started = performance.now();
+    const { accounts, totalCount } = await listServiceAccounts(db, {
+      scope,
+      includeRevoked: query.include_revoked,
+      page: query.page,
+      limit: query.limit,
+      sortBy: query.sort_by,
+      sortOrder: query.sort_order,
+    });
+    const now = Math.floor(Date.now() / 1000);
+    return {
+      data: accounts.map((a) => toView(a, now)),
+      meta: {
+        page: query.page,
+        limit: query.limit,
+        total_pages: Math.ceil(totalCount / query.limit),
+        total_count: totalCount,
+        search_time_ms: elapsedMs(started),
+      },
+    };
+  },
+});
+
+export const revokeServiceAccountRoute = defineRoute({
+  method: "DELETE",
+  path: "/service-accounts/{service_account_id}",
+  summary: "Revoke a service account (its token stops working at once; the record is kept)",
+  tags: TAGS,
+  access: { permission: "service_accounts:delete" },
+  params: ServiceAccountParams,
+  status: 204,
+  handler: async ({ input: { params }, principal, settings }) => {
+    const scope = accountScope(principal);
+    const db = await getDatabase(settings);
+    const revoked = await revokeServiceAccount(db, { scope, id: params.service_account_id });
+    if (!revoked) throw new HttpError(404, `Service account with ID ${params.service_account_id} not found`);
+  },
+});
+
+export const SERVICE_ACCOUNT_ROUTES = [createServiceAccountRoute, listServiceAccountsRoute, revokeServiceAccountRoute];
