@@ -37,6 +37,8 @@ export interface StartRunRequest {
   /** Input metadata recorded on the run (names, types, sizes of uploads). */
   inputMedia?: { images?: unknown[]; files?: unknown[]; audios?: unknown[]; videos?: unknown[] };
   retry?: RetryPolicy;
+  /** false when the client waits for the whole RunOutput (model calls need not stream). */
+  stream?: boolean;
   /** A run id chosen by the caller (a cancel may already be recorded for it); default a new UUID. */
   runId?: string;
 }
@@ -60,7 +62,7 @@ export async function startAgentRun(request: StartRunRequest): Promise<StartedRu
   const { db, agent, scope } = request;
   const sessionId = request.sessionId || randomUUID();
   const runId = request.runId ?? randomUUID();
-  const session = await ensureSession(db, { scope, agent, sessionId, userId: request.userId, sessionState: request.sessionState });
+  const session = await ensureSession(db, { scope, agent, sessionId, isNew: !request.sessionId, userId: request.userId, sessionState: request.sessionState });
   const spec = agent.definition.model;
   const output: RunOutput = {
     run_id: runId,
@@ -93,6 +95,7 @@ export async function startAgentRun(request: StartRunRequest): Promise<StartedRu
     retry: request.retry,
     startedAt: performance.now(),
     dependencies: request.dependencies,
+    stream: request.stream,
   });
   const done = (async () => {
     try {
@@ -126,12 +129,22 @@ function attachmentContent(text: string, attachments: NonNullable<StartRunReques
 
 async function ensureSession(
   db: Db,
-  { scope, agent, sessionId, userId, sessionState }: { scope: DataScope; agent: RuntimeAgent; sessionId: string; userId: string | null; sessionState?: Record<string, unknown> | null },
+  {
+    scope,
+    agent,
+    sessionId,
+    isNew,
+    userId,
+    sessionState,
+  }: { scope: DataScope; agent: RuntimeAgent; sessionId: string; isNew: boolean; userId: string | null; sessionState?: Record<string, unknown> | null },
 ): Promise<SessionWithRuns> {
-  const existing = await getSession(db, { scope, sessionId });
-  if (existing) return existing;
+  // A client-named session may exist already (its runs are the history); a new id cannot.
+  if (!isNew) {
+    const existing = await getSession(db, { scope, sessionId });
+    if (existing) return existing;
+  }
   try {
-    await upsertSession(db, {
+    const created = await upsertSession(db, {
       scope,
       session: {
         sessionId,
@@ -142,12 +155,12 @@ async function ensureSession(
         agentData: { name: agent.definition.name, agent_id: agent.definition.id, model: agent.definition.model ? { id: agent.definition.model.id, provider: agent.definition.model.provider } : null },
       },
     });
+    return { ...created, runs: [] };
   } catch (error) {
     // Another user's session id: answer as if it did not exist, so existence never leaks.
     if (error instanceof ConflictError) throw new NotFoundError(`Session ${sessionId} not found`);
     throw error;
   }
-  return (await getSession(db, { scope, sessionId }))!;
 }
 
 /** Resolves the model and builds the context: instructions, memories, history, tools. */

@@ -44,6 +44,7 @@ export async function continueAgentRun({
   resolutions,
   claim,
   retry,
+  stream,
 }: {
   db: Db;
   agent: RuntimeAgent;
@@ -54,6 +55,7 @@ export async function continueAgentRun({
   /** Moves the run PAUSED → RUNNING; false when it was not paused (or another continue won). */
   claim: () => Promise<boolean>;
   retry?: RetryPolicy;
+  stream?: boolean;
 }): Promise<StartedRun> {
   const stored = await getRun(db, { scope, runId, sessionId });
   if (!stored || stored.agent_id !== agent.definition.id) throw new ContinueError("Run not found", 404);
@@ -91,7 +93,7 @@ export async function continueAgentRun({
   const session = await getSession(db, { scope, sessionId });
   const live = registerRun({ runId, sessionId, agentId: agent.definition.id, userId: output.user_id });
   const firstEventIndex = live.nextIndex;
-  const state = newRunState({ db, agent, scope, live, output, retry, startedAt: performance.now() - (output.metrics?.duration ?? 0) * 1000 });
+  const state = newRunState({ db, agent, scope, live, output, retry, stream, startedAt: performance.now() - (output.metrics?.duration ?? 0) * 1000 });
   const done = (async () => {
     try {
       await prepare(state, session!);

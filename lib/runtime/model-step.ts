@@ -1,4 +1,4 @@
-import { Output, jsonSchema, streamText, tool, type FlexibleSchema, type LanguageModel, type ModelMessage, type ToolSet } from "ai";
+import { Output, generateText, jsonSchema, streamText, tool, type FlexibleSchema, type LanguageModel, type ModelMessage, type ToolSet } from "ai";
 import { z } from "zod";
 import { ModelProviderError } from "./models/model-provider-error.ts";
 import { RunCancelledSignal } from "./run-registry.ts";
@@ -83,12 +83,14 @@ export async function callModelStep(options: {
   output?: ReturnType<typeof outputSpec>;
   providerOptions?: Record<string, Record<string, never>>;
   retry?: RetryPolicy;
+  /** false: one non-streamed request (a client that asked for stream=false needs no deltas). */
+  stream?: boolean;
 }): Promise<StepResult> {
   const retry = options.retry ?? DEFAULT_RETRY;
   for (let attempt = 1; ; attempt++) {
     let streamed = false;
     try {
-      return await streamOnce(options, () => (streamed = true));
+      return options.stream === false ? await generateOnce(options) : await streamOnce(options, () => (streamed = true));
     } catch (error) {
       if (options.signal.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : new RunCancelledSignal();
       const classified = ModelProviderError.classify(error);
@@ -99,6 +101,45 @@ export async function callModelStep(options: {
       await sleep(delay, options.signal);
     }
   }
+}
+
+async function generateOnce(options: Parameters<typeof callModelStep>[0]): Promise<StepResult> {
+  const started = performance.now();
+  const result = await generateText({
+    model: options.model,
+    system: options.system,
+    messages: options.messages,
+    tools: Object.keys(options.tools).length > 0 ? options.tools : undefined,
+    abortSignal: options.signal,
+    maxRetries: 0,
+    output: options.output,
+    providerOptions: options.providerOptions,
+  });
+  const usage = result.usage;
+  const toolCalls = result.toolCalls.map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, input: c.input }));
+  let output: unknown;
+  if (options.output && toolCalls.length === 0 && result.text) {
+    try {
+      output = result.output;
+    } catch {
+      output = undefined;
+    }
+  }
+  if (result.text) options.onDelta(result.text);
+  return {
+    text: result.text,
+    reasoning: result.reasoningText ?? "",
+    toolCalls,
+    usage: {
+      inputTokens: usage.inputTokens ?? 0,
+      outputTokens: usage.outputTokens ?? 0,
+      cacheReadTokens: usage.inputTokenDetails?.cacheReadTokens ?? 0,
+      cacheWriteTokens: usage.inputTokenDetails?.cacheWriteTokens ?? 0,
+      reasoningTokens: usage.outputTokenDetails?.reasoningTokens ?? 0,
+    },
+    timeToFirstToken: result.text ? (performance.now() - started) / 1000 : null,
+    output,
+  };
 }
 
 async function streamOnce(options: Parameters<typeof callModelStep>[0], markStreamed: () => void): Promise<StepResult> {

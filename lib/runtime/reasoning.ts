@@ -24,6 +24,7 @@ export async function reasonFirst(state: RunState, userMessage: AgnoMessage): Pr
     tools: {},
     signal: state.live.controller.signal,
     retry: state.retry,
+    stream: state.stream,
     onDelta: (text) => emit(state, "ReasoningContentDelta", { reasoning_content: text }),
   });
   const reasoning = [result.reasoning, result.text].filter(Boolean).join("\n");

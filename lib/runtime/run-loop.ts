@@ -32,6 +32,7 @@ export async function loop(state: RunState): Promise<RunOutput> {
       output: output$,
       providerOptions: providerOptionsFor(state.agent.definition.model),
       retry: state.retry,
+      stream: state.stream,
       onDelta: (text) => emit(state, "RunContent", { content: text, content_type: "str" }),
       onRetry: (error, attempt, delayMs) => log.warn(`[run ${output.run_id}] ${error.kind} from the model provider; retry ${attempt} in ${Math.round(delayMs)} ms`),
     });

@@ -26,6 +26,8 @@ export interface RunState {
   retry?: RetryPolicy;
   startedAt: number;
   dependencies?: Record<string, unknown> | null;
+  /** false when the client waits for the RunOutput: model calls need not stream. */
+  stream?: boolean;
 }
 
 /** A run's state with its event base fields filled in from the output. */

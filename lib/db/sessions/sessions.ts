@@ -56,6 +56,23 @@ type SessionRow = Omit<StoredSession, "created_at" | "updated_at" | "session_typ
 
 const asObject = (value: unknown) => (value && typeof value === "object" ? (value as Record<string, unknown>) : null);
 
+/** The session columns every read selects (the legacy `runs` blob is read separately). */
+const SESSION_COLUMNS = `session_id, session_type, agent_id, team_id, workflow_id, user_id, session_data, agent_data, team_data,
+              workflow_data, metadata, summary, created_at, updated_at`;
+
+/** A raw row (JSON as text on SQLite) as a StoredSession. */
+function fromRawRow(row: Record<string, unknown>): StoredSession {
+  return toStoredSession({
+    ...(row as SessionRow),
+    session_data: parseJson(row.session_data),
+    agent_data: parseJson(row.agent_data),
+    team_data: parseJson(row.team_data),
+    workflow_data: parseJson(row.workflow_data),
+    metadata: parseJson(row.metadata),
+    summary: parseJson(row.summary),
+  } as SessionRow);
+}
+
 function toStoredSession(row: SessionRow): StoredSession {
   return {
     session_id: row.session_id,
@@ -109,7 +126,7 @@ export function sessionInsertValues(scope: DataScope, session: SessionInput): un
 export async function upsertSession(db: Db, { scope, session }: { scope: DataScope; session: SessionInput }): Promise<StoredSession> {
   const guard =
     scope.kind === "user" ? "WHERE agno_sessions.user_id IS NOT DISTINCT FROM excluded.user_id" : "";
-  const rows = await db.sql.query<{ session_id: string }>(
+  const rows = await db.sql.query(
     `${SESSION_INSERT}
      ON CONFLICT (session_id) DO UPDATE SET
        session_type = excluded.session_type, agent_id = excluded.agent_id, team_id = excluded.team_id,
@@ -117,20 +134,22 @@ export async function upsertSession(db: Db, { scope, session }: { scope: DataSco
        team_data = excluded.team_data, workflow_data = excluded.workflow_data, metadata = excluded.metadata,
        summary = excluded.summary, updated_at = excluded.updated_at
      ${guard}
-     RETURNING session_id`,
+     RETURNING ${SESSION_COLUMNS}`,
     sessionInsertValues(scope, session),
   );
   if (rows.length === 0) throw new ConflictError(`Session ${session.sessionId} belongs to another user`);
-  const stored = await getSessionRow(db, { scope: { kind: "admin" }, sessionId: session.sessionId });
-  return stored!;
+  return fromRawRow(rows[0]);
 }
 
 /** One session row without its runs, or null when it does not exist for this scope (or type). */
 export async function getSessionRow(db: Db, { scope, sessionId, sessionType }: { scope: DataScope; sessionId: string; sessionType?: SessionType }) {
-  const row = await db.prisma.session.findFirst({
-    where: { session_id: sessionId, ...(sessionType ? { session_type: sessionType } : {}), ...ownerWhere(scope) },
-  });
-  return row ? toStoredSession(row as SessionRow) : null;
+  // Raw SQL on this hot path (every run reads its session): one indexed lookup, no query planning.
+  const owner = ownerSql(scope);
+  const [row] = await db.sql.query(
+    `SELECT ${SESSION_COLUMNS} FROM agno_sessions WHERE session_id = ?${sessionType ? " AND session_type = ?" : ""} AND ${owner.clause}`,
+    [sessionId, ...(sessionType ? [sessionType] : []), ...owner.params],
+  );
+  return row ? fromRawRow(row) : null;
 }
 
 /**
@@ -145,10 +164,14 @@ export async function getSession(
   const session = await getSessionRow(db, options);
   if (!session) return null;
   const [rows, legacy] = await Promise.all([
-    db.prisma.run.findMany({ where: { session_id: session.session_id }, orderBy: { run_index: "asc" } }),
+    db.sql.query<Parameters<typeof toStoredRun>[0] & Record<string, unknown>>(
+      `SELECT run_id, session_id, run_type, agent_id, team_id, workflow_id, user_id, parent_run_id, status, run_index, run_data, created_at, updated_at
+         FROM agno_runs WHERE session_id = ? ORDER BY run_index`,
+      [session.session_id],
+    ),
     readLegacyRuns(db, session.session_id),
   ]);
-  return { ...session, runs: mergeRuns(legacy, rows.map(toStoredRun)) };
+  return { ...session, runs: mergeRuns(legacy, rows.map((row) => toStoredRun({ ...row, run_data: parseJson(row.run_data) }))) };
 }
 
 /** Legacy blob runs (position = index) overlaid by stored rows with the same run_id. */
@@ -209,8 +232,7 @@ export async function listSessions(db: Db, options: ListSessionsOptions): Promis
   const escape = options.sessionName ? " ESCAPE '\\'" : "";
   const [rows, counts] = await Promise.all([
     db.sql.query<SessionRow & Record<string, unknown>>(
-      `SELECT session_id, session_type, agent_id, team_id, workflow_id, user_id, session_data, agent_data, team_data,
-              workflow_data, metadata, summary, created_at, updated_at
+      `SELECT ${SESSION_COLUMNS}
          FROM agno_sessions WHERE ${whereSql}${escape}
         ORDER BY ${sortBy} ${sortOrder}, session_id ${sortOrder}
         ${take !== undefined ? `LIMIT ${take} OFFSET ${skip}` : ""}`,
@@ -218,17 +240,7 @@ export async function listSessions(db: Db, options: ListSessionsOptions): Promis
     ),
     db.sql.query<{ n: number }>(`SELECT COUNT(*) AS n FROM agno_sessions WHERE ${whereSql}${escape}`, params),
   ]);
-  const sessions = rows.map((row) =>
-    toStoredSession({
-      ...row,
-      session_data: parseJson(row.session_data),
-      agent_data: parseJson(row.agent_data),
-      team_data: parseJson(row.team_data),
-      workflow_data: parseJson(row.workflow_data),
-      metadata: parseJson(row.metadata),
-      summary: parseJson(row.summary),
-    } as SessionRow),
-  );
+  const sessions = rows.map(fromRawRow);
   return { sessions, totalCount: Number(counts[0]?.n ?? 0) };
 }
 

@@ -160,6 +160,7 @@ export const createRun = defineRoute({
       outputSchema: form.output_schema ?? undefined,
       attachments: uploads.attachments,
       inputMedia: uploads.media,
+      stream: form.stream,
     });
     return form.stream ? streamRun(started) : finishedRun(started);
   },
@@ -255,6 +256,7 @@ export const continueRun = defineRoute({
         sessionId: form.session_id,
         resolutions,
         claim: () => transitionRunStatus(db, { scope, runId, sessionId: form.session_id, from: "PAUSED", to: "RUNNING" }),
+        stream: form.stream,
       });
       return form.stream ? streamRun(started) : finishedRun(started);
     } catch (error) {
