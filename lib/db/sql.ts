@@ -66,9 +66,22 @@ function withBusyRetry<T>(fn: () => T): T {
   }
 }
 
+const STATEMENT_CACHE_SIZE = 256;
+
 export function sqliteExecutor(connection: BetterSqlite3.Database): SqlExecutor {
+  // Preparing is a real cost per call; statements are reused by text (oldest evicted first).
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  const prepare = (text: string): BetterSqlite3.Statement => {
+    let prepared = cache.get(text);
+    if (!prepared) {
+      prepared = connection.prepare(text);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      cache.set(text, prepared);
+    }
+    return prepared;
+  };
   const run = (statement: Statement): { changes: number; rows?: Row[] } => {
-    const prepared = connection.prepare(statement.text);
+    const prepared = prepare(statement.text);
     const params = (statement.params ?? []).map(sqliteParam);
     if (prepared.reader) return { changes: 0, rows: prepared.all(...params) as Row[] };
     return { changes: prepared.run(...params).changes };

@@ -3,7 +3,8 @@ import { ConflictError, NotFoundError } from "../db/errors.ts";
 import type { Db } from "../db/open-database.ts";
 import { upsertRun } from "../db/runs/runs.ts";
 import type { DataScope } from "../db/scope.ts";
-import { getSession, upsertSession, type SessionWithRuns } from "../db/sessions/sessions.ts";
+import { getRecentRuns } from "../db/runs/runs.ts";
+import { getSessionRow, upsertSession, type StoredSession } from "../db/sessions/sessions.ts";
 import type { RuntimeAgent } from "./agents.ts";
 import type { RetryPolicy } from "./model-step.ts";
 import { resolveModel } from "./models/resolve-model.ts";
@@ -100,7 +101,7 @@ export async function startAgentRun(request: StartRunRequest): Promise<StartedRu
   const done = (async () => {
     try {
       emit(state, "RunStarted", { model: output.model, model_provider: output.model_provider });
-      await prepare(state, session);
+      await prepare(state);
       const userMessage: AgnoMessage = {
         role: "user",
         content: request.attachments?.length ? attachmentContent(request.message, request.attachments) : request.message,
@@ -137,10 +138,10 @@ async function ensureSession(
     userId,
     sessionState,
   }: { scope: DataScope; agent: RuntimeAgent; sessionId: string; isNew: boolean; userId: string | null; sessionState?: Record<string, unknown> | null },
-): Promise<SessionWithRuns> {
-  // A client-named session may exist already (its runs are the history); a new id cannot.
+): Promise<StoredSession> {
+  // A client-named session may exist already; a new id cannot.
   if (!isNew) {
-    const existing = await getSession(db, { scope, sessionId });
+    const existing = await getSessionRow(db, { scope, sessionId });
     if (existing) return existing;
   }
   try {
@@ -155,7 +156,7 @@ async function ensureSession(
         agentData: { name: agent.definition.name, agent_id: agent.definition.id, model: agent.definition.model ? { id: agent.definition.model.id, provider: agent.definition.model.provider } : null },
       },
     });
-    return { ...created, runs: [] };
+    return created;
   } catch (error) {
     // Another user's session id: answer as if it did not exist, so existence never leaks.
     if (error instanceof ConflictError) throw new NotFoundError(`Session ${sessionId} not found`);
@@ -164,7 +165,7 @@ async function ensureSession(
 }
 
 /** Resolves the model and builds the context: instructions, memories, history, tools. */
-export async function prepare(state: RunState, session: SessionWithRuns): Promise<void> {
+export async function prepare(state: RunState): Promise<void> {
   const { agent, db, output } = state;
   const definition = agent.definition;
   state.model = resolveModel(definition.id, definition.model);
@@ -180,9 +181,15 @@ export async function prepare(state: RunState, session: SessionWithRuns): Promis
   const system = sections.filter(Boolean).join("\n\n");
   state.contextMessages = system ? [{ role: "system", content: system, created_at: now() }] : [];
   if (definition.addHistoryToContext) {
-    const previous = session.runs.filter((r) => r.run_id !== output.run_id && r.status === "COMPLETED").slice(-(definition.numHistoryRuns ?? 3));
+    const previous = await getRecentRuns(db, {
+      scope: state.scope,
+      sessionId: output.session_id,
+      status: "COMPLETED",
+      limit: definition.numHistoryRuns ?? 3,
+      excludeRunId: output.run_id,
+    });
     for (const run of previous) {
-      for (const message of (run.messages as AgnoMessage[] | undefined) ?? []) {
+      for (const message of (run.run_data.messages as AgnoMessage[] | undefined) ?? []) {
         if (message.role !== "system" && !message.from_history) state.contextMessages.push({ ...message, from_history: true });
       }
     }

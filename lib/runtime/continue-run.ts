@@ -1,7 +1,6 @@
 import type { Db } from "../db/open-database.ts";
 import { getRun } from "../db/runs/runs.ts";
 import type { DataScope } from "../db/scope.ts";
-import { getSession } from "../db/sessions/sessions.ts";
 import { prepare, type StartedRun } from "./agent-run.ts";
 import type { RuntimeAgent } from "./agents.ts";
 import type { RetryPolicy } from "./model-step.ts";
@@ -90,13 +89,12 @@ export async function continueAgentRun({
   output.status = "RUNNING";
   output.requirements = null;
   output.tools = output.tools.filter((t) => !resolved.some((r) => r.tool_call_id === t.tool_call_id));
-  const session = await getSession(db, { scope, sessionId });
   const live = registerRun({ runId, sessionId, agentId: agent.definition.id, userId: output.user_id });
   const firstEventIndex = live.nextIndex;
   const state = newRunState({ db, agent, scope, live, output, retry, stream, startedAt: performance.now() - (output.metrics?.duration ?? 0) * 1000 });
   const done = (async () => {
     try {
-      await prepare(state, session!);
+      await prepare(state);
       emit(state, "RunContinued", { tools: resolved });
       const toolsByName = new Map(state.tools.map((t) => [t.name, t]));
       const stop = await runTools(state, resolved, toolsByName);

@@ -29,13 +29,17 @@ export interface RunSubscriber {
 
 export const MAX_BUFFERED_EVENTS = 10_000;
 const TRIM_BATCH = 1_000;
-const FINISHED_RUN_TTL_MS = 60 * 60 * 1000;
+/** Finished runs stay resumable from memory this long (then from their stored events). */
+const FINISHED_RUN_TTL_MS = 15 * 60 * 1000;
+/** Expired entries are swept at most this often, so registering a run stays O(1). */
+const SWEEP_INTERVAL_MS = 30_000;
 const CANCEL_INTENT_TTL_MS = 24 * 60 * 60 * 1000;
 
 interface RegistryState {
   runs: Map<string, LiveRun>;
   /** run_id → when cancel was requested; kept even for runs that have not started yet. */
   cancelIntents: Map<string, number>;
+  lastSweep: number;
 }
 
 const key = Symbol.for("agentry.run-registry");
@@ -43,12 +47,15 @@ type Holder = { [key]?: RegistryState };
 
 function state(): RegistryState {
   const holder = globalThis as Holder;
-  holder[key] ??= { runs: new Map(), cancelIntents: new Map() };
+  holder[key] ??= { runs: new Map(), cancelIntents: new Map(), lastSweep: Date.now() };
   return holder[key];
 }
 
 function sweep(now = Date.now()): void {
-  const { runs, cancelIntents } = state();
+  const registry = state();
+  if (now - registry.lastSweep < SWEEP_INTERVAL_MS) return;
+  registry.lastSweep = now;
+  const { runs, cancelIntents } = registry;
   for (const [id, run] of runs) if (run.done && now - (run.finishedAt ?? now) > FINISHED_RUN_TTL_MS) runs.delete(id);
   for (const [id, at] of cancelIntents) if (now - at > CANCEL_INTENT_TTL_MS) cancelIntents.delete(id);
 }

@@ -1,4 +1,5 @@
 import { NotFoundError } from "../errors.ts";
+import { parseJson } from "../json.ts";
 import type { Db } from "../open-database.ts";
 import { pageWindow, type PageRequest } from "../pagination.ts";
 import { ownerSql, ownerWhere, type DataScope } from "../scope.ts";
@@ -213,4 +214,23 @@ export async function transitionRunStatus(
     [to, to, Math.floor(Date.now() / 1000), runId, from, ...owner.params, ...(sessionId ? [sessionId] : [])],
   );
   return changed === 1;
+}
+
+/**
+ * The last `limit` runs of a session with this status, oldest first — what a run replays as
+ * history. One indexed read of just those rows, however long the session is.
+ */
+export async function getRecentRuns(
+  db: Db,
+  { scope, sessionId, status, limit, excludeRunId }: { scope: DataScope; sessionId: string; status: string; limit: number; excludeRunId?: string },
+): Promise<StoredRun[]> {
+  if (limit <= 0) return [];
+  const owner = ownerSql(scope);
+  const rows = await db.sql.query<Parameters<typeof toStoredRun>[0] & Record<string, unknown>>(
+    `SELECT run_id, session_id, run_type, agent_id, team_id, workflow_id, user_id, parent_run_id, status, run_index, run_data, created_at, updated_at
+       FROM agno_runs WHERE session_id = ? AND status = ? AND ${owner.clause}${excludeRunId ? " AND run_id <> ?" : ""}
+      ORDER BY run_index DESC LIMIT ${Math.floor(limit)}`,
+    [sessionId, status, ...owner.params, ...(excludeRunId ? [excludeRunId] : [])],
+  );
+  return rows.reverse().map((row) => toStoredRun({ ...row, run_data: parseJson(row.run_data) }));
 }

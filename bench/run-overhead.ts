@@ -1,0 +1,795 @@
+/**
+ * Run-overhead benchmark: what Agentry itself costs per agent run, against a scripted model that
+ * answers at once, in the same process, over real HTTP.
+ *
+ *   1. Non-streaming runs: POST /agents/{id}/runs (stream=false), sequentially, through the real
+ *      route table and dispatcher hosted on a node:http server (IncomingMessage → Fetch Request,
+ *      Fetch Response → ServerResponse), driven by fetch with keep-alive.
+ *   2. A baseline on the same server and database: a bare node:http handler that does the same
+ *      database writes (upsertSession, upsertRun RUNNING, upsertRun COMPLETED with a run_data of
+ *      the same size, addSessionMetrics) and the same model HTTP call (a plain non-streaming fetch
+ *      to /v1/chat/completions). The two series alternate in blocks (ABBA) so noise hits both.
+ *   3. Streaming throughput: ONE SSE connection (stream=true) of a run whose model streams tens of
+ *      thousands of tiny deltas with no delay: `data:` frames per second at the client, over HTTP
+ *      and through the dispatcher in-process, next to the scripted model's own rate.
+ *
+ *   npm run bench:run-overhead                     # SQLite in a temporary file (removed at the end)
+ *   npm run bench:run-overhead -- --postgres       # PostgreSQL, in a throw-away schema (dropped)
+ *   BENCH_DATABASE_URL=postgresql://… npm run bench:run-overhead
+ *
+ * Options: --runs=500 --warmup=50 --block=25 --chunks=50000 --stream-repeats=3
+ *          --url=postgresql://…  --sqlite (ignore BENCH_DATABASE_URL)  --keep (keep the file / schema)
+ * See bench/README.md.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
+
+import { startModelServer, type ChatCompletionRequest, type ModelServer, type ScriptStep } from "../e2e/fixtures/model-server.ts";
+import type { AgentDefinition } from "../lib/config/define.ts";
+import { parseEnv, readEnv } from "../lib/config/env.ts";
+import { resolveSettings, type Settings } from "../lib/config/settings.ts";
+import { addSessionMetrics, getRun, upsertRun, upsertSession, type DataScope, type Db } from "../lib/db/index.ts";
+import { appState, getDatabase } from "../lib/http/app-context.ts";
+import { dispatch, notFound } from "../lib/http/dispatch.ts";
+import { matchTemplate } from "../lib/http/path-template.ts";
+import { ROUTES } from "../lib/http/route-table.ts";
+import type { AnyRoute } from "../lib/http/route.ts";
+
+// ---------------------------------------------------------------------------------------------
+// Options
+// ---------------------------------------------------------------------------------------------
+
+const DEFAULT_PG_URL = "postgresql://postgres@127.0.0.1:5432/test";
+const args = process.argv.slice(2);
+const flag = (name: string) => args.includes(`--${name}`);
+const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+
+const unknownArgs = args.filter(
+  (a) => !/^--(postgres|sqlite|keep|help|runs=.*|warmup=.*|block=.*|chunks=.*|stream-repeats=.*|url=.*)$/.test(a),
+);
+if (flag("help") || unknownArgs.length > 0) {
+  if (unknownArgs.length > 0) console.error(`Unknown argument(s): ${unknownArgs.join(" ")}`);
+  console.error(
+    "usage: tsx bench/run-overhead.ts [--sqlite | --postgres | --url=postgresql://…] [--runs=500] [--warmup=50] [--block=25]\n" +
+      "                                [--chunks=50000] [--stream-repeats=3] [--keep]\n" +
+      "       BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test selects PostgreSQL too.",
+  );
+  process.exit(unknownArgs.length > 0 ? 2 : 0);
+}
+
+const intOption = (name: string, fallback: number, min: number): number => {
+  const raw = option(name);
+  const value = raw === undefined ? fallback : Number(raw.replace(/_/g, ""));
+  if (!Number.isInteger(value) || value < min) {
+    console.error(`--${name} must be an integer >= ${min}, got '${raw}'`);
+    process.exit(2);
+  }
+  return value;
+};
+const RUNS = intOption("runs", 500, 1);
+const WARMUP = intOption("warmup", 50, 1);
+const BLOCK = intOption("block", 25, 1);
+const CHUNKS = intOption("chunks", 50_000, 1);
+const STREAM_REPEATS = intOption("stream-repeats", 3, 1);
+const KEEP = flag("keep");
+
+const isPg = (u: string | undefined): u is string => !!u && /^postgres(ql)?:\/\//i.test(u);
+const envUrl = process.env.BENCH_DATABASE_URL || undefined;
+if (envUrl && !isPg(envUrl)) {
+  console.error("BENCH_DATABASE_URL must be a postgresql:// URL (SQLite always runs in a temporary file)");
+  process.exit(2);
+}
+const optionUrl = option("url");
+if (optionUrl !== undefined && !isPg(optionUrl)) {
+  console.error("--url must be a postgresql:// URL (SQLite always runs in a temporary file)");
+  process.exit(2);
+}
+/** PostgreSQL when asked for (--postgres, --url, BENCH_DATABASE_URL); --sqlite wins over the env var. */
+const url = optionUrl ?? (flag("postgres") ? (envUrl ?? DEFAULT_PG_URL) : flag("sqlite") ? undefined : envUrl);
+const DIALECT: "sqlite" | "postgres" = isPg(url) ? "postgres" : "sqlite";
+
+// Quiet the "[migrate] …" info lines unless a level is set. agentry.config.ts (imported by lib/http)
+// has already parsed and cached the environment, so the cached copy is what lib/log reads.
+if (!process.env.AGENTRY_LOG_LEVEL) readEnv().AGENTRY_LOG_LEVEL = "warn";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ADMIN: DataScope = { kind: "admin" };
+const AGENT_ID = "bench";
+const AGENT_NAME = "Bench Agent";
+const INSTRUCTIONS =
+  "You are a helpful assistant for an operations team. Answer concisely, cite the records you used, " +
+  "and ask a clarifying question when the request is ambiguous. Use markdown for lists and tables.";
+const USER_MESSAGE = "What is the status of order 4711, and when will it ship?";
+const ANSWER = "Order 4711 is packed and ships tomorrow morning by courier.";
+const STREAM_MESSAGE = "stream-bench: answer with many tiny deltas";
+/** Targets (see bench/README.md). */
+const TARGET_RATIO = 2;
+const TARGET_EVENTS_PER_SECOND = 20_000;
+
+// ---------------------------------------------------------------------------------------------
+// Statistics and formatting
+// ---------------------------------------------------------------------------------------------
+
+interface LatencyStats {
+  runs: number;
+  runsPerSecond: number;
+  meanMs: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  minMs: number;
+  maxMs: number;
+}
+
+/** Nearest-rank percentile. */
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+function latencyStats(samples: number[]): LatencyStats {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const total = samples.reduce((a, b) => a + b, 0);
+  return {
+    runs: samples.length,
+    runsPerSecond: samples.length / (total / 1000),
+    meanMs: total / samples.length,
+    p50Ms: percentile(sorted, 50),
+    p90Ms: percentile(sorted, 90),
+    p99Ms: percentile(sorted, 99),
+    minMs: sorted[0],
+    maxMs: sorted[sorted.length - 1],
+  };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const fmtMs = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
+const fmtRatio = (r: number) => (r >= 10 ? `${r.toFixed(1)}x` : `${r.toFixed(2)}x`);
+const fmtInt = (n: number) => Math.round(n).toLocaleString("en-US");
+function fmtBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${Math.round(bytes)} B`;
+}
+
+function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+  return [line(headers), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Counting SSE frames as they arrive
+// ---------------------------------------------------------------------------------------------
+
+const DATA = Buffer.from("data: ");
+
+/** Counts `data: ` lines in a byte stream, across chunk boundaries. */
+class FrameCounter {
+  frames = 0;
+  bytes = 0;
+  private tail: Buffer = Buffer.alloc(0);
+  /** The byte before `tail`; a newline at the stream start, so a first line counts. */
+  private before = 0x0a;
+
+  push(chunk: Uint8Array): void {
+    this.bytes += chunk.byteLength;
+    const view = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const buf = this.tail.length > 0 ? Buffer.concat([this.tail, view]) : view;
+    for (let i = buf.indexOf(DATA); i !== -1; i = buf.indexOf(DATA, i + DATA.length)) {
+      if ((i === 0 ? this.before : buf[i - 1]) === 0x0a) this.frames++;
+    }
+    const keep = Math.min(DATA.length - 1, buf.length);
+    if (buf.length > keep) this.before = buf[buf.length - keep - 1];
+    this.tail = Buffer.from(buf.subarray(buf.length - keep));
+  }
+}
+
+interface StreamSample {
+  /** `data:` frames received. */
+  frames: number;
+  bytes: number;
+  /** From sending the request to the first body byte. */
+  firstByteMs: number;
+  /** From the first body byte to the end of the stream. */
+  streamMs: number;
+  /** frames / streamMs. */
+  eventsPerSecond: number;
+  /** frames / (request sent → end): includes setting the run up and, for the model alone, its burst before the first byte. */
+  eventsPerSecondTotal: number;
+}
+
+async function readStream(response: Response, sentAt: number): Promise<StreamSample> {
+  if (!response.ok || !response.body) throw new Error(`stream request failed: HTTP ${response.status} ${await response.text()}`);
+  const counter = new FrameCounter();
+  const reader = response.body.getReader();
+  let first = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (first === 0) first = performance.now();
+    counter.push(value);
+  }
+  const end = performance.now();
+  const streamMs = end - first;
+  return {
+    frames: counter.frames,
+    bytes: counter.bytes,
+    firstByteMs: first - sentAt,
+    streamMs,
+    eventsPerSecond: counter.frames / (streamMs / 1000),
+    eventsPerSecondTotal: counter.frames / ((end - sentAt) / 1000),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The HTTP server: Agentry's dispatcher behind a node:http adapter, and the bare baseline route
+// ---------------------------------------------------------------------------------------------
+
+const TEMPLATES = [...new Set(ROUTES.map((r) => r.path))].sort(
+  (a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0),
+);
+const ROUTES_BY_TEMPLATE = new Map<string, AnyRoute[]>(TEMPLATES.map((t) => [t, ROUTES.filter((r) => r.path === t)]));
+const templateCache = new Map<string, string | null>();
+
+/** The route template serving a pathname (what Next's file-system router resolves), memoized. */
+function templateFor(pathname: string): string | null {
+  let template = templateCache.get(pathname);
+  if (template === undefined) {
+    template = TEMPLATES.find((t) => matchTemplate(t, pathname) !== null) ?? null;
+    if (templateCache.size > 10_000) templateCache.clear();
+    templateCache.set(pathname, template);
+  }
+  return template;
+}
+
+/** IncomingMessage → Fetch Request, the body as a stream; aborted when the client goes away. */
+function toFetchRequest(req: IncomingMessage, res: ServerResponse, origin: string): Request {
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
+  const method = req.method ?? "GET";
+  const controller = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  const hasBody = method !== "GET" && method !== "HEAD";
+  const init: RequestInit & { duplex?: "half" } = {
+    method,
+    headers,
+    signal: controller.signal,
+    ...(hasBody ? { body: Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>, duplex: "half" } : {}),
+  };
+  return new Request(new URL(req.url ?? "/", origin), init);
+}
+
+/** Resolves on 'drain' or 'close', removing both listeners (no listener piles up over a long stream). */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((ok) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      ok();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
+/** Fetch Response → ServerResponse, streamed chunk by chunk (SSE flushed at once), with backpressure. */
+async function sendFetchResponse(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    if (name !== "set-cookie") headers[name] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers["set-cookie"] = cookies;
+  res.writeHead(response.status, response.statusText || undefined, headers);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  if ((response.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
+    res.flushHeaders();
+    res.socket?.setNoDelay(true);
+  }
+  const reader = response.body.getReader();
+  let gone = false;
+  res.once("close", () => {
+    if (!res.writableFinished) {
+      gone = true;
+      // Cancelling the body is how the route learns that the client went away (an inline run is cancelled).
+      reader.cancel().catch(() => undefined);
+    }
+  });
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || gone) break;
+      if (!res.write(value)) await drained(res);
+    }
+  } finally {
+    if (!gone) res.end();
+  }
+}
+
+interface BaselineContext {
+  db: Db;
+  model: ModelServer;
+  /** run_data of a finished Agentry run of this benchmark: the baseline writes one of the same shape and size. */
+  template: Record<string, unknown>;
+  /** Bytes of the last COMPLETED run_data the baseline wrote (reported next to Agentry's). */
+  lastRunDataBytes: number;
+}
+
+function readBodyText(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/**
+ * The bare route: the same database writes and model call as an Agentry run, with nothing else —
+ * no route factory, validation, AI SDK, events or run registry.
+ */
+async function baselineRun(ctx: BaselineContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const started = performance.now();
+  const form = new URLSearchParams(await readBodyText(req));
+  const message = form.get("message") ?? "";
+  const { db, template } = ctx;
+  const sessionId = randomUUID();
+  const runId = randomUUID();
+  const createdAt = nowSeconds();
+  await upsertSession(db, {
+    scope: ADMIN,
+    session: {
+      sessionId,
+      sessionType: "agent",
+      agentId: AGENT_ID,
+      userId: null,
+      sessionData: {},
+      agentData: { name: AGENT_NAME, agent_id: AGENT_ID, model: { id: "scripted", provider: "openai-compatible" } },
+    },
+  });
+  const running = { ...template, run_id: runId, session_id: sessionId, input: { input_content: message }, content: null, messages: [], status: "RUNNING", created_at: createdAt };
+  await upsertRun(db, { scope: ADMIN, run: { runId, sessionId, runType: "agent", agentId: AGENT_ID, parentRunId: null, status: "RUNNING", runData: running, createdAt } });
+
+  const answer = await fetch(`${ctx.model.url}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: "Bearer x" },
+    body: JSON.stringify({
+      model: "scripted",
+      messages: [
+        { role: "system", content: INSTRUCTIONS },
+        { role: "user", content: message },
+      ],
+    }),
+  });
+  if (!answer.ok) throw new Error(`baseline: model answered HTTP ${answer.status}`);
+  const completion = (await answer.json()) as {
+    choices: { message: { content: string | null } }[];
+    usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  };
+  const content = completion.choices[0].message.content ?? "";
+  const at = nowSeconds();
+  const metrics = {
+    input_tokens: completion.usage.prompt_tokens,
+    output_tokens: completion.usage.completion_tokens,
+    total_tokens: completion.usage.total_tokens,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    reasoning_tokens: 0,
+    time_to_first_token: (performance.now() - started) / 1000,
+    duration: (performance.now() - started) / 1000,
+  };
+  const done = {
+    ...template,
+    run_id: runId,
+    session_id: sessionId,
+    input: { input_content: message },
+    content,
+    messages: [
+      { role: "system", content: INSTRUCTIONS, created_at: createdAt },
+      { role: "user", content: message, created_at: createdAt },
+      { role: "assistant", content, created_at: at },
+    ],
+    metrics,
+    status: "COMPLETED",
+    created_at: createdAt,
+  };
+  await upsertRun(db, { scope: ADMIN, run: { runId, sessionId, runType: "agent", agentId: AGENT_ID, parentRunId: null, status: "COMPLETED", runData: done, createdAt } });
+  await addSessionMetrics(db, {
+    scope: ADMIN,
+    sessionId,
+    metrics: {
+      input_tokens: metrics.input_tokens,
+      output_tokens: metrics.output_tokens,
+      total_tokens: metrics.total_tokens,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
+    },
+  });
+  const body = JSON.stringify(done);
+  ctx.lastRunDataBytes = Buffer.byteLength(body);
+  res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+async function startHttpServer(settings: Settings, baseline: () => BaselineContext): Promise<{ server: Server; origin: string }> {
+  let origin = "";
+  const server = createServer((req, res) => {
+    const handle = async () => {
+      const pathname = (req.url ?? "/").split("?")[0];
+      if (pathname === "/baseline/runs" && req.method === "POST") return baselineRun(baseline(), req, res);
+      const request = toFetchRequest(req, res, origin);
+      const template = templateFor(pathname);
+      const response = template
+        ? await dispatch(request, template, { settings, routes: ROUTES_BY_TEMPLATE.get(template)! })
+        : notFound(request, settings);
+      await sendFetchResponse(res, response);
+    };
+    handle().catch((error: unknown) => {
+      console.error(error);
+      if (!res.headersSent) {
+        res.writeHead(500, { "content-type": "text/plain" });
+        res.end(String(error));
+      } else {
+        res.destroy();
+      }
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((ok, fail) => {
+    server.once("error", fail);
+    server.listen(0, "127.0.0.1", () => ok());
+  });
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { server, origin };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clients
+// ---------------------------------------------------------------------------------------------
+
+const formBody = (fields: Record<string, string>) => ({
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+  body: new URLSearchParams(fields).toString(),
+});
+
+/** One non-streamed run over HTTP (fetch, keep-alive); returns its latency in ms. */
+async function timedRun(origin: string, path: string): Promise<number> {
+  const t0 = performance.now();
+  const response = await fetch(`${origin}${path}`, { method: "POST", ...formBody({ message: USER_MESSAGE, stream: "false" }) });
+  const text = await response.text();
+  const ms = performance.now() - t0;
+  if (response.status !== 200 || !text.includes('"status":"COMPLETED"')) {
+    throw new Error(`${path}: HTTP ${response.status}: ${text.slice(0, 500)}`);
+  }
+  return ms;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+// ---------------------------------------------------------------------------------------------
+
+/** Set by SIGINT/SIGTERM: the in-flight work then fails on closed resources, which is not an error to report. */
+let interrupted = false;
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  const stamp = `${process.pid}_${startedAt.getTime()}`;
+  const sqliteFile = join(tmpdir(), `agentry-bench-run-overhead-${stamp}.db`);
+  const pgSchema = `bench_run_overhead_${stamp}`;
+  const dbId = `bench-run-overhead-${stamp}`;
+
+  // The scripted model: a short answer at once; the streaming run gets CHUNKS tiny deltas.
+  const streamChunks = Array.from({ length: CHUNKS }, () => "x ");
+  const warmChunks = streamChunks.slice(0, Math.min(CHUNKS, 5_000));
+  const respond = (body: ChatCompletionRequest): ScriptStep => {
+    const last = body.messages.at(-1)?.content;
+    const text = typeof last === "string" ? last : Array.isArray(last) ? last.map((p) => p.text ?? "").join("") : "";
+    if (text.startsWith("stream-warm")) return { chunks: warmChunks };
+    if (text.startsWith("stream-bench")) return { chunks: streamChunks };
+    return { text: ANSWER };
+  };
+  const model = await startModelServer({ respond });
+
+  const agents: AgentDefinition[] = [
+    {
+      id: AGENT_ID,
+      name: AGENT_NAME,
+      model: { provider: "openai-compatible", id: "scripted", baseUrl: model.url, apiKey: "x" },
+      instructions: INSTRUCTIONS,
+    },
+  ];
+  const env: Record<string, string> =
+    DIALECT === "sqlite" ? { DATABASE_URL: `file:${sqliteFile}` } : { DATABASE_URL: url!, AGENTRY_DB_SCHEMA: pgSchema };
+  const settings = resolveSettings({ env: parseEnv(env), file: { database: { id: dbId }, agents } });
+  const db = await getDatabase(settings);
+
+  let baselineContext: BaselineContext | undefined;
+  const { server, origin } = await startHttpServer(settings, () => {
+    if (!baselineContext) throw new Error("baseline called before its template was taken");
+    return baselineContext;
+  });
+
+  let cleaned = false;
+  const cleanup = async () => {
+    if (cleaned) return;
+    cleaned = true;
+    await new Promise<void>((ok) => {
+      server.close(() => ok());
+      server.closeAllConnections();
+    });
+    await model.close();
+    if (KEEP) {
+      console.log(`\n--keep: left ${DIALECT === "sqlite" ? sqliteFile : `schema ${pgSchema}`} in place`);
+    } else if (DIALECT === "postgres") {
+      await db.sql.exec(`DROP SCHEMA IF EXISTS "${pgSchema}" CASCADE`).catch((e) => console.error(`could not drop schema ${pgSchema}: ${e}`));
+    }
+    appState().databases.delete(dbId);
+    await db.close().catch(() => undefined);
+    if (DIALECT === "sqlite" && !KEEP) for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(sqliteFile + suffix, { force: true });
+  };
+  const onSignal = () => {
+    interrupted = true;
+    // Runs still in flight fail once their tables are gone; that is expected here, not worth a log line.
+    readEnv().AGENTRY_LOG_LEVEL = "silent";
+    console.error("\ninterrupted: cleaning up");
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+
+  try {
+    const agentryPath = `/agents/${AGENT_ID}/runs`;
+    const baselinePath = "/baseline/runs";
+
+    // ---- header ---------------------------------------------------------------------------------
+    const where = DIALECT === "sqlite" ? `SQLite file ${sqliteFile}` : `PostgreSQL ${db.location}, schema ${pgSchema}`;
+    const loadAtStart = loadavg();
+    console.log(`Run-overhead benchmark — ${DIALECT}`);
+    console.log(`  database : ${where} (removed at the end${KEEP ? " unless --keep" : ""})`);
+    console.log(
+      `  machine  : ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, node ${process.version}, load average ${loadAtStart.map((l) => l.toFixed(2)).join(" ")} at start` +
+        (loadAtStart[0] >= cpus().length ? " — the machine is busy, timings may be noisy" : ""),
+    );
+    console.log(`  server   : node:http on ${origin}; the model server (${model.url}), the API and the client share this process`);
+    console.log(`  agentry  : POST ${agentryPath} stream=false → IncomingMessage→Request adapter → dispatch (real route table) → Response streamed back`);
+    console.log(`  baseline : POST ${baselinePath} on the same server: upsertSession, upsertRun RUNNING, fetch /v1/chat/completions`);
+    console.log(`             (non-streaming), upsertRun COMPLETED (run_data as large as Agentry's), addSessionMetrics, JSON answer`);
+    console.log(`  series   : ${WARMUP} warm-up runs each, then ${RUNS} measured runs each, alternating in blocks of ${BLOCK} (ABBA)`);
+
+    // ---- non-streaming: warm-up -------------------------------------------------------------------
+    process.stderr.write("  … warm-up\n");
+    for (let i = 0; i < WARMUP; i++) await timedRun(origin, agentryPath);
+    // The baseline's run_data: the stored run of a finished Agentry run.
+    const probe = await fetch(`${origin}${agentryPath}`, { method: "POST", ...formBody({ message: USER_MESSAGE, stream: "false" }) });
+    const probeOutput = (await probe.json()) as { run_id: string };
+    const stored = await getRun(db, { scope: ADMIN, runId: probeOutput.run_id });
+    if (!stored || stored.status !== "COMPLETED") throw new Error("the probe run was not stored as COMPLETED");
+    baselineContext = { db, model, template: stored.run_data, lastRunDataBytes: 0 };
+    for (let i = 0; i < WARMUP; i++) await timedRun(origin, baselinePath);
+    const agentryRunDataBytes = Buffer.byteLength(JSON.stringify(stored.run_data));
+
+    // ---- non-streaming: measured, interleaved -----------------------------------------------------
+    process.stderr.write(`  … ${RUNS} + ${RUNS} non-streamed runs\n`);
+    const agentrySamples: number[] = [];
+    const baselineSamples: number[] = [];
+    const blocks = Math.ceil(RUNS / BLOCK);
+    const wall0 = performance.now();
+    for (let b = 0; b < blocks; b++) {
+      const size = Math.min(BLOCK, RUNS - b * BLOCK);
+      // ABBA: A B | B A | A B | …, so neither series always goes first.
+      const order = b % 2 === 0 ? (["agentry", "baseline"] as const) : (["baseline", "agentry"] as const);
+      for (const series of order) {
+        for (let i = 0; i < size; i++) {
+          if (series === "agentry") agentrySamples.push(await timedRun(origin, agentryPath));
+          else baselineSamples.push(await timedRun(origin, baselinePath));
+        }
+      }
+    }
+    const nonStreamingWallMs = performance.now() - wall0;
+    const agentry = latencyStats(agentrySamples);
+    const baseline = latencyStats(baselineSamples);
+
+    // Sanity: every run of both series is stored as COMPLETED.
+    const [completed] = await db.sql.query<{ n: number }>("SELECT COUNT(*) AS n FROM agno_runs WHERE status = 'COMPLETED' AND agent_id = ?", [AGENT_ID]);
+    const expectedRuns = 2 * WARMUP + 1 + 2 * RUNS;
+    if (Number(completed.n) !== expectedRuns) throw new Error(`expected ${expectedRuns} COMPLETED runs, found ${completed.n}`);
+    const baselineRunDataBytes = baselineContext.lastRunDataBytes;
+
+    // ---- streaming ----------------------------------------------------------------------------------
+    process.stderr.write(`  … streaming (${fmtInt(CHUNKS)} deltas, ${STREAM_REPEATS} x 3 connections)\n`);
+    const streamForm = (message: string) => formBody({ message, stream: "true" });
+    const overHttp = async (message: string): Promise<StreamSample> => {
+      const t0 = performance.now();
+      const response = await fetch(`${origin}${agentryPath}`, { method: "POST", ...streamForm(message) });
+      return readStream(response, t0);
+    };
+    const inProcess = async (message: string): Promise<StreamSample> => {
+      const t0 = performance.now();
+      const { headers, body } = streamForm(message);
+      const request = new Request(`${origin}${agentryPath}`, { method: "POST", headers, body });
+      const response = await dispatch(request, "/agents/{agent_id}/runs", { settings, routes: ROUTES_BY_TEMPLATE.get("/agents/{agent_id}/runs")! });
+      return readStream(response, t0);
+    };
+    const modelAlone = async (message: string): Promise<StreamSample> => {
+      const t0 = performance.now();
+      const response = await fetch(`${model.url}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: "Bearer x" },
+        body: JSON.stringify({ model: "scripted", stream: true, messages: [{ role: "user", content: message }] }),
+      });
+      return readStream(response, t0);
+    };
+    // Warm-up: JIT for the streaming paths, on shorter streams.
+    await overHttp("stream-warm");
+    await inProcess("stream-warm");
+    await modelAlone("stream-warm");
+    const httpSamples: StreamSample[] = [];
+    const inProcessSamples: StreamSample[] = [];
+    const modelSamples: StreamSample[] = [];
+    for (let r = 0; r < STREAM_REPEATS; r++) {
+      const steps: [StreamSample[], (m: string) => Promise<StreamSample>][] = [
+        [httpSamples, overHttp],
+        [inProcessSamples, inProcess],
+        [modelSamples, modelAlone],
+      ];
+      if (r % 2 === 1) steps.reverse();
+      for (const [into, run] of steps) into.push(await run(STREAM_MESSAGE));
+    }
+    const expectedFrames = CHUNKS + 2; // at least the deltas, RunStarted and RunCompleted
+    for (const s of [...httpSamples, ...inProcessSamples]) {
+      if (s.frames < expectedFrames) throw new Error(`a streamed run delivered ${s.frames} data frames, expected at least ${expectedFrames}`);
+    }
+    const pick = (samples: StreamSample[]) => {
+      const rates = samples.map((s) => s.eventsPerSecond);
+      const m = median(rates);
+      return { medianEventsPerSecond: m, samples, medianSample: samples[rates.indexOf(m)] ?? samples[0] };
+    };
+    const streamHttp = pick(httpSamples);
+    const streamInProcess = pick(inProcessSamples);
+    const streamModel = pick(modelSamples);
+
+    const loadAtEnd = loadavg();
+
+    // ---- results --------------------------------------------------------------------------------
+    console.log("");
+    console.log(`Non-streaming runs (${RUNS} each, sequential, one keep-alive connection; latency = request sent → body read)`);
+    const latencyRow = (name: string, s: LatencyStats) => [name, s.runsPerSecond.toFixed(1), fmtMs(s.meanMs), fmtMs(s.p50Ms), fmtMs(s.p90Ms), fmtMs(s.p99Ms), fmtMs(s.maxMs)];
+    console.log(
+      table(
+        ["series", "runs/s", "mean ms", "p50 ms", "p90 ms", "p99 ms", "max ms"],
+        [latencyRow("agentry  POST /agents/{id}/runs", agentry), latencyRow("baseline bare route, same work", baseline)],
+      ),
+    );
+    const ratios = {
+      p50: agentry.p50Ms / baseline.p50Ms,
+      p99: agentry.p99Ms / baseline.p99Ms,
+      mean: agentry.meanMs / baseline.meanMs,
+      overheadP50Ms: agentry.p50Ms - baseline.p50Ms,
+    };
+    const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
+    const p50Pass = ratios.p50 <= TARGET_RATIO;
+    const p99Pass = ratios.p99 <= TARGET_RATIO;
+    console.log("");
+    console.log(`  agentry / baseline p50 : ${fmtRatio(ratios.p50)}  ${verdict(p50Pass)} (target <= ${TARGET_RATIO}x); Agentry adds ${fmtMs(ratios.overheadP50Ms)} ms per run at p50`);
+    console.log(`  agentry / baseline p99 : ${fmtRatio(ratios.p99)}  ${verdict(p99Pass)} (target <= ${TARGET_RATIO}x)`);
+    console.log(`  run_data per run (COMPLETED): Agentry ${agentryRunDataBytes} B, baseline ${baselineRunDataBytes} B`);
+
+    console.log("");
+    console.log(`Streaming: one SSE connection, ${fmtInt(CHUNKS)} model deltas (no delay); events/s = data: frames / (first byte → end), median of ${STREAM_REPEATS}`);
+    const streamRow = (name: string, s: ReturnType<typeof pick>, target: boolean) => [
+      name,
+      fmtInt(s.medianEventsPerSecond),
+      s.samples.map((x) => fmtInt(x.eventsPerSecond)).join(" / "),
+      fmtInt(s.medianSample.frames),
+      fmtBytes(s.medianSample.bytes),
+      fmtMs(s.medianSample.firstByteMs),
+      fmtMs(s.medianSample.streamMs),
+      fmtInt(s.medianSample.eventsPerSecondTotal),
+      target ? verdict(s.medianEventsPerSecond >= TARGET_EVENTS_PER_SECOND) : "",
+    ];
+    const streamPass = streamHttp.medianEventsPerSecond >= TARGET_EVENTS_PER_SECOND;
+    console.log(
+      table(
+        ["path", "events/s", "each run", "frames", "bytes", "1st byte ms", "stream ms", "events/s incl. setup", `>= ${fmtInt(TARGET_EVENTS_PER_SECOND)}/s`],
+        [
+          streamRow("agentry over HTTP", streamHttp, true),
+          streamRow("agentry in-process dispatch", streamInProcess, false),
+          streamRow("scripted model alone (ref.)", streamModel, false),
+        ],
+      ),
+    );
+    // The model server, the API and the client share one thread: the scripted model's own work
+    // (its request → end time when read alone) falls inside Agentry's stream window.
+    const modelMs = streamModel.medianSample.firstByteMs + streamModel.medianSample.streamMs;
+    const withoutModel = streamHttp.medianSample.frames / ((streamHttp.medianSample.streamMs - modelMs) / 1000);
+    console.log(
+      `  the scripted model itself needs ~${fmtMs(modelMs)} ms for the ${fmtInt(CHUNKS)} deltas (request → end, read alone), on this same thread;\n` +
+        `  without it, Agentry over HTTP would deliver ~${fmtInt(withoutModel)} events/s`,
+    );
+    console.log("");
+    console.log(
+      `  load average ${loadAtStart.map((l) => l.toFixed(2)).join(" ")} -> ${loadAtEnd.map((l) => l.toFixed(2)).join(" ")}; ` +
+        `non-streaming phase ${(nonStreamingWallMs / 1000).toFixed(1)} s, total ${((performance.now() - wall0) / 1000).toFixed(1)} s`,
+    );
+    const allPass = p50Pass && p99Pass && streamPass;
+    console.log(`  overall: ${allPass ? "PASS" : "FAIL"} (p50 ${verdict(p50Pass)}, p99 ${verdict(p99Pass)}, streaming ${verdict(streamPass)})`);
+
+    // ---- JSON -----------------------------------------------------------------------------------
+    const outDir = join(HERE, "results");
+    mkdirSync(outDir, { recursive: true });
+    const outFile = join(outDir, `run-overhead-${DIALECT}.json`);
+    writeFileSync(
+      outFile,
+      JSON.stringify(
+        {
+          benchmark: "run-overhead",
+          dialect: DIALECT,
+          startedAt: startedAt.toISOString(),
+          database: DIALECT === "sqlite" ? { file: sqliteFile } : { url: db.location, schema: pgSchema },
+          machine: {
+            cpus: cpus().length,
+            cpuModel: cpus()[0]?.model ?? null,
+            node: process.version,
+            platform: process.platform,
+            loadAverageStart: loadAtStart,
+            loadAverageEnd: loadAtEnd,
+          },
+          options: { runs: RUNS, warmup: WARMUP, block: BLOCK, chunks: CHUNKS, streamRepeats: STREAM_REPEATS },
+          definitions: {
+            latency: "ms from sending the request (fetch, keep-alive) to having read the whole response body",
+            runsPerSecond: "runs / sum of latencies (the runs are sequential)",
+            percentiles: "nearest rank",
+            baseline:
+              "bare node:http route: upsertSession (new session), upsertRun RUNNING, non-streaming fetch to the scripted model, upsertRun COMPLETED (run_data shaped and sized like Agentry's), addSessionMetrics, JSON answer",
+            eventsPerSecond: "SSE `data:` frames received by the client / ms from the first body byte to the end of the stream",
+          },
+          targets: { latencyRatioMax: TARGET_RATIO, eventsPerSecondMin: TARGET_EVENTS_PER_SECOND },
+          nonStreaming: { agentry, baseline, ratios, pass: { p50: p50Pass, p99: p99Pass }, runDataBytes: { agentry: agentryRunDataBytes, baseline: baselineRunDataBytes }, wallSeconds: nonStreamingWallMs / 1000 },
+          streaming: {
+            chunks: CHUNKS,
+            agentryHttp: streamHttp,
+            agentryInProcess: streamInProcess,
+            modelAlone: streamModel,
+            modelOwnMs: modelMs,
+            agentryHttpWithoutModelEventsPerSecond: withoutModel,
+            pass: streamPass,
+          },
+          pass: allPass,
+        },
+        null,
+        2,
+      ) + "\n",
+    );
+    console.log(`\nResults written to ${resolve(outFile)}`);
+  } finally {
+    await cleanup();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    if (interrupted) return; // the signal handler exits once cleanup is done
+    console.error(error);
+    process.exit(1);
+  },
+);
