@@ -74,9 +74,12 @@ const NOT_OWNED: Record<string, string> = {
   "POST /sessions": "creates a session owned by the caller",
   "POST /memories": "creates a memory owned by the caller",
   "POST /optimize-memories": "acts on the caller's own memories",
+  "POST /service-accounts": "creates the caller's own account (covered in service-accounts tests)",
+  "GET /service-accounts": "lists the caller's own accounts (covered in service-accounts tests)",
+  "DELETE /service-accounts/{service_account_id}": "revokes the caller's own account (covered in service-accounts tests)",
 };
 
-const IGNORED_PREFIXES = ["/queue/", "/service-accounts"];
+const IGNORED_PREFIXES = ["/queue/"];
 
 describe("the isolation matrix covers every route", () => {
   it("lists each route either with an owned-data case or as not touching owned data", () => {
@@ -91,7 +94,7 @@ describe("user B, anonymous and admin against user A's data", () => {
   let server: ModelServer;
   let app: TestApp;
   let ids: Ids;
-  const tokens: Record<"a" | "b" | "admin", string> = { a: "", b: "", admin: "" };
+  const tokens: Record<"a" | "b" | "admin" | "saOfB", string> = { a: "", b: "", admin: "", saOfB: "" };
   const mint = (sub: string, scopes: string[]) =>
     new SignJWT({ scopes }).setProtectedHeader({ alg: "HS256" }).setSubject(sub).setExpirationTime("10m").sign(new TextEncoder().encode(SECRET));
   const as = (who: keyof typeof tokens | "anonymous"): Record<string, string> => (who === "anonymous" ? {} : { authorization: `Bearer ${tokens[who]}` });
@@ -102,8 +105,11 @@ describe("user B, anonymous and admin against user A's data", () => {
     const agents: AgentDefinition[] = [{ id: "iso", name: "Iso", model: { provider: "openai-compatible", id: "scripted", baseUrl: server.url, apiKey: "t" }, tools: [guarded] }];
     app = await startTestApp({ dialect: sqliteDialect, agents, env: { JWT_VERIFICATION_KEY: SECRET } });
     tokens.a = await mint("alice", FULL);
-    tokens.b = await mint("bob", FULL);
+    tokens.b = await mint("bob", [...FULL, "service_accounts:write"]);
     tokens.admin = await mint("root", ["agent_os:admin"]);
+    const account = (await (await app.call("POST", "/service-accounts", { json: { name: "bobs-bot", scopes: FULL.map((scope) => ({ scope, effect: "allow" })) }, headers: as("b") })).json()) as Json;
+    expect(String(account.token)).toMatch(/^agno_pat_/);
+    tokens.saOfB = String(account.token);
     const run = (await (await app.call("POST", "/agents/iso/runs", { form: { message: "A's question", stream: "false" }, headers: as("a") })).json()) as Json;
     server.enqueue({ toolCalls: [{ name: "guarded", arguments: {} }] });
     const paused = (await (await app.call("POST", "/agents/iso/runs", { form: { message: "A's paused run", stream: "false" }, headers: as("a") })).json()) as Json;
@@ -130,14 +136,15 @@ describe("user B, anonymous and admin against user A's data", () => {
     return JSON.stringify({ session, memory, paused: (paused as Json).status });
   };
 
-  it("B never sees or changes A's rows; anonymous gets 401", async () => {
+  it("B, B's service account and anonymous never see or change A's rows", async () => {
     const before = await snapshot();
     const mine = [ids.sessionId, ids.runId, ids.memoryId, ids.pausedRunId, "A's question", "A likes tea", "drinks"];
     for (const [key, c] of Object.entries(MATRIX)) {
       const init = c.init?.(ids) ?? {};
       const anonymous = await app.call(c.method, c.path(ids), { ...init, headers: as("anonymous") });
       expect(anonymous.status, `anonymous ${key}`).toBe(401);
-      const response = await app.call(c.method, c.path(ids), { ...init, headers: as("b") });
+      for (const who of ["b", "saOfB"] as const) {
+      const response = await app.call(c.method, c.path(ids), { ...init, headers: as(who) });
       const body = await response.text();
       if (c.forB === "stream-error") {
         expect(body, `B ${key}`).toMatch(/^event: error\ndata: \{"event":"error","error":"Run [^"]+ not found in buffer or database"\}\n\n$/);
@@ -146,7 +153,8 @@ describe("user B, anonymous and admin against user A's data", () => {
         expect(response.status, `B ${key}`).not.toBe(500);
       } else {
         expect(response.status, `B ${key}: ${body}`).toBeLessThan(500);
-        for (const secret of mine) expect(body, `B ${key} leaked ${secret}`).not.toContain(secret);
+        for (const secret of mine) expect(body, `${who} ${key} leaked ${secret}`).not.toContain(secret);
+      }
       }
     }
     expect(await snapshot(), "A's data changed through B's requests").toBe(before);
