@@ -144,17 +144,17 @@ describe("user B, anonymous and admin against user A's data", () => {
       const anonymous = await app.call(c.method, c.path(ids), { ...init, headers: as("anonymous") });
       expect(anonymous.status, `anonymous ${key}`).toBe(401);
       for (const who of ["b", "saOfB"] as const) {
-      const response = await app.call(c.method, c.path(ids), { ...init, headers: as(who) });
-      const body = await response.text();
-      if (c.forB === "stream-error") {
-        expect(body, `B ${key}`).toMatch(/^event: error\ndata: \{"event":"error","error":"Run [^"]+ not found in buffer or database"\}\n\n$/);
-      } else if (c.forB === "denied") {
-        expect(response.status, `B ${key}: ${body}`).toBeGreaterThanOrEqual(400);
-        expect(response.status, `B ${key}`).not.toBe(500);
-      } else {
-        expect(response.status, `B ${key}: ${body}`).toBeLessThan(500);
-        for (const secret of mine) expect(body, `${who} ${key} leaked ${secret}`).not.toContain(secret);
-      }
+        const response = await app.call(c.method, c.path(ids), { ...init, headers: as(who) });
+        const body = await response.text();
+        if (c.forB === "stream-error") {
+          expect(body, `${who} ${key}`).toMatch(/^event: error\ndata: \{"event":"error","error":"Run [^"]+ not found in buffer or database"\}\n\n$/);
+        } else if (c.forB === "denied") {
+          expect(response.status, `${who} ${key}: ${body}`).toBeGreaterThanOrEqual(400);
+          expect(response.status, `${who} ${key}`).not.toBe(500);
+        } else {
+          expect(response.status, `${who} ${key}: ${body}`).toBeLessThan(500);
+          for (const secret of mine) expect(body, `${who} ${key} leaked ${secret}`).not.toContain(secret);
+        }
       }
     }
     expect(await snapshot(), "A's data changed through B's requests").toBe(before);
