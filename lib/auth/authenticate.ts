@@ -1,5 +1,5 @@
 import { timingSafeEqual, createHash } from "node:crypto";
-import type { Settings } from "../config/settings.ts";
+import { isLoopback, type Settings } from "../config/settings.ts";
 import { HttpError } from "../http/errors.ts";
 import { dashboardPrincipal } from "./dashboard-session.ts";
 import { verifyJwtPrincipal } from "./jwt.ts";
@@ -31,6 +31,35 @@ export function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b));
 }
 
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+function hostnameOf(host: string): string {
+  return host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.replace(/:\d+$/, "");
+}
+
+/**
+ * With no authentication every caller is admin, so the loopback bind is the only fence — and a
+ * browser can cross it: DNS rebinding (a foreign Host resolving to 127.0.0.1) and cross-site form
+ * posts (no preflight). Both are refused: the Host must be loopback or the configured host, and a
+ * state-changing request from a browser must come from this origin or an allowed one.
+ */
+export function assertLocalRequest(request: Request, settings: Settings): void {
+  const host = request.headers.get("host");
+  if (host && !settings.server.allowPublicBind) {
+    const name = hostnameOf(host.toLowerCase());
+    if (!isLoopback(name) && name !== settings.server.host.toLowerCase()) {
+      throw new HttpError(403, `Host '${host}' is not served: with no authentication configured only loopback hosts are (DNS rebinding protection)`);
+    }
+  }
+  if (SAFE_METHODS.has(request.method.toUpperCase())) return;
+  const origin = request.headers.get("origin");
+  const own = host ? [`http://${host}`, `https://${host}`] : [];
+  const crossSite = origin ? !settings.corsOrigins.includes(origin) && !own.includes(origin) : request.headers.get("sec-fetch-site") === "cross-site";
+  if (crossSite) {
+    throw new HttpError(403, `Cross-site request refused: with no authentication configured, only this origin${settings.corsOrigins.length ? ` and ${settings.corsOrigins.join(", ")}` : ""} may change data`);
+  }
+}
+
 /**
  * Builds the request's principal, or throws 401. A service-account token (`agno_pat_…`) is always
  * checked as one, whatever the mode; a same-origin request with no bearer token may carry a
@@ -46,6 +75,7 @@ export async function authenticate(request: Request, settings: Settings): Promis
   }
   switch (settings.auth.mode) {
     case "none":
+      assertLocalRequest(request, settings);
       return TRUSTED_ADMIN;
     case "security_key": {
       if (token === null) throw new HttpError(401, "Authorization header required");

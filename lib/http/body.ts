@@ -8,6 +8,9 @@ export interface ParsedForm {
 
 export type BodyKind = "json" | "form";
 
+/** More fields than any client sends; past it the form is refused before any per-field work. */
+export const MAX_FORM_FIELDS = 1_000;
+
 function tooLarge(limit: number): HttpError {
   return new HttpError(413, `Request body is larger than the limit of ${limit} bytes`);
 }
@@ -78,15 +81,21 @@ export async function parseFormBody(request: Request, limit: number): Promise<Pa
   } catch (error) {
     throw new HttpError(400, `Malformed ${type} body: ${(error as Error).message}`);
   }
-  const fields: Record<string, string | string[]> = {};
+  const values = new Map<string, string[]>();
   const files: Record<string, File[]> = {};
+  let count = 0;
   for (const [name, value] of form.entries()) {
+    if (++count > MAX_FORM_FIELDS) throw new HttpError(413, `The form has more than ${MAX_FORM_FIELDS} fields`);
     if (typeof value === "string") {
-      const existing = fields[name];
-      fields[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
+      const list = values.get(name);
+      if (list) list.push(value);
+      else values.set(name, [value]);
     } else {
       (files[name] ??= []).push(value);
     }
   }
+  // Repeated names become arrays, single ones stay strings (as Agno's form parsing gives them).
+  const fields: Record<string, string | string[]> = {};
+  for (const [name, list] of values) fields[name] = list.length === 1 ? list[0] : list;
   return { fields, files };
 }

@@ -4,7 +4,7 @@ import type { DataScope } from "../db/scope.ts";
 import { prepare, type StartedRun } from "./agent-run.ts";
 import type { RuntimeAgent } from "./agents.ts";
 import type { RetryPolicy } from "./model-step.ts";
-import { registerRun } from "./run-registry.ts";
+import { clearCancel, registerRun } from "./run-registry.ts";
 import type { RunOutput, ToolExecution } from "./run-output.ts";
 import { loop, runTools } from "./run-loop.ts";
 import { complete, settleFailure } from "./run-settle.ts";
@@ -86,6 +86,8 @@ export async function continueAgentRun({
     resolved.push(next);
   }
   if (!(await claim())) throw new ContinueError(`Run ${runId} is no longer PAUSED (already continued?)`, 409);
+  // A cancel recorded while the run sat paused does not carry over into the continuation.
+  clearCancel(runId);
   output.status = "RUNNING";
   output.requirements = null;
   output.tools = output.tools.filter((t) => !resolved.some((r) => r.tool_call_id === t.tool_call_id));

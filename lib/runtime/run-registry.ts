@@ -34,6 +34,7 @@ const FINISHED_RUN_TTL_MS = 15 * 60 * 1000;
 /** Expired entries are swept at most this often, so registering a run stays O(1). */
 const SWEEP_INTERVAL_MS = 30_000;
 const CANCEL_INTENT_TTL_MS = 24 * 60 * 60 * 1000;
+const MAX_CANCEL_INTENTS = 100_000;
 
 interface RegistryState {
   runs: Map<string, LiveRun>;
@@ -73,7 +74,8 @@ export function registerRun(init: { runId: string; sessionId: string; agentId: s
     nextIndex: existing?.nextIndex ?? 0,
     status: "RUNNING",
     done: false,
-    subscribers: existing?.subscribers ?? new Set(),
+    // A continuation gets its own subscribers: the paused run's streams have already ended.
+    subscribers: new Set(),
   };
   state().runs.set(init.runId, run);
   if (state().cancelIntents.has(init.runId)) run.controller.abort(new RunCancelledSignal());
@@ -89,7 +91,11 @@ export class RunCancelledSignal extends Error {
 
 /** Records the intent to cancel (even before the run exists) and aborts the run if it is live here. */
 export function requestCancel(runId: string): void {
-  state().cancelIntents.set(runId, Date.now());
+  sweep();
+  const intents = state().cancelIntents;
+  // Bounded: the oldest intents go first if callers record a flood of them.
+  if (intents.size >= MAX_CANCEL_INTENTS) intents.delete(intents.keys().next().value!);
+  intents.set(runId, Date.now());
   const run = state().runs.get(runId);
   if (run && !run.done) run.controller.abort(new RunCancelledSignal());
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { upsertRun } from "../db/runs/runs.ts";
 import { addSessionMetrics } from "../db/sessions/session-data.ts";
 import { log } from "../log.ts";
@@ -40,10 +41,12 @@ export async function pause(state: RunState, pending: ToolExecution[]): Promise<
     }),
   );
   output.tools.push(...pending.filter((p) => !output.tools.some((t) => t.tool_call_id === p.tool_call_id)));
-  await persist(state, "PAUSED");
   await recordSessionMetrics(state);
   emit(state, "RunPaused", { tools: pending, requirements: output.requirements, content: output.content });
   finishRun(state.live, "PAUSED");
+  // PAUSED is stored last: it is what lets a continue claim the run, and by then this run's
+  // events and streams are finished, so a continuation can never interleave with them.
+  await persist(state, "PAUSED");
   return output;
 }
 
@@ -116,9 +119,11 @@ export async function settleFailure(state: RunState, error: unknown): Promise<Ru
     }
     const classified = ModelProviderError.classify(error);
     const providerFailure = error instanceof ModelProviderError || classified.kind !== "unknown";
-    const message = providerFailure ? classified.message : (error as Error)?.message ?? String(error);
+    const errorId = randomUUID();
+    // Provider failures are the user's to see; anything else is ours: a generic message and an id to find it in the log.
+    const message = providerFailure ? classified.message : `Internal error while running the agent (error_id ${errorId})`;
     const errorType = providerFailure ? classified.errorType : "run_error";
-    if (!providerFailure) log.error(`[run ${output.run_id}] ${(error as Error)?.stack ?? String(error)}`);
+    if (!providerFailure) log.error(`[run ${output.run_id}] [error ${errorId}] ${(error as Error)?.stack ?? String(error)}`);
     output.error = { message, error_type: errorType };
     output.content = message;
     await persist(state, "ERROR");

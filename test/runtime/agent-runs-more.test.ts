@@ -139,6 +139,25 @@ describe("more of the run lifecycle", () => {
     expect(messageText(main.body.messages[0])).toContain("First, 17 is prime.");
   });
 
+  it("cancelling a paused run stores it CANCELLED, so a later continue gets 409", async () => {
+    server.script([{ toolCalls: [{ name: "wipe", arguments: { what: "cache" } }] }]);
+    const paused = (await (await app.call("POST", "/agents/plain/runs", { form: { message: "wipe", stream: "false" } })).json()) as Json;
+    expect(paused.status).toBe("PAUSED");
+    expect((await app.call("POST", `/agents/plain/runs/${paused.run_id}/cancel?session_id=${paused.session_id}`)).status).toBe(200);
+    expect((await getRun(await app.db(), { scope: adminScope(), runId: String(paused.run_id) }))?.status).toBe("CANCELLED");
+    const requirements = JSON.stringify([{ ...(paused.requirements as Json[])[0], confirmation: true }]);
+    expect((await app.call("POST", `/agents/plain/runs/${paused.run_id}/continue`, { form: { requirements, session_id: String(paused.session_id), stream: "false" } })).status).toBe(409);
+  });
+
+  it("refuses a form with more fields than any client sends (413)", async () => {
+    const form = new FormData();
+    form.set("message", "hi");
+    for (let i = 0; i < 5_000; i++) form.append("x", "");
+    const response = await app.call("POST", "/agents/plain/runs", { form });
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as Json).detail).toMatch(/more than 1000 fields/);
+  });
+
   it("answers with structured output when the form sends an output_schema", async () => {
     server.script([{ text: JSON.stringify({ city: "Oslo", temperature: 21 }) }]);
     const schema = { title: "Weather", type: "object", properties: { city: { type: "string" }, temperature: { type: "number" } }, required: ["city", "temperature"] };
@@ -165,6 +184,10 @@ describe("more of the run lifecycle", () => {
     expect(resume[0]).toMatchObject({ event: "error" });
     // Bob cannot start a run in Alice's session either.
     expect((await app.call("POST", "/agents/plain/runs", { form: { message: "hi", session_id: session, stream: "false" }, principal: bob })).status).toBe(404);
+    // Bob naming his own session does not let him cancel Alice's run either.
+    const bobs = (await (await app.call("POST", "/agents/plain/runs", { form: { message: "mine", stream: "false" }, principal: bob })).json()) as Json;
+    server.script([{ text: "ok" }]);
+    expect((await app.call("POST", `${path}/cancel?session_id=${bobs.session_id}`, { principal: bob })).status).toBe(404);
     // Alice can continue her own run.
     server.script([{ text: "Wiped." }]);
     const done = (await (await app.call("POST", `${path}/continue`, { form: { requirements, session_id: session, stream: "false" }, principal: alice })).json()) as Json;

@@ -153,7 +153,8 @@ export const createRun = defineRoute({
       scope: dataScopeFor(principal!, form.user_id),
       userId: ownerOf(principal!, form.user_id),
       message: form.message,
-      sessionId: form.session_id,
+      // A JWT's session_id claim overrides the form's, as in Agno.
+      sessionId: principal!.sessionId ?? form.session_id,
       sessionState: form.session_state,
       metadata: form.metadata,
       dependencies: form.dependencies,
@@ -214,17 +215,31 @@ export const cancelRun = defineRoute({
   params: AgentRunParams,
   query: SessionQuery,
   handler: async ({ input, principal, settings }) => {
-    agentOr404(settings, input.params.agent_id);
+    const agent = agentOr404(settings, input.params.agent_id);
     const sessionId = input.query.session_id;
     requireSessionForNonAdmin(principal!, sessionId);
-    if (!principal!.isAdmin) {
-      const db = await getDatabase(settings);
-      const scope = dataScopeFor(principal!);
-      const live = getLiveRun(input.params.run_id);
-      const owned = live ? live.userId === principal!.userId && live.sessionId === sessionId : !!(await getSession(db, { scope, sessionId: sessionId! }));
-      if (!owned) throw new HttpError(404, "Run not found");
+    const runId = input.params.run_id;
+    const notFound = () => new HttpError(404, "Run not found");
+    const live = getLiveRun(runId);
+    if (live && !live.done) {
+      const mine = principal!.isAdmin || (live.userId === principal!.userId && live.sessionId === sessionId);
+      if (live.agentId !== agent.definition.id || !mine) throw notFound();
+      requestCancel(runId);
+      return {};
     }
-    requestCancel(input.params.run_id);
+    const db = await getDatabase(settings);
+    const scope = dataScopeFor(principal!);
+    const stored = await getRun(db, { scope, runId, sessionId });
+    if (!stored) {
+      // Only an admin may record a cancel for a run this server has not seen (yet).
+      if (!principal!.isAdmin) throw notFound();
+      requestCancel(runId);
+      return {};
+    }
+    if (stored.agent_id !== agent.definition.id) throw notFound();
+    // A paused run is cancelled where it is stored, so a later continue finds it CANCELLED (409).
+    if (stored.status === "PAUSED") await transitionRunStatus(db, { scope, runId, from: "PAUSED", to: "CANCELLED" });
+    else requestCancel(runId);
     return {};
   },
 });
@@ -280,7 +295,8 @@ export const resumeRun = defineRoute({
     requireSessionForNonAdmin(principal!, sessionId);
     const runId = input.params.run_id;
     const live = getLiveRun(runId);
-    const mine = live && (principal!.isAdmin || (live.userId === principal!.userId && live.sessionId === sessionId));
+    const agentId = input.params.agent_id;
+    const mine = live && live.agentId === agentId && (principal!.isAdmin || (live.userId === principal!.userId && live.sessionId === sessionId));
     if (live && mine) {
       const from = lastIndex ?? null;
       return sseResponse(
@@ -299,7 +315,7 @@ export const resumeRun = defineRoute({
     }
     const db = await getDatabase(settings);
     const stored = await getRun(db, { scope: dataScopeFor(principal!), runId, sessionId });
-    if (!stored) {
+    if (!stored || stored.agent_id !== agentId) {
       return sseResponse(frameStream([{ name: "error", payload: { event: "error", error: `Run ${runId} not found in buffer or database` } }]));
     }
     const events = ((stored.run_data.events as Record<string, unknown>[] | undefined) ?? []).filter(

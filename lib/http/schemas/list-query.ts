@@ -9,7 +9,7 @@ export const JsonObject = z.record(z.string(), z.unknown());
 
 /** `limit` (default 20) and 1-indexed `page` (default 1); below 1 or not an integer → 422 naming it. */
 export const PageQuery = {
-  limit: z.coerce.number().int().min(1).default(20),
+  limit: z.coerce.number().int().min(1).max(1000).default(20),
   page: z.coerce.number().int().min(1).default(1),
 };
 
