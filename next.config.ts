@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { API_CSP, HSTS, STATIC_SECURITY_HEADERS } from "./lib/http/security-headers.ts";
 
 const nextConfig: NextConfig = {
   // Server-side packages with native parts or runtime file access stay out of the bundle.
@@ -9,6 +10,16 @@ const nextConfig: NextConfig = {
   skipTrailingSlashRedirect: true,
   poweredByHeader: false,
   typedRoutes: false,
+  // Security headers (lib/http/security-headers.ts). Dashboard pages get their CSP, with a nonce
+  // per request, from proxy.ts; /docs sets its own; every other path is the API.
+  async headers() {
+    return [
+      { source: "/:path*", headers: [...STATIC_SECURITY_HEADERS] },
+      { source: "/:path((?!dashboard|docs|_next).*)", headers: [{ key: "Content-Security-Policy", value: API_CSP }] },
+      // `next start` speaks plain http: https means a proxy in front that says so.
+      { source: "/:path*", has: [{ type: "header", key: "x-forwarded-proto", value: "https" }], headers: [{ key: "Strict-Transport-Security", value: HSTS }] },
+    ];
+  },
 };
 
 export default nextConfig;

@@ -1,14 +1,24 @@
 import { defineConfig } from "@playwright/test";
+import { E2E_PORTS, E2E_SECURITY_KEY } from "./e2e/fixtures/ports.ts";
 
 // Debian's Chromium drives the tests (no browser download is possible here). The port is
 // configurable and never reused in CI, so a stray server on the machine is never what we test.
-const port = Number(process.env.AGENTRY_E2E_PORT ?? 7797);
-const modelPort = port + 1;
+const port = E2E_PORTS.app;
+const modelPort = E2E_PORTS.model;
 const isCI = !!process.env.CI;
+// The databases live in the output folder, which Playwright empties before starting the servers:
+// every run begins with no dashboard user, so first-run setup is what the tests see first.
+const OUTPUT_DIR = "e2e/artifacts/test-results";
+const appEnv = {
+  HOST: "127.0.0.1",
+  NEXT_TELEMETRY_DISABLED: "1",
+  OPENAI_COMPATIBLE_BASE_URL: `http://127.0.0.1:${modelPort}/v1`,
+  OPENAI_COMPATIBLE_MODEL: "scripted",
+};
 
 export default defineConfig({
   testDir: "e2e",
-  outputDir: "e2e/artifacts/test-results",
+  outputDir: OUTPUT_DIR,
   timeout: 60_000,
   retries: 0,
   workers: 1,
@@ -33,14 +43,16 @@ export default defineConfig({
       url: `http://127.0.0.1:${port}/health`,
       reuseExistingServer: !isCI,
       timeout: 240_000,
-      env: {
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        DATABASE_URL: "file:./e2e/artifacts/e2e.db",
-        NEXT_TELEMETRY_DISABLED: "1",
-        OPENAI_COMPATIBLE_BASE_URL: `http://127.0.0.1:${modelPort}/v1`,
-        OPENAI_COMPATIBLE_MODEL: "scripted",
-      },
+      env: { ...appEnv, PORT: String(port), DATABASE_URL: `file:./${OUTPUT_DIR}/e2e.db` },
+    },
+    {
+      // The same app with a security key (auth mode `security_key`), where a request without a
+      // principal is 401: the cross-origin test shows a signed-in cookie does not make one.
+      command: "node bin/agentry.mjs start",
+      url: `http://127.0.0.1:${E2E_PORTS.securedApp}/health`,
+      reuseExistingServer: !isCI,
+      timeout: 240_000,
+      env: { ...appEnv, PORT: String(E2E_PORTS.securedApp), DATABASE_URL: `file:./${OUTPUT_DIR}/e2e-secured.db`, OS_SECURITY_KEY: E2E_SECURITY_KEY },
     },
   ],
 });

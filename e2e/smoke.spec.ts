@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { signInAsAdmin } from "./fixtures/dashboard.ts";
 
 test("the API answers and the dashboard renders in Chromium", async ({ page, request }) => {
   const health = await request.get("/health");
@@ -11,7 +12,8 @@ test("the API answers and the dashboard renders in Chromium", async ({ page, req
   expect(info).toMatchObject({ os_id: "agentry", auth_mode: "none" });
   expect((await request.get("/models")).status()).toBe(404);
 
-  // A browser asking for / lands on the dashboard.
+  // A browser asking for / lands on the dashboard, once signed in (first-run setup if no user yet).
+  await signInAsAdmin(page);
   await page.goto("/");
   await expect(page).toHaveURL(/\/dashboard$/);
   await expect(page.getByRole("heading", { name: "Agents" })).toBeVisible();

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
-const SOURCES = ["app", "components", "lib", "agentry.config.ts", "next.config.ts", "package.json", "postcss.config.mjs", "prisma/schema.prisma"];
+const SOURCES = ["app", "components", "lib", "agentry.config.ts", "next.config.ts", "proxy.ts", "package.json", "postcss.config.mjs", "prisma/schema.prisma"];
 const SKIP = new Set(["node_modules", ".next", "generated"]);
 
 function newestMtime(path: string): number {

@@ -1,6 +1,7 @@
 import { ConfigError, FileConfigSchema, type AgentDefinition, type FileConfig } from "./define.ts";
 import type { Env } from "./env.ts";
 import type { AuthMode } from "../auth/principal.ts";
+import { resolveDashboardSettings, type DashboardSettings } from "./dashboard-settings.ts";
 
 /**
  * Everything the server runs with, resolved from the environment and agentry.config.ts under one
@@ -25,6 +26,8 @@ export interface Settings {
     issuer?: string;
     userIsolation: boolean;
   };
+  /** Dashboard sign-in (Auth.js): secret, public origin, OAuth providers. */
+  dashboard: DashboardSettings;
   /** Allowed CORS origins. With auth mode `none`, Agno's chat UI origin is added by default. */
   corsOrigins: string[];
   limits: { maxJsonBytes: number; maxUploadBytes: number };
@@ -134,6 +137,7 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
       issuer: pick<string | undefined>("auth.issuer", "JWT_ISSUER", env.JWT_ISSUER, file.auth?.issuer, undefined),
       userIsolation: pick("auth.userIsolation", "AGENTRY_USER_ISOLATION", env.AGENTRY_USER_ISOLATION, file.auth?.userIsolation, true),
     },
+    dashboard: resolveDashboardSettings(env),
     corsOrigins,
     limits: {
       maxJsonBytes: file.limits?.maxJsonBytes ?? MiB,

@@ -1,3 +1,4 @@
+import { agentryTableStep } from "./steps/agentry-table.ts";
 import { approvalsSteps } from "./steps/approvals.ts";
 import { learningsSteps } from "./steps/learnings.ts";
 import { memoriesSteps } from "./steps/memories.ts";
@@ -7,6 +8,7 @@ import { ownerColumnStep } from "./steps/owner-column.ts";
 import { backfillRunsFromLegacyBlobs, runsSteps } from "./steps/runs.ts";
 import { schedulesSteps } from "./steps/schedules.ts";
 import { sessionsSteps } from "./steps/sessions.ts";
+import * as dashboardAuth from "./tables/dashboard-auth.ts";
 import * as specs from "./tables/specs.ts";
 import type { TableMigrations } from "./types.ts";
 
@@ -27,6 +29,11 @@ const DECLARED: readonly TableMigrations[] = [
   { tableType: "approvals", spec: specs.APPROVALS, steps: approvalsSteps },
   { tableType: "learnings", spec: specs.LEARNINGS, steps: learningsSteps },
   { tableType: "service_accounts", spec: specs.SERVICE_ACCOUNTS, steps: [] },
+  // Agentry's own: dashboard sign-in.
+  { tableType: "users", spec: dashboardAuth.USERS, steps: [agentryTableStep(dashboardAuth.USERS)] },
+  { tableType: "user_tokens", spec: dashboardAuth.USER_TOKENS, steps: [agentryTableStep(dashboardAuth.USER_TOKENS)] },
+  { tableType: "login_attempts", spec: dashboardAuth.LOGIN_ATTEMPTS, steps: [agentryTableStep(dashboardAuth.LOGIN_ATTEMPTS)] },
+  { tableType: "secrets", spec: dashboardAuth.SECRETS, steps: [agentryTableStep(dashboardAuth.SECRETS)] },
 ];
 
 /**

@@ -39,8 +39,12 @@ describe("route table", () => {
       }
     };
     walk(appDir);
+    // The one route file outside the API: Auth.js's endpoints for dashboard sign-in (OAuth
+    // callbacks, CSRF), which authenticate people rather than serve the AgentOS API.
+    const dashboard = files.filter((f) => f.startsWith(`dashboard${sep}`));
+    expect(dashboard).toEqual([join("dashboard", "auth", "[...nextauth]")]);
     const templates = files
-      .filter((f) => !f.startsWith("[..."))
+      .filter((f) => !f.startsWith("[...") && !dashboard.includes(f))
       .map((f) => "/" + f.split(sep).filter((s) => !/^\(.*\)$/.test(s)).map((s) => s.replace(/^\[\[\.\.\.(.+)\]\]$/, "{$1*}").replace(/^\[(.+)\]$/, "{$1}")).join("/"))
       .map((t) => (t === "/" ? t : t.replace(/\/$/, "")))
       .sort();
@@ -134,6 +138,23 @@ describe("security key mode", () => {
     const right = await call("/config", { headers: { authorization: "Bearer s3cret" } }, keyed);
     expect(right.status).toBe(200);
     expect((await call("/health", {}, keyed)).status).toBe(200);
+  });
+});
+
+describe("auth mode none: the loopback fence", () => {
+  it("refuses a foreign Host (DNS rebinding) and cross-site writes, and serves local callers", async () => {
+    const rebound = await call("/config", { headers: { host: "attacker.example:7777" } });
+    expect(rebound.status).toBe(403);
+    expect(((await rebound.json()) as { detail: string }).detail).toMatch(/DNS rebinding/);
+    expect((await call("/config", { headers: { host: "127.0.0.1:7777" } })).status).toBe(200);
+    expect((await call("/config", { headers: { host: "localhost:7777" } })).status).toBe(200);
+    const crossSite = await call("/databases/all/migrate", { method: "POST", headers: { host: "127.0.0.1:7777", origin: "https://evil.example" } }, none, "/databases/all/migrate");
+    expect(crossSite.status).toBe(403);
+    expect(((await crossSite.json()) as { detail: string }).detail).toMatch(/Cross-site request refused/);
+    const formPost = await call("/databases/all/migrate", { method: "POST", headers: { host: "127.0.0.1:7777", "sec-fetch-site": "cross-site" } }, none, "/databases/all/migrate");
+    expect(formPost.status).toBe(403);
+    const chatUi = await call("/databases/all/migrate?target_version=bad", { method: "POST", headers: { host: "localhost:7777", origin: "http://localhost:3000" } }, none, "/databases/all/migrate");
+    expect(chatUi.status).toBe(422); // got past the fence (Agno's chat UI origin is allowed) to validation
   });
 });
 

@@ -7,6 +7,7 @@ import { LegacyCleanupRefusedError, cleanupLegacyRunsColumn, hasLegacyRunsColumn
 import { columnsOf, hasColumn, indexExists, tableExists } from "@/lib/migrations/introspect.ts";
 import { MigrationManager, type TableOutcome } from "@/lib/migrations/migration-manager.ts";
 import { TABLES } from "@/lib/migrations/registry.ts";
+import { DASHBOARD_AUTH_TABLES } from "@/lib/migrations/tables/dashboard-auth.ts";
 import { QUARANTINE_NAMESPACE, userEntityKey } from "@/lib/migrations/steps/learnings.ts";
 import { SCHEDULE_PROVENANCE } from "@/lib/migrations/tables/specs.ts";
 import { LATEST_VERSION, MigrationError } from "@/lib/migrations/types.ts";
@@ -185,7 +186,7 @@ describe.each(DIALECTS)("Agno v2 → v3 migration on $name", (dialect) => {
           if (!v2) expect(outcomes.every((o) => o.action === "created")).toBe(true);
           else {
             const created = outcomes.filter((o) => o.action === "created").map((o) => o.table);
-            expect(created).toEqual(["agno_runs", "agno_jobs", "agno_service_accounts"]);
+            expect(created).toEqual(["agno_runs", "agno_jobs", "agno_service_accounts", ...DASHBOARD_AUTH_TABLES.map((t) => t.name)]);
           }
           await expectAllAtLatest(db);
           expect(await v3ShapeProblems(db)).toEqual([]);

@@ -1,9 +1,11 @@
+import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { buildOpenApi } from "../openapi.ts";
 import { HttpError } from "../errors.ts";
 import { defineRoute, type AnyRoute } from "../route.ts";
+import { docsCsp } from "../security-headers.ts";
 
 const ASSETS: Record<string, string> = {
   "swagger-ui.css": "text/css; charset=utf-8",
@@ -39,14 +41,16 @@ export function docsRoutes(table: () => readonly AnyRoute[]): AnyRoute[] {
       hidden: true,
       handler: ({ settings }) => {
         if (!settings.docsEnabled) throw docsDisabled();
+        // Its own narrow CSP: Swagger UI's bundle from this site, the inline init script by nonce.
+        const nonce = randomBytes(16).toString("base64");
         const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${settings.name} API docs</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="/docs/favicon-32x32.png"><link rel="stylesheet" href="/docs/swagger-ui.css"></head>
-<body><div id="swagger-ui"></div><script src="/docs/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui", deepLinking: true });</script>
+<body><div id="swagger-ui"></div><script nonce="${nonce}" src="/docs/swagger-ui-bundle.js"></script>
+<script nonce="${nonce}">window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui", deepLinking: true });</script>
 </body></html>`;
-        return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
+        return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": docsCsp(nonce) } });
       },
     }),
     defineRoute({

@@ -1,15 +1,15 @@
-import { getSettings } from "@/lib/config/load.ts";
+import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
 import { systemStatus } from "@/lib/status/system-status.ts";
 
 export const dynamic = "force-dynamic";
 
 export default async function DashboardHome() {
-  const settings = getSettings();
+  const { settings } = await requireDashboardSession();
   const status = await systemStatus(settings);
   return (
     <main className="mx-auto max-w-5xl p-6">
       <header className="mb-6 flex items-center justify-between">
-        <h1 className="text-2xl font-semibold">{settings.name}</h1>
+        <h1 className="text-2xl font-semibold">Overview</h1>
         <nav aria-label="API" className="flex gap-4 text-sm">
           <a className="underline" href="/docs">API docs</a>
           <a className="underline" href="/health">Health</a>
