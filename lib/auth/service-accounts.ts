@@ -1,6 +1,7 @@
 import type { Settings } from "../config/settings.ts";
 import { adminScope, userScope, type DataScope } from "../db/scope.ts";
 import { LAST_USED_RESOLUTION_SECONDS, touchLastUsed, unsafeFindServiceAccountByTokenHash, type StoredServiceAccount } from "../db/service-accounts/service-accounts.ts";
+import { unsafeSessionUser } from "../db/users/users.ts";
 import { getDatabase } from "../http/app-context.ts";
 import { HttpError } from "../http/errors.ts";
 import { log } from "../log.ts";
@@ -50,6 +51,11 @@ export async function authenticateServiceAccount(token: string, settings: Settin
   const now = Math.floor(Date.now() / 1000);
   if (account.revoked_at !== null) throw new HttpError(401, "Service account token has been revoked");
   if (account.expires_at !== null && account.expires_at <= now) throw new HttpError(401, "Service account token has expired");
+  // A token never outlives its owner's access: a disabled dashboard user's tokens stop working.
+  if (account.user_id) {
+    const owner = await unsafeSessionUser(db, account.user_id);
+    if (owner && owner.disabledAt !== null) throw new HttpError(401, "Service account token belongs to a disabled user");
+  }
   // Skip the write entirely while the stored time is fresh; the UPDATE is conditional as well.
   if (account.last_used_at === null || account.last_used_at <= now - LAST_USED_RESOLUTION_SECONDS) {
     await touchLastUsed(db, { scope: ownerScope(account), id: account.id, now }).catch((error: unknown) => {
