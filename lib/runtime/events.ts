@@ -33,11 +33,14 @@ export interface EventBase {
   parent_run_id?: string | null;
 }
 
-/** Drops null/undefined fields, as Agno's event `to_dict()` does. */
-function compact(fields: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null && v !== undefined));
-}
-
+/** Builds an event, dropping null/undefined fields as Agno's event `to_dict()` does (on the hot path: no intermediate arrays). */
 export function makeEvent(base: EventBase, event: RunEventName, fields: Record<string, unknown> = {}): RunEvent {
-  return compact({ created_at: Math.floor(Date.now() / 1000), event, ...base, ...fields }) as RunEvent;
+  const out: Record<string, unknown> = { created_at: Math.floor(Date.now() / 1000), event };
+  for (const source of [base, fields] as Record<string, unknown>[]) {
+    for (const name in source) {
+      const value = source[name];
+      if (value !== null && value !== undefined) out[name] = value;
+    }
+  }
+  return out as RunEvent;
 }

@@ -5,9 +5,17 @@ import type { ModelSpec } from "../../config/define.ts";
 import { MODEL_ENV_HINT } from "../../config/model-from-env.ts";
 import { ModelNotConfiguredError } from "./model-provider-error.ts";
 
-/** The AI SDK model for a spec: OpenAI, Anthropic, or any OpenAI-compatible chat endpoint. */
+const models = new WeakMap<ModelSpec, LanguageModel>();
+
+/** The AI SDK model for a spec: OpenAI, Anthropic, or any OpenAI-compatible chat endpoint (one per spec). */
 export function resolveModel(agentId: string, spec: ModelSpec | null): LanguageModel {
   if (!spec) throw new ModelNotConfiguredError(agentId, MODEL_ENV_HINT);
+  let model = models.get(spec);
+  if (!model) models.set(spec, (model = createModel(spec)));
+  return model;
+}
+
+function createModel(spec: ModelSpec): LanguageModel {
   switch (spec.provider) {
     case "openai":
       return createOpenAI({ apiKey: spec.apiKey, baseURL: spec.baseUrl }).chat(spec.id);
