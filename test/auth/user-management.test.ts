@@ -12,7 +12,7 @@ import { inviteUserAction, resetLinkAction, revokeInviteAction, setEnabledAction
 import { errorResponse } from "@/lib/http/errors.ts";
 import { DIALECTS, openMigrated, type TestDb } from "../support/databases.ts";
 import { testSettings } from "../support/settings.ts";
-import { PASSWORD, SYSTEM_ADMIN, createUser, tokenOf, uniqueEmail } from "./dashboard-support.ts";
+import { PASSWORD, createUser, tokenOf, uniqueEmail } from "./dashboard-support.ts";
 
 const settings = testSettings();
 const ORIGIN = "http://127.0.0.1:7777";

@@ -3,7 +3,7 @@ import { parseJson } from "../json.ts";
 import type { Db } from "../open-database.ts";
 import { pageWindow, type PageRequest } from "../pagination.ts";
 import { toStoredRun, type StoredRun } from "../runs/runs.ts";
-import { ownerForWrite, ownerSql, ownerWhere, type DataScope } from "../scope.ts";
+import { ownerForWrite, ownerSql, type DataScope } from "../scope.ts";
 import { readLegacyRuns } from "./legacy-runs.ts";
 
 export type SessionType = "agent" | "team" | "workflow";

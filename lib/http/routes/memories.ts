@@ -2,10 +2,10 @@ import type { z } from "zod";
 import type { Principal } from "../../auth/principal.ts";
 import { deleteMemories, getMemory, listMemories, upsertMemory, type StoredMemory } from "../../db/index.ts";
 import type { DataScope } from "../../db/scope.ts";
-import { elapsedMs, requestScope, selectDatabase } from "../data-access.ts";
+import { requestScope, selectDatabase } from "../data-access.ts";
 import { HttpError } from "../errors.ts";
 import { defineRoute } from "../route.ts";
-import { isoTime } from "../schemas/list-query.ts";
+import { isoTime, pageOf } from "../schemas/list-query.ts";
 import {
   CreateMemoryBody,
   DeleteMemoriesBody,
@@ -89,16 +89,7 @@ export const listMemoriesRoute = defineRoute({
       sortBy: query.sort_by,
       sortOrder: query.sort_order,
     });
-    return {
-      data: memories.map(toUserMemory),
-      meta: {
-        page: query.page,
-        limit: query.limit,
-        total_pages: Math.ceil(totalCount / query.limit),
-        total_count: totalCount,
-        search_time_ms: elapsedMs(started),
-      },
-    };
+    return pageOf(memories.map(toUserMemory), { page: query.page, limit: query.limit, totalCount, startedMs: started });
   },
 });
 

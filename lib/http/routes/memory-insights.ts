@@ -1,8 +1,8 @@
 import { listMemories, listMemoryTopics, userMemoryStats } from "../../db/index.ts";
-import { elapsedMs, requestScope, selectDatabase } from "../data-access.ts";
+import { requestScope, selectDatabase } from "../data-access.ts";
 import { HttpError } from "../errors.ts";
 import { defineRoute } from "../route.ts";
-import { isoTime } from "../schemas/list-query.ts";
+import { isoTime, pageOf } from "../schemas/list-query.ts";
 import {
   MemoryQuery,
   MemoryTopicsSchema,
@@ -45,16 +45,7 @@ export const userMemoryStatsRoute = defineRoute({
     const db = await selectDatabase(settings, query, MEMORY_TABLES);
     const started = performance.now();
     const { stats, totalCount } = await userMemoryStats(db, { scope, page: query.page, limit: query.limit });
-    return {
-      data: stats.map((s) => ({ ...s, last_memory_updated_at: isoTime(s.last_memory_updated_at) })),
-      meta: {
-        page: query.page,
-        limit: query.limit,
-        total_pages: Math.ceil(totalCount / query.limit),
-        total_count: totalCount,
-        search_time_ms: elapsedMs(started),
-      },
-    };
+    return pageOf(stats.map((s) => ({ ...s, last_memory_updated_at: isoTime(s.last_memory_updated_at) })), { page: query.page, limit: query.limit, totalCount, startedMs: started });
   },
 });
 

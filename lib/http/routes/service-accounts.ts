@@ -13,10 +13,9 @@ import {
   type StoredServiceAccount,
 } from "../../db/index.ts";
 import { getDatabase } from "../app-context.ts";
-import { elapsedMs } from "../data-access.ts";
 import { HttpError } from "../errors.ts";
 import { defineRoute } from "../route.ts";
-import { isoTime } from "../schemas/list-query.ts";
+import { isoTime, pageOf } from "../schemas/list-query.ts";
 import {
   CreateServiceAccountBody,
   CreatedServiceAccountSchema,
@@ -118,16 +117,7 @@ export const listServiceAccountsRoute = defineRoute({
       sortOrder: query.sort_order,
     });
     const now = Math.floor(Date.now() / 1000);
-    return {
-      data: accounts.map((a) => toView(a, now)),
-      meta: {
-        page: query.page,
-        limit: query.limit,
-        total_pages: Math.ceil(totalCount / query.limit),
-        total_count: totalCount,
-        search_time_ms: elapsedMs(started),
-      },
-    };
+    return pageOf(accounts.map((a) => toView(a, now)), { page: query.page, limit: query.limit, totalCount, startedMs: started });
   },
 });
 

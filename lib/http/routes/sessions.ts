@@ -2,8 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { Settings } from "../../config/settings.ts";
 import { createSession, deleteSessions, getSession, getSessionRuns, listSessions, updateSession } from "../../db/index.ts";
 import type { SessionType } from "../../db/sessions/sessions.ts";
-import { elapsedMs, requestScope, selectDatabase } from "../data-access.ts";
+import { requestScope, selectDatabase } from "../data-access.ts";
 import { HttpError } from "../errors.ts";
+import { pageOf } from "../schemas/list-query.ts";
 import { defineRoute } from "../route.ts";
 import {
   CreateSessionBody,
@@ -60,16 +61,7 @@ export const listSessionsRoute = defineRoute({
         return toSessionSchema(session, sessionName(session, withRuns?.runs ?? []));
       }),
     );
-    return {
-      data,
-      meta: {
-        page: query.page,
-        limit: query.limit,
-        total_pages: Math.ceil(totalCount / query.limit),
-        total_count: totalCount,
-        search_time_ms: elapsedMs(started),
-      },
-    };
+    return pageOf(data, { page: query.page, limit: query.limit, totalCount, startedMs: started });
   },
 });
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { elapsedMs } from "../data-access.ts";
 
 /**
  * Query and response pieces shared by the listing routes (sessions, memories, …): Agno's
@@ -40,4 +41,18 @@ export function isoTime(value: unknown): string | null {
   if (typeof value !== "number" || !Number.isFinite(value)) return null;
   // Agno stores epoch seconds; a millisecond value is recognised by its size.
   return new Date(value > 1e12 ? value : value * 1000).toISOString();
+}
+
+/** The `{data, meta}` envelope of a list route, timed from `startedMs` (performance.now()). */
+export function pageOf<T>(data: T[], { page, limit, totalCount, startedMs }: { page: number; limit: number; totalCount: number; startedMs: number }) {
+  return {
+    data,
+    meta: {
+      page,
+      limit,
+      total_pages: Math.ceil(totalCount / limit),
+      total_count: totalCount,
+      search_time_ms: elapsedMs(startedMs),
+    },
+  };
 }
