@@ -103,9 +103,9 @@ export async function callModelStep(options: {
   }
 }
 
-async function generateOnce(options: Parameters<typeof callModelStep>[0]): Promise<StepResult> {
-  const started = performance.now();
-  const result = await generateText({
+/** What both call styles pass the SDK: retries are ours (maxRetries 0), tools are offered as schemas only. */
+function sdkCall(options: Parameters<typeof callModelStep>[0]) {
+  return {
     model: options.model,
     system: options.system,
     messages: options.messages,
@@ -114,7 +114,12 @@ async function generateOnce(options: Parameters<typeof callModelStep>[0]): Promi
     maxRetries: 0,
     output: options.output,
     providerOptions: options.providerOptions,
-  });
+  };
+}
+
+async function generateOnce(options: Parameters<typeof callModelStep>[0]): Promise<StepResult> {
+  const started = performance.now();
+  const result = await generateText(sdkCall(options));
   const usage = result.usage;
   const toolCalls = result.toolCalls.map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, input: c.input }));
   let output: unknown;
@@ -150,15 +155,7 @@ async function streamOnce(options: Parameters<typeof callModelStep>[0], markStre
   const toolCalls: ToolCallRequest[] = [];
   const usage: StepUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
   const result = streamText({
-    model: options.model,
-    system: options.system,
-    messages: options.messages,
-    tools: Object.keys(options.tools).length > 0 ? options.tools : undefined,
-    abortSignal: options.signal,
-    maxRetries: 0,
-    output: options.output,
-    providerOptions: options.providerOptions,
-    // Errors arrive as `error` parts below; without this the SDK also logs each one.
+    ...sdkCall(options),    // Errors arrive as `error` parts below; without this the SDK also logs each one.
     onError: () => undefined,
   });
   for await (const part of result.fullStream) {
