@@ -40,6 +40,11 @@ export interface StartRunRequest {
   retry?: RetryPolicy;
   /** false when the client waits for the whole RunOutput (model calls need not stream). */
   stream?: boolean;
+  /**
+   * Background: the run is stored PENDING and `defer` decides when it executes (the background
+   * limiter); without it the run starts at once.
+   */
+  defer?: (execute: () => Promise<RunOutput>, sessionId: string) => void;
   /** A run id chosen by the caller (a cancel may already be recorded for it); default a new UUID. */
   runId?: string;
 }
@@ -79,7 +84,7 @@ export async function startAgentRun(request: StartRunRequest): Promise<StartedRu
     messages: [],
     metrics: emptyMetrics(),
     tools: [],
-    status: "RUNNING",
+    status: request.defer ? "PENDING" : "RUNNING",
     session_state: request.sessionState ?? (session.session_data?.session_state as Record<string, unknown> | undefined) ?? null,
     metadata: request.metadata ?? null,
     created_at: now(),
@@ -98,8 +103,13 @@ export async function startAgentRun(request: StartRunRequest): Promise<StartedRu
     dependencies: request.dependencies,
     stream: request.stream,
   });
-  const done = (async () => {
+  const execute = async (): Promise<RunOutput> => {
     try {
+      if (output.status === "PENDING") {
+        output.status = "RUNNING";
+        state.startedAt = performance.now();
+        await upsertRun(db, { scope, run: runRow(output) });
+      }
       emit(state, "RunStarted", { model: output.model, model_provider: output.model_provider });
       await prepare(state);
       const userMessage: AgnoMessage = {
@@ -113,7 +123,8 @@ export async function startAgentRun(request: StartRunRequest): Promise<StartedRu
     } catch (error) {
       return await settleFailure(state, error);
     }
-  })();
+  };
+  const done = request.defer ? new Promise<RunOutput>((resolve) => request.defer!(() => execute().then((o) => (resolve(o), o)), sessionId)) : execute();
   return { runId, sessionId, live, firstEventIndex: 0, done };
 }
 

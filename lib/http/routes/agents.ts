@@ -6,6 +6,7 @@ import { getSession } from "../../db/sessions/sessions.ts";
 import { startAgentRun, type StartedRun } from "../../runtime/agent-run.ts";
 import { continueAgentRun, ContinueError } from "../../runtime/continue-run.ts";
 import { findAgent, type RuntimeAgent } from "../../runtime/agents.ts";
+import { enqueueBackgroundRun } from "../../queue/background-limiter.ts";
 import { getLiveRun, requestCancel } from "../../runtime/run-registry.ts";
 import type { RunOutput } from "../../runtime/run-output.ts";
 import { getDatabase } from "../app-context.ts";
@@ -142,9 +143,6 @@ export const createRun = defineRoute({
   handler: async ({ input, principal, settings }) => {
     const agent = agentOr404(settings, input.params.agent_id);
     const form = input.form;
-    if (form.background) {
-      throw new HttpError(501, "Background runs are not available in this build yet; send background=false");
-    }
     const uploads = await classifyUploads(input.files.files ?? []);
     const db = await getDatabase(settings);
     const started = await startAgentRun({
@@ -162,7 +160,19 @@ export const createRun = defineRoute({
       attachments: uploads.attachments,
       inputMedia: uploads.media,
       stream: form.stream,
+      // Background runs wait for a slot (at most queue.maxConcurrency at once, one per session).
+      defer: form.background ? (execute, sessionId) => enqueueBackgroundRun({ sessionId, run: execute }, settings.queue.maxConcurrency) : undefined,
     });
+    if (form.background && !form.stream) {
+      return new Response(JSON.stringify({ run_id: started.runId, session_id: started.sessionId, status: "PENDING" }), {
+        status: 202,
+        headers: { "content-type": "application/json" },
+      });
+    }
+    if (form.background) {
+      // A background stream keeps running when the client goes away; it can resume later.
+      return sseResponse(runEventStream({ live: started.live, lastEventIndex: null }));
+    }
     return form.stream ? streamRun(started) : finishedRun(started);
   },
 });
