@@ -59,3 +59,11 @@ export function schemaErrorFrom(error: unknown): unknown {
     "a table";
   return new MigrationRequiredError([{ table: String(table).replace(/^.*\./, ""), version: null }]);
 }
+
+/** The durable job queue holds `maxQueueDepth` queued jobs already (the API answers 429 "Job queue is full"). */
+export class QueueFullError extends Error {
+  override readonly name = "QueueFullError";
+  constructor(readonly maxQueueDepth: number) {
+    super("Job queue is full");
+  }
+}

@@ -15,3 +15,4 @@ export * from "./metrics/metrics.ts";
 export * from "./schema-versions/schema-versions.ts";
 export * from "./sessions/session-data.ts";
 export * from "./service-accounts/service-accounts.ts";
+export * from "./jobs/index.ts";

@@ -83,7 +83,11 @@ export function sqliteExecutor(connection: BetterSqlite3.Database): SqlExecutor 
   const run = (statement: Statement): { changes: number; rows?: Row[] } => {
     const prepared = prepare(statement.text);
     const params = (statement.params ?? []).map(sqliteParam);
-    if (prepared.reader) return { changes: 0, rows: prepared.all(...params) as Row[] };
+    if (prepared.reader) {
+      // A read (or a write with RETURNING) counts the rows it returned, as PostgreSQL's rowCount does.
+      const rows = prepared.all(...params) as Row[];
+      return { changes: rows.length, rows };
+    }
     return { changes: prepared.run(...params).changes };
   };
   return {

@@ -1,7 +1,7 @@
 import type { Db } from "../db/open-database.ts";
 import { readSchemaVersions, stampSchemaVersion } from "../db/schema-versions/schema-versions.ts";
 import { createTableStatements } from "./ddl.ts";
-import { tableExists } from "./introspect.ts";
+import { columnsOf, tableExists } from "./introspect.ts";
 import { TABLES, TABLE_TYPES } from "./registry.ts";
 import { SCHEMA_VERSIONS } from "./tables/specs.ts";
 import {
@@ -13,6 +13,11 @@ import {
   type MigrationStep,
   type TableMigrations,
 } from "./types.ts";
+
+async function lacksSpecColumns(db: Db, table: TableMigrations): Promise<boolean> {
+  const live = await columnsOf(db, table.spec.name);
+  return table.spec.columns.some((column) => !live.has(column.name));
+}
 
 export interface MigrateOptions {
   /** Stop at this version (default: the latest). */
@@ -68,12 +73,18 @@ export class MigrationManager {
         outcomes.push({ tableType: table.tableType, table: table.spec.name, from, to: LATEST_VERSION, action: "created" });
         continue;
       }
-      if (from !== null && compareVersions(from, target) >= 0) {
+      // A table stamped at the latest version by another build (Agno 3, an earlier Agentry) may
+      // still lack a column this code's spec has: its latest steps run again (they are idempotent).
+      const incomplete =
+        from !== null && compareVersions(from, LATEST_VERSION) === 0 && compareVersions(target, LATEST_VERSION) === 0 && (await lacksSpecColumns(this.db, table));
+      if (from !== null && compareVersions(from, target) >= 0 && !incomplete) {
         outcomes.push({ tableType: table.tableType, table: table.spec.name, from, to: from, action: "unchanged" });
         continue;
       }
       const pending = table.steps.filter(
-        (step) => (from === null || compareVersions(step.version, from) > 0) && compareVersions(step.version, target) <= 0,
+        (step) =>
+          (from === null || compareVersions(step.version, from) > 0 || (incomplete && compareVersions(step.version, from) === 0)) &&
+          compareVersions(step.version, target) <= 0,
       );
       for (const step of pending) {
         try {

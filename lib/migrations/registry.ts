@@ -3,6 +3,7 @@ import { approvalsSteps } from "./steps/approvals.ts";
 import { learningsSteps } from "./steps/learnings.ts";
 import { memoriesSteps } from "./steps/memories.ts";
 import { metricsSteps } from "./steps/metrics.ts";
+import { jobsSteps } from "./steps/jobs.ts";
 import { jsonbStep } from "./steps/jsonb.ts";
 import { ownerColumnStep } from "./steps/owner-column.ts";
 import { backfillRunsFromLegacyBlobs, runsSteps } from "./steps/runs.ts";
@@ -25,7 +26,7 @@ const DECLARED: readonly TableMigrations[] = [
   { tableType: "knowledge", spec: specs.KNOWLEDGE, steps: [ownerColumnStep("agno_knowledge", ["user_id", "linked_to"])] },
   { tableType: "schedules", spec: specs.SCHEDULES, steps: schedulesSteps },
   { tableType: "schedule_runs", spec: specs.SCHEDULE_RUNS, steps: [ownerColumnStep("agno_schedule_runs")] },
-  { tableType: "jobs", spec: specs.JOBS, steps: [] },
+  { tableType: "jobs", spec: specs.JOBS, steps: jobsSteps },
   { tableType: "approvals", spec: specs.APPROVALS, steps: approvalsSteps },
   { tableType: "learnings", spec: specs.LEARNINGS, steps: learningsSteps },
   { tableType: "service_accounts", spec: specs.SERVICE_ACCOUNTS, steps: [] },

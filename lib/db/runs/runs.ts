@@ -3,7 +3,8 @@ import { parseJson } from "../json.ts";
 import type { Db } from "../open-database.ts";
 import { pageWindow, type PageRequest } from "../pagination.ts";
 import { ownerSql, ownerWhere, type DataScope } from "../scope.ts";
-import { hasLegacyRunsColumn, legacyBlobRemovals } from "../sessions/legacy-runs.ts";
+import { legacyBlobRemovals } from "../sessions/legacy-runs.ts";
+import { isRunIndexRace, runInsertStatement, type RunInput } from "./run-insert.ts";
 import type { RunType } from "./run-type.ts";
 
 /** One stored run: the agno_runs row with `run_data` holding the full RunOutput dict. */
@@ -23,26 +24,9 @@ export interface StoredRun {
   updated_at: number | null;
 }
 
-export interface RunInput {
-  runId: string;
-  sessionId: string;
-  runType: RunType;
-  agentId?: string | null;
-  teamId?: string | null;
-  workflowId?: string | null;
-  parentRunId?: string | null;
-  status?: string | null;
-  runData: Record<string, unknown>;
-  /** Epoch seconds; default now. Only used when the row is first written. */
-  createdAt?: number;
-}
+export type { RunInput } from "./run-insert.ts";
 
 const RUN_INDEX_RACE_RETRIES = 8;
-
-function isRunIndexRace(error: unknown): boolean {
-  const e = error as { code?: string; constraint?: string; message?: string } | null;
-  return e?.code === "23505" && (e.constraint === "uq_agno_runs_session_id_run_index" || /run_index/.test(e.message ?? ""));
-}
 
 /**
  * Writes one run: a new row gets the next `run_index` of its session, assigned inside the insert
@@ -52,53 +36,10 @@ function isRunIndexRace(error: unknown): boolean {
  * only write runs into its own sessions, and a run id can never move to another session.
  */
 export async function upsertRun(db: Db, { scope, run }: { scope: DataScope; run: RunInput }): Promise<{ runIndex: number }> {
-  const now = Math.floor(Date.now() / 1000);
-  const sessionGuard =
-    scope.kind === "user"
-      ? "EXISTS (SELECT 1 FROM agno_sessions s WHERE s.session_id = ? AND s.user_id = ?)"
-      : "EXISTS (SELECT 1 FROM agno_sessions s WHERE s.session_id = ?)";
-  const guardParams = scope.kind === "user" ? [run.sessionId, scope.userId] : [run.sessionId];
-  // A session written by a pre-v3 process may hold runs only in its legacy blob: new runs go after them.
-  const legacyLength = (await hasLegacyRunsColumn(db))
-    ? db.dialect === "postgres"
-      ? "(SELECT CASE WHEN json_typeof(s.runs::json) = 'array' THEN json_array_length(s.runs::json) ELSE 0 END FROM agno_sessions s WHERE s.session_id = ?)"
-      : "(SELECT CASE WHEN json_valid(s.runs) THEN json_array_length(s.runs) ELSE 0 END FROM agno_sessions s WHERE s.session_id = ?)"
-    : null;
-  const nextIndex = `COALESCE((SELECT MAX(r.run_index) FROM agno_runs r WHERE r.session_id = ?), -1) + 1`;
-  const indexExpression = legacyLength
-    ? `${db.dialect === "postgres" ? "GREATEST" : "MAX"}(${nextIndex}, COALESCE(${legacyLength}, 0))`
-    : nextIndex;
-  const text = `INSERT INTO agno_runs
-      (run_id, session_id, run_type, agent_id, team_id, workflow_id, user_id, parent_run_id, status, run_index, run_data, created_at, updated_at)
-    SELECT ?, ?, ?, ?, ?, ?, (SELECT s.user_id FROM agno_sessions s WHERE s.session_id = ?), ?, ?,
-           ${indexExpression},
-           ?, ?, ?
-     WHERE ${sessionGuard}
-    ON CONFLICT (run_id) DO UPDATE SET
-      status = excluded.status, run_data = excluded.run_data, parent_run_id = excluded.parent_run_id,
-      updated_at = excluded.updated_at
-    WHERE agno_runs.session_id = excluded.session_id
-    RETURNING run_index`;
-  const params = [
-    run.runId,
-    run.sessionId,
-    run.runType,
-    run.agentId ?? null,
-    run.teamId ?? null,
-    run.workflowId ?? null,
-    run.sessionId,
-    run.parentRunId ?? null,
-    run.status ?? null,
-    run.sessionId,
-    ...(legacyLength ? [run.sessionId] : []),
-    run.runData,
-    run.createdAt ?? now,
-    now,
-    ...guardParams,
-  ];
+  const statement = await runInsertStatement(db, { scope, run, now: Math.floor(Date.now() / 1000) });
   for (let attempt = 0; ; attempt++) {
     try {
-      const rows = await db.sql.query<{ run_index: number }>(text, params);
+      const rows = await db.sql.query<{ run_index: number }>(statement.text, statement.params);
       if (rows.length === 0) {
         throw new NotFoundError(
           `Run ${run.runId} was not saved: session ${run.sessionId} does not exist for this user, or the run belongs to another session or user`,

@@ -1,4 +1,4 @@
-import { col, ix, type TableSpec } from "../ddl.ts";
+import { col, ix, type ColumnSpec, type IndexSpec, type TableSpec } from "../ddl.ts";
 
 /**
  * The current (3.0.0) shape of every table, with Agno's default names. prisma/schema.prisma models
@@ -234,6 +234,20 @@ export const SCHEDULE_RUNS: TableSpec = {
   ],
 };
 
+/** Leases a job lost because its worker died or shut down; they do not spend attempts. */
+export const JOB_LEASE_LOSSES: ColumnSpec = { name: "lease_losses", type: "bigint", notNull: true, default: "0" };
+
+/**
+ * Idempotency keys of owner-less jobs (no JWT identity): the (user_id, idempotency_key) key
+ * treats NULL owners as distinct, so without this index they would never dedupe.
+ */
+export const JOB_SHARED_IDEMPOTENCY_INDEX: IndexSpec = {
+  name: "uq_agno_jobs_idempotency_key_shared",
+  columns: ["idempotency_key"],
+  unique: true,
+  where: "user_id IS NULL AND idempotency_key IS NOT NULL",
+};
+
 export const JOBS: TableSpec = {
   name: "agno_jobs",
   columns: [
@@ -247,6 +261,7 @@ export const JOBS: TableSpec = {
     col.json("payload"),
     col.text("status", true),
     { name: "attempt", type: "bigint", notNull: true, default: "0" },
+    JOB_LEASE_LOSSES,
     { name: "max_attempts", type: "bigint", notNull: true, default: "1" },
     col.text("idempotency_key"),
     col.bigint("available_at", true),
@@ -267,6 +282,7 @@ export const JOBS: TableSpec = {
       unique: true,
       where: "idempotency_key IS NOT NULL",
     },
+    JOB_SHARED_IDEMPOTENCY_INDEX,
   ],
 };
 

@@ -1,0 +1,63 @@
+import type { Db } from "../open-database.ts";
+import { JOB_COLUMNS, toStoredJob, type StoredJob } from "./job-row.ts";
+
+export interface ClaimJobsOptions {
+  /** Unique per worker process (e.g. `worker-<host>-<pid>-<random>`); it fences the worker's writes. */
+  workerId: string;
+  limit: number;
+  /** Epoch seconds. */
+  now: number;
+  /** How long the lease lasts without a heartbeat; the sweeper takes the job back after it. */
+  leaseSeconds: number;
+  /** This worker's deployment: it also claims that deployment's jobs. Absent: only jobs with none. */
+  deploymentId?: string | null;
+}
+
+/** A claimed job: `attempt` and `locked_by` are the fence every later write must present. */
+export interface ClaimedJob extends StoredJob {
+  status: "running";
+  locked_by: string;
+  locked_at: number;
+  /** When the lease runs out unless a heartbeat renews it (locked_at + leaseSeconds). */
+  lease_expires_at: number;
+}
+
+/**
+ * Claims up to `limit` ready jobs (queued, available_at <= now, deployment routing as above),
+ * oldest available first: each becomes running with attempt + 1, locked_by = workerId and
+ * locked_at = now, in ONE statement, so two workers can never claim the same job. PostgreSQL
+ * picks the rows `FOR UPDATE SKIP LOCKED` in a materialized CTE (concurrent claimers skip each
+ * other's rows instead of waiting); SQLite runs `UPDATE … WHERE id IN (SELECT … LIMIT n)` under
+ * its write lock (busy retries in the executor). Returned oldest available first.
+ */
+export async function claimJobs(db: Db, { workerId, limit, now, leaseSeconds, deploymentId }: ClaimJobsOptions): Promise<ClaimedJob[]> {
+  if (!Number.isInteger(limit) || limit < 1) return [];
+  const routing = deploymentId ? "(deployment_id IS NULL OR deployment_id = ?)" : "deployment_id IS NULL";
+  const ready = `SELECT id FROM agno_jobs
+         WHERE status = 'queued' AND available_at <= ? AND ${routing}
+         ORDER BY available_at, created_at, id
+         LIMIT ${limit}`;
+  const readyParams = [now, ...(deploymentId ? [deploymentId] : [])];
+  const set = "status = 'running', attempt = attempt + 1, locked_by = ?, locked_at = ?, updated_at = ?";
+  const setParams = [workerId, now, now];
+  // PostgreSQL: the picked ids must be computed exactly once. In `id IN (subquery … LIMIT n)` the
+  // planner may run the subquery more than once and update more than n rows (seen here); a
+  // MATERIALIZED CTE runs once. SKIP LOCKED: concurrent claimers pass over each other's rows, and
+  // a row another claimer just took fails the re-check of `status = 'queued'`.
+  const rows =
+    db.dialect === "postgres"
+      ? await db.sql.query(
+          `WITH picked AS MATERIALIZED (${ready} FOR UPDATE SKIP LOCKED)
+           UPDATE agno_jobs SET ${set} FROM picked
+            WHERE agno_jobs.id = picked.id AND agno_jobs.status = 'queued'
+           RETURNING ${JOB_COLUMNS.split(", ").map((c) => `agno_jobs.${c}`).join(", ")}`,
+          [...readyParams, ...setParams],
+        )
+      : await db.sql.query(`UPDATE agno_jobs SET ${set} WHERE status = 'queued' AND id IN (${ready}) RETURNING ${JOB_COLUMNS}`, [
+          ...setParams,
+          ...readyParams,
+        ]);
+  return rows
+    .map((row) => ({ ...toStoredJob(row), lease_expires_at: now + leaseSeconds }) as ClaimedJob)
+    .sort((a, b) => a.available_at - b.available_at || a.created_at - b.created_at || (a.id < b.id ? -1 : 1));
+}

@@ -1,0 +1,188 @@
+import { ConflictError, NotFoundError, QueueFullError } from "../errors.ts";
+import type { Db } from "../open-database.ts";
+import { isRunIndexRace, runInsertStatement, type RunInput } from "../runs/run-insert.ts";
+import type { DataScope } from "../scope.ts";
+import { epochSeconds, nullSafeEquals, readJob, toStoredJob, JOB_COLUMNS, type StoredJob } from "./job-row.ts";
+import { isUniqueViolation } from "./unique-violation.ts";
+
+export interface JobInput {
+  /** agent | team | workflow. */
+  componentType: string;
+  componentId: string;
+  /** What the worker does with it, e.g. `run` or `continue`. */
+  jobType: string;
+  /** Only workers of this deployment may claim the job; null/absent: any worker. */
+  deploymentId?: string | null;
+  /** Everything the worker needs to execute the run. */
+  payload: Record<string, unknown>;
+  /** Whether the submit streams; recorded as payload.stream so a duplicate in the other mode is a 409. */
+  stream: boolean;
+  maxAttempts: number;
+  /** Dedupes submits per (owner, key); the API caps it at 512 characters. */
+  idempotencyKey?: string | null;
+  /** Epoch seconds; default now. */
+  availableAt?: number;
+}
+
+export interface EnqueueRunJobOptions {
+  scope: DataScope;
+  /** The run as upsertRun takes it; written with status PENDING. */
+  run: RunInput;
+  job: JobInput;
+  /** QueueFullError when this many jobs are queued already (checked inside the insert). */
+  maxQueueDepth?: number;
+  now?: number;
+}
+
+/** A new job, or the job an earlier submit with the same Idempotency-Key made (nothing was written). */
+export type EnqueueResult = { duplicate: false; job: StoredJob } | { duplicate: true; job: StoredJob };
+
+const RUN_INDEX_RACE_RETRIES = 8;
+
+/**
+ * Submits a durable background run: the PENDING agno_runs row and its agno_jobs row (id = run id)
+ * are committed in one transaction, so a worker never sees a job without its run, nor a run
+ * without its job. The run gets its run_index inside the insert exactly as upsertRun assigns it.
+ *
+ * The job insert goes first and is the arbiter: with an Idempotency-Key it is
+ * `ON CONFLICT (owner, key) DO NOTHING`, and the run insert is guarded on that job row existing,
+ * so concurrent submits with one key make exactly one job and one run, and every loser gets
+ * `{ duplicate: true, job }` (the winner). The job's owner is the session's owner, as the run's is.
+ * The queue depth is checked inside the same insert (exact on SQLite; on PostgreSQL concurrent
+ * submits at the limit may overshoot it by a few).
+ *
+ * Throws NotFoundError (session missing for this scope), ConflictError (the run id exists),
+ * QueueFullError (queue at `maxQueueDepth`).
+ */
+export async function enqueueRunJob(db: Db, options: EnqueueRunJobOptions): Promise<EnqueueResult> {
+  const { scope, run, job, maxQueueDepth } = options;
+  const now = options.now ?? epochSeconds();
+  if (!Number.isInteger(job.maxAttempts) || job.maxAttempts < 1) {
+    throw new RangeError(`maxAttempts must be an integer of at least 1, got ${job.maxAttempts}`);
+  }
+  const owner = await sessionOwner(db, scope, run.sessionId);
+  if (owner === undefined) {
+    throw new NotFoundError(`Run ${run.runId} was not queued: session ${run.sessionId} does not exist for this user`);
+  }
+  const key = job.idempotencyKey ?? null;
+  if (key !== null) {
+    const earlier = await jobByKey(db, owner, key);
+    if (earlier) return { duplicate: true, job: earlier };
+  }
+  const pendingRun: RunInput = { ...run, status: "PENDING", runData: { ...run.runData, status: "PENDING" } };
+  const runInsert = await runInsertStatement(db, {
+    scope,
+    run: pendingRun,
+    now,
+    onExisting: "insert",
+    extraGuard: { clause: "EXISTS (SELECT 1 FROM agno_jobs j WHERE j.id = ?)", params: [run.runId] },
+  });
+  const jobInsert = jobInsertStatement(db, { run, job, owner, now, maxQueueDepth });
+  let counts: number[];
+  for (let attempt = 0; ; attempt++) {
+    try {
+      counts = await db.sql.batch([jobInsert, runInsert]);
+      break;
+    } catch (error) {
+      if (isRunIndexRace(error) && attempt < RUN_INDEX_RACE_RETRIES) continue;
+      if (isUniqueViolation(error)) throw new ConflictError(`A run or job with id ${run.runId} already exists`);
+      throw error;
+    }
+  }
+  const [jobWritten, runWritten] = counts;
+  if (jobWritten === 1 && runWritten === 1) return { duplicate: false, job: (await readJob(db, run.runId))! };
+  if (jobWritten === 1) {
+    // Only if the session vanished between the two statements (its row is locked on PostgreSQL,
+    // and SQLite runs the batch alone): take the job back before any worker can run it.
+    await db.sql.exec(`DELETE FROM agno_jobs WHERE id = ? AND status = 'queued' AND attempt = 0`, [run.runId]);
+    throw new NotFoundError(`Run ${run.runId} was not queued: session ${run.sessionId} was deleted meanwhile`);
+  }
+  if (key !== null) {
+    const winner = await jobByKey(db, owner, key);
+    if (winner) return { duplicate: true, job: winner };
+  }
+  if (maxQueueDepth !== undefined && (await queuedCount(db)) >= maxQueueDepth) throw new QueueFullError(maxQueueDepth);
+  throw new NotFoundError(`Run ${run.runId} was not queued: session ${run.sessionId} does not exist for this user`);
+}
+
+/**
+ * Why a duplicate submit may not reuse the earlier job (409), or null when it may (202 with the
+ * earlier ids): the key was used for another component, or in the other stream mode.
+ */
+export function duplicateMismatch(
+  earlier: StoredJob,
+  submit: { componentType: string; componentId: string; stream: boolean },
+): string | null {
+  if (earlier.component_type !== submit.componentType || earlier.component_id !== submit.componentId) {
+    return `Idempotency-Key was already used for ${earlier.component_type} ${earlier.component_id}`;
+  }
+  if (Boolean(earlier.payload?.stream) !== submit.stream) {
+    return `Idempotency-Key was already used for a ${earlier.payload?.stream ? "streaming" : "non-streaming"} run`;
+  }
+  return null;
+}
+
+/** The session's owner (null = shared) if this scope may write into it; undefined when it may not. */
+async function sessionOwner(db: Db, scope: DataScope, sessionId: string): Promise<string | null | undefined> {
+  const rows = await db.sql.query<{ user_id: string | null }>(
+    `SELECT user_id FROM agno_sessions WHERE session_id = ?${scope.kind === "user" ? " AND user_id = ?" : ""}`,
+    scope.kind === "user" ? [sessionId, scope.userId] : [sessionId],
+  );
+  return rows.length === 0 ? undefined : (rows[0].user_id ?? null);
+}
+
+async function jobByKey(db: Db, owner: string | null, key: string): Promise<StoredJob | null> {
+  const [row] = await db.sql.query(
+    `SELECT ${JOB_COLUMNS} FROM agno_jobs WHERE idempotency_key = ? AND ${nullSafeEquals(db, "user_id")}`,
+    [key, owner],
+  );
+  return row ? toStoredJob(row) : null;
+}
+
+async function queuedCount(db: Db): Promise<number> {
+  const [row] = await db.sql.query<{ n: number }>(`SELECT COUNT(*) AS n FROM agno_jobs WHERE status = 'queued'`);
+  return Number(row?.n ?? 0);
+}
+
+function jobInsertStatement(
+  db: Db,
+  { run, job, owner, now, maxQueueDepth }: { run: RunInput; job: JobInput; owner: string | null; now: number; maxQueueDepth?: number },
+) {
+  const key = job.idempotencyKey ?? null;
+  // The session row is locked (PostgreSQL) so it cannot go between this insert and the run's.
+  const lock = db.dialect === "postgres" ? " FOR SHARE" : "";
+  const depth = maxQueueDepth !== undefined ? " AND (SELECT COUNT(*) FROM agno_jobs q WHERE q.status = 'queued') < ?" : "";
+  // Each conflict target names its partial unique index exactly; any other violation (the id) throws.
+  const onConflict =
+    key === null
+      ? ""
+      : owner === null
+        ? "ON CONFLICT (idempotency_key) WHERE user_id IS NULL AND idempotency_key IS NOT NULL DO NOTHING"
+        : "ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING";
+  return {
+    text: `INSERT INTO agno_jobs
+        (id, component_type, job_type, deployment_id, component_id, session_id, user_id, payload, status,
+         attempt, lease_losses, max_attempts, idempotency_key, available_at, created_at, updated_at)
+      SELECT ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?
+       WHERE EXISTS (SELECT 1 FROM agno_sessions s WHERE s.session_id = ? AND ${nullSafeEquals(db, "s.user_id")}${lock})${depth}
+      ${onConflict}`,
+    params: [
+      run.runId,
+      job.componentType,
+      job.jobType,
+      job.deploymentId ?? null,
+      job.componentId,
+      run.sessionId,
+      owner,
+      { ...job.payload, stream: job.stream },
+      job.maxAttempts,
+      key,
+      job.availableAt ?? now,
+      now,
+      now,
+      run.sessionId,
+      owner,
+      ...(maxQueueDepth !== undefined ? [maxQueueDepth] : []),
+    ],
+  };
+}

@@ -1,0 +1,59 @@
+import type { Db } from "../open-database.ts";
+import { epochSeconds } from "./job-row.ts";
+
+/**
+ * What a worker got from claimJobs and presents on every later write. A write applies only while
+ * the row is still running with this attempt and this locked_by. `attempt` only ever grows (each
+ * claim adds one, nothing subtracts), so once the job was released, swept or finished, no later
+ * claim — not even by a worker with the same id — can make an old fence match again.
+ */
+export interface JobFence {
+  id: string;
+  attempt: number;
+  workerId: string;
+}
+
+export const FENCE_SQL = "id = ? AND attempt = ? AND locked_by = ? AND status = 'running'";
+export const fenceParams = ({ id, attempt, workerId }: JobFence): unknown[] => [id, attempt, workerId];
+
+/** Runs one fenced UPDATE (`set` with its params); reports whether the fence held. */
+export async function fencedUpdate(db: Db, fence: JobFence, set: string, setParams: readonly unknown[]): Promise<boolean> {
+  const changed = await db.sql.exec(`UPDATE agno_jobs SET ${set} WHERE ${FENCE_SQL}`, [...setParams, ...fenceParams(fence)]);
+  return changed === 1;
+}
+
+type FencedWrite = JobFence & { now?: number };
+
+/** Renews the lease (locked_at = now). False: the lease is gone; stop working on the job. */
+export function heartbeat(db: Db, { now = epochSeconds(), ...fence }: FencedWrite): Promise<boolean> {
+  return fencedUpdate(db, fence, "locked_at = ?, updated_at = ?", [now, now]);
+}
+
+/** The job is done (completed, completed_at = now). The run row is the runtime's to write. */
+export function completeJob(db: Db, { now = epochSeconds(), ...fence }: FencedWrite): Promise<boolean> {
+  return fencedUpdate(db, fence, "status = 'completed', error = NULL, completed_at = ?, updated_at = ?", [now, now]);
+}
+
+/** The run paused (human in the loop): the job leaves the worker and waits as `paused`. */
+export function pauseJob(db: Db, { now = epochSeconds(), ...fence }: FencedWrite): Promise<boolean> {
+  return fencedUpdate(db, fence, "status = 'paused', updated_at = ?", [now]);
+}
+
+/** The run was cancelled while this worker ran it (cancelled, completed_at = now). */
+export function cancelJob(db: Db, { now = epochSeconds(), reason, ...fence }: FencedWrite & { reason?: string }): Promise<boolean> {
+  return fencedUpdate(db, fence, "status = 'cancelled', error = ?, completed_at = ?, updated_at = ?", [reason ?? null, now, now]);
+}
+
+/**
+ * Graceful shutdown: hands the job back at once (queued, available now, lock cleared) without
+ * spending an attempt — lease_losses + 1 offsets the claim. The attempt stays, so this worker's
+ * fence never matches again; the next claim gets attempt + 1.
+ */
+export function releaseJob(db: Db, { now = epochSeconds(), ...fence }: FencedWrite): Promise<boolean> {
+  return fencedUpdate(
+    db,
+    fence,
+    "status = 'queued', available_at = ?, lease_losses = lease_losses + 1, locked_by = NULL, locked_at = NULL, updated_at = ?",
+    [now, now],
+  );
+}

@@ -1,0 +1,95 @@
+import { ConflictError, NotFoundError, PermissionError } from "../errors.ts";
+import type { Db } from "../open-database.ts";
+import { ownerSql, type DataScope } from "../scope.ts";
+import type { Statement } from "../sql.ts";
+import { epochSeconds, readJob, type StoredJob } from "./job-row.ts";
+import { getJob } from "./list-jobs.ts";
+
+/** A job that failed less than this long ago is a fresh failure: requeueing it needs `force`. */
+export const FRESH_FAILURE_SECONDS = 60;
+
+export interface RequeueJobOptions {
+  /** Admins only (the /queue routes need admin scope); an admin naming a user reaches only that user's jobs. */
+  scope: DataScope;
+  id: string;
+  /** Requeue a fresh failure anyway. */
+  force?: boolean;
+  /**
+   * Required to requeue a cancelled job: it overrides the cancellation. The caller also clears the
+   * run's recorded cancel intent (run registry / Redis), which this layer does not hold.
+   */
+  clearCancellation?: boolean;
+  now?: number;
+}
+
+/**
+ * Puts a failed or cancelled job back in the queue, available now, error and lock cleared, and its
+ * run back to PENDING in the same transaction (a client polling the run must not see it end).
+ * `attempt` keeps growing (it is the fencing token); max_attempts is raised if needed so the job
+ * gets at least one more attempt. Compare-and-set on the status it was read in: a concurrent
+ * requeue or change is a ConflictError.
+ * Throws PermissionError (not admin), NotFoundError, ConflictError (other status, a fresh failure
+ * without `force`, a cancelled job without `clearCancellation`).
+ */
+export async function requeueJob(db: Db, options: RequeueJobOptions): Promise<StoredJob> {
+  const { scope, id, force = false, clearCancellation = false, now = epochSeconds() } = options;
+  if (scope.kind !== "admin") throw new PermissionError("Only admins can requeue jobs");
+  const job = await getJob(db, { scope, id });
+  if (!job) throw new NotFoundError(`Job ${id} not found`);
+  if (job.status !== "failed" && job.status !== "cancelled") {
+    throw new ConflictError(`Job ${id} is ${job.status}: only failed or cancelled jobs can be requeued`);
+  }
+  if (job.status === "cancelled" && !clearCancellation) {
+    throw new ConflictError(`Job ${id} was cancelled: requeue it with clear_cancellation to override the cancellation`);
+  }
+  const failedAt = job.completed_at ?? job.updated_at ?? job.created_at;
+  if (job.status === "failed" && !force && now - failedAt < FRESH_FAILURE_SECONDS) {
+    throw new ConflictError(`Job ${id} failed ${now - failedAt} s ago: requeue it with force, or wait ${FRESH_FAILURE_SECONDS} s`);
+  }
+  const owner = ownerSql(scope);
+  const greatest = db.dialect === "postgres" ? "GREATEST" : "MAX";
+  const [changed] = await db.sql.batch([
+    {
+      text: `UPDATE agno_jobs SET status = 'queued', available_at = ?, error = NULL, completed_at = NULL,
+                    locked_by = NULL, locked_at = NULL, updated_at = ?,
+                    max_attempts = ${greatest}(max_attempts, attempt - lease_losses + 1)
+              WHERE id = ? AND status = ? AND attempt = ? AND ${owner.clause}`,
+      params: [now, now, id, job.status, job.attempt, ...owner.params],
+    },
+    runPendingStatement(db, { runId: id, attempt: job.attempt, now }),
+  ]);
+  if (changed !== 1) throw new ConflictError(`Job ${id} changed while it was being requeued`);
+  return (await readJob(db, id))!;
+}
+
+/** The requeued job's run back to PENDING (its error dropped), only if that job is queued again. */
+function runPendingStatement(db: Db, { runId, attempt, now }: { runId: string; attempt: number; now: number }): Statement {
+  const setData =
+    db.dialect === "postgres"
+      ? "jsonb_set(run_data - 'error', '{status}', to_jsonb(?::text))"
+      : "json_set(json_remove(run_data, '$.error'), '$.status', ?)";
+  return {
+    text: `UPDATE agno_runs SET status = 'PENDING', run_data = ${setData}, updated_at = ?
+            WHERE run_id = ? AND status IN ('ERROR', 'CANCELLED')
+              AND EXISTS (SELECT 1 FROM agno_jobs j WHERE j.id = ? AND j.status = 'queued' AND j.attempt = ? AND j.updated_at = ?)`,
+    params: ["PENDING", now, runId, runId, attempt, now],
+  };
+}
+
+/**
+ * Cancels a job no worker holds (queued or paused) within the scope: a non-admin only its own.
+ * Reports whether it did; a running job is cancelled by its worker (cancelJob) once it sees the
+ * run's cancel intent. The run row is the caller's to write.
+ */
+export async function cancelQueuedJob(
+  db: Db,
+  { scope, id, reason, now = epochSeconds() }: { scope: DataScope; id: string; reason?: string; now?: number },
+): Promise<boolean> {
+  const owner = ownerSql(scope);
+  const changed = await db.sql.exec(
+    `UPDATE agno_jobs SET status = 'cancelled', error = ?, completed_at = ?, updated_at = ?
+      WHERE id = ? AND status IN ('queued', 'paused') AND ${owner.clause}`,
+    [reason ?? null, now, now, id, ...owner.params],
+  );
+  return changed === 1;
+}

@@ -1,0 +1,38 @@
+import { hasColumn } from "../introspect.ts";
+import { JOB_LEASE_LOSSES, JOB_SHARED_IDEMPOTENCY_INDEX } from "../tables/specs.ts";
+import { MigrationError, type MigrationStep } from "../types.ts";
+import { addColumnIfMissing, addIndexIfMissing, dropIndexIfExists } from "./helpers.ts";
+
+export const jobsSteps: MigrationStep[] = [
+  {
+    version: "3.0.0",
+    description: "jobs count lost leases apart from attempts, and owner-less idempotency keys dedupe",
+    async up(ctx) {
+      await addColumnIfMissing(ctx, "agno_jobs", JOB_LEASE_LOSSES);
+      const duplicates = await ctx.db.sql.query<{ idempotency_key: string; n: number }>(
+        `SELECT idempotency_key, COUNT(*) AS n FROM agno_jobs WHERE user_id IS NULL AND idempotency_key IS NOT NULL
+          GROUP BY idempotency_key HAVING COUNT(*) > 1 ORDER BY idempotency_key LIMIT 20`,
+      );
+      if (duplicates.length > 0) {
+        throw new MigrationError(
+          `agno_jobs has owner-less jobs sharing an Idempotency-Key, which the new unique index forbids: ` +
+            `${duplicates.map((d) => `'${d.idempotency_key}' ×${d.n}`).join(", ")}. ` +
+            "Delete the extra (finished) jobs, then run the migration again.",
+          "agno_jobs",
+          "3.0.0",
+        );
+      }
+      await addIndexIfMissing(ctx, "agno_jobs", JOB_SHARED_IDEMPOTENCY_INDEX);
+    },
+    async down(ctx) {
+      const hasLosses = await hasColumn(ctx.db, "agno_jobs", JOB_LEASE_LOSSES.name);
+      if (hasLosses) {
+        // The column is NOT NULL DEFAULT 0: it holds data only where a lease was actually lost.
+        const [row] = await ctx.db.sql.query<{ n: number }>(`SELECT COUNT(*) AS n FROM agno_jobs WHERE lease_losses <> 0`);
+        if (Number(row?.n) > 0) throw new Error(`cannot drop agno_jobs.lease_losses: ${row?.n} jobs have lost a lease`);
+      }
+      await dropIndexIfExists(ctx, JOB_SHARED_IDEMPOTENCY_INDEX.name);
+      if (hasLosses) await ctx.db.sql.exec(`ALTER TABLE agno_jobs DROP COLUMN lease_losses`);
+    },
+  },
+];
