@@ -20,6 +20,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openDatabase, upsertRun, upsertSession, type Db, type DataScope } from "../lib/db/index.ts";
 import { MigrationManager } from "../lib/migrations/migration-manager.ts";
+import { fmtBytes, table } from "./report.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -459,19 +460,8 @@ async function measure(probe: BytesProbe, logicalBytes: () => number, append: ()
 // ---------------------------------------------------------------------------------------------
 
 const fmtMs = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(3));
-function fmtBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024 * 1024) return `${(bytes / 1024 / 1024 / 1024).toFixed(1)} GiB`;
-  if (bytes >= 1024 * 1024) return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${Math.round(bytes)} B`;
-}
 const fmtRatio = (r: number) => (r >= 100 ? `${r.toFixed(0)}x` : r >= 10 ? `${r.toFixed(1)}x` : `${r.toFixed(2)}x`);
 
-function table(headers: string[], rows: string[][]): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
-  return [line(headers), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
-}
 
 // ---------------------------------------------------------------------------------------------
 // Main

@@ -37,9 +37,9 @@ import { resolveSettings, type Settings } from "../lib/config/settings.ts";
 import { addSessionMetrics, getRun, upsertRun, upsertSession, type DataScope, type Db } from "../lib/db/index.ts";
 import { appState, getDatabase } from "../lib/http/app-context.ts";
 import { dispatch, notFound } from "../lib/http/dispatch.ts";
-import { matchTemplate } from "../lib/http/path-template.ts";
-import { ROUTES } from "../lib/http/route-table.ts";
+import { ROUTES, templateForPath } from "../lib/http/route-table.ts";
 import type { AnyRoute } from "../lib/http/route.ts";
+import { fmtBytes, table } from "./report.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -156,17 +156,7 @@ const median = (xs: number[]) => {
 const fmtMs = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
 const fmtRatio = (r: number) => (r >= 10 ? `${r.toFixed(1)}x` : `${r.toFixed(2)}x`);
 const fmtInt = (n: number) => Math.round(n).toLocaleString("en-US");
-function fmtBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${Math.round(bytes)} B`;
-}
 
-function table(headers: string[], rows: string[][]): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
-  return [line(headers), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
-}
 
 // ---------------------------------------------------------------------------------------------
 // Counting SSE frames as they arrive
@@ -236,17 +226,14 @@ async function readStream(response: Response, sentAt: number): Promise<StreamSam
 // The HTTP server: Agentry's dispatcher behind a node:http adapter, and the bare baseline route
 // ---------------------------------------------------------------------------------------------
 
-const TEMPLATES = [...new Set(ROUTES.map((r) => r.path))].sort(
-  (a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0),
-);
-const ROUTES_BY_TEMPLATE = new Map<string, AnyRoute[]>(TEMPLATES.map((t) => [t, ROUTES.filter((r) => r.path === t)]));
+const ROUTES_BY_TEMPLATE = new Map<string, AnyRoute[]>([...new Set(ROUTES.map((r) => r.path))].map((t) => [t, ROUTES.filter((r) => r.path === t)]));
 const templateCache = new Map<string, string | null>();
 
 /** The route template serving a pathname (what Next's file-system router resolves), memoized. */
 function templateFor(pathname: string): string | null {
   let template = templateCache.get(pathname);
   if (template === undefined) {
-    template = TEMPLATES.find((t) => matchTemplate(t, pathname) !== null) ?? null;
+    template = templateForPath(pathname);
     if (templateCache.size > 10_000) templateCache.clear();
     templateCache.set(pathname, template);
   }

@@ -8,6 +8,7 @@ import { MEMORY_INSIGHT_ROUTES } from "./routes/memory-insights.ts";
 import { SESSION_RUN_ROUTES } from "./routes/session-runs.ts";
 import { SESSION_ROUTES } from "./routes/sessions.ts";
 import { SERVICE_ACCOUNT_ROUTES } from "./routes/service-accounts.ts";
+import { matchTemplate } from "./path-template.ts";
 import type { AnyRoute } from "./route.ts";
 
 /**
@@ -33,4 +34,15 @@ export const ROUTES: readonly AnyRoute[] = [
 
 export function routesFor(template: string): AnyRoute[] {
   return ROUTES.filter((route) => route.path === template);
+}
+
+/** Every path template, literal segments before parameters (`/databases/all/…` before `{db_id}`). */
+const TEMPLATES = [...new Set(ROUTES.map((r) => r.path))].sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0));
+
+/**
+ * The template that serves a pathname, as Next's file-system router picks it — for callers that
+ * dispatch without Next (tests, the benchmarks' node:http adapter). Null when none matches.
+ */
+export function templateForPath(pathname: string): string | null {
+  return TEMPLATES.find((t) => matchTemplate(t, pathname) !== null) ?? null;
 }

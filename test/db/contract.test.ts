@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ConflictError,
   NotFoundError,
@@ -23,7 +23,7 @@ import {
   type DataScope,
 } from "@/lib/db/index.ts";
 import { LATEST_VERSION } from "@/lib/migrations/types.ts";
-import { DIALECTS, openMigrated, type TestDb } from "../support/databases.ts";
+import { DIALECTS, useMigratedDb, type TestDb } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";
 
 let seq = 0;
@@ -52,13 +52,7 @@ describe.each(DIALECTS)("storage contract on $name", (dialect) => {
   const { scopes } = principals;
   let db: TestDb;
 
-  beforeAll(async () => {
-    if (dialect.skipReason) return;
-    db = await openMigrated(dialect);
-  });
-  afterAll(async () => {
-    await db?.destroy();
-  });
+  useMigratedDb(dialect, (opened) => (db = opened));
 
   describe.skipIf(dialect.skipReason !== null)("runs", () => {
     it("writes one row per run and assigns run_index in session order", async () => {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ConflictError,
   adminScope,
@@ -12,7 +12,7 @@ import {
   type NewServiceAccount,
 } from "@/lib/db/index.ts";
 import { uid } from "../support/agno-runs.ts";
-import { DIALECTS, openMigrated, type TestDb } from "../support/databases.ts";
+import { DIALECTS, useMigratedDb, type TestDb } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";
 
 const T0 = 1_750_000_000;
@@ -38,13 +38,7 @@ function newAccount(overrides: Partial<NewServiceAccount> = {}): NewServiceAccou
 
 describe.each(DIALECTS)("service accounts contract on $name", (dialect) => {
   let db: TestDb;
-  beforeAll(async () => {
-    if (dialect.skipReason) return;
-    db = await openMigrated(dialect);
-  });
-  afterAll(async () => {
-    await db?.destroy();
-  });
+  useMigratedDb(dialect, (opened) => (db = opened));
 
   describe.skipIf(dialect.skipReason !== null)("service accounts", () => {
     it("createServiceAccount stamps a non-admin as owner and stores the hash, never the token", async () => {

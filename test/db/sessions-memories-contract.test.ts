@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ConflictError,
   adminScope,
@@ -12,7 +12,7 @@ import {
   userMemoryStats,
 } from "@/lib/db/index.ts";
 import { agnoRun, seedSession, uid } from "../support/agno-runs.ts";
-import { DIALECTS, openMigrated, type TestDb } from "../support/databases.ts";
+import { DIALECTS, useMigratedDb, type TestDb } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";
 
 const T0 = 1_750_000_000;
@@ -20,13 +20,7 @@ const T0 = 1_750_000_000;
 describe.each(DIALECTS)("sessions and memories contract on $name", (dialect) => {
   const p = mintPrincipals();
   let db: TestDb;
-  beforeAll(async () => {
-    if (dialect.skipReason) return;
-    db = await openMigrated(dialect);
-  });
-  afterAll(async () => {
-    await db?.destroy();
-  });
+  useMigratedDb(dialect, (opened) => (db = opened));
 
   describe.skipIf(dialect.skipReason !== null)("sessions", () => {
     it("createSession stamps the owner and refuses an existing id, whoever owns it", async () => {

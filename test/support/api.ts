@@ -5,17 +5,12 @@ import type { Principal } from "@/lib/auth/principal.ts";
 import type { Settings } from "@/lib/config/settings.ts";
 import { appState, getDatabase } from "@/lib/http/app-context.ts";
 import { dispatch } from "@/lib/http/dispatch.ts";
-import { matchTemplate } from "@/lib/http/path-template.ts";
-import { ROUTES } from "@/lib/http/route-table.ts";
+import { ROUTES, templateForPath } from "@/lib/http/route-table.ts";
 import { testSettings } from "./settings.ts";
-
-const TEMPLATES = [...new Set(ROUTES.map((r) => r.path))]
-  // Literal segments win over parameters (`/databases/all/migrate` before `/databases/{db_id}/migrate`).
-  .sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0));
 
 /** The route template a path is served by, as the Next.js router would pick it. */
 export function templateFor(pathname: string): string {
-  const template = TEMPLATES.find((t) => matchTemplate(t, pathname) !== null);
+  const template = templateForPath(pathname);
   if (!template) throw new Error(`No route template matches ${pathname}`);
   return template;
 }

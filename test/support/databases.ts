@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -90,4 +91,20 @@ export async function openMigrated(dialect: TestDialect): Promise<TestDb> {
   const db = await dialect.open();
   await new MigrationManager(db).up();
   return db;
+}
+
+/**
+ * A migrated database for the enclosing describe block: opened before its tests (unless the
+ * dialect is skipped), destroyed after. `use` receives it, e.g. `useMigratedDb(d, (x) => (db = x))`.
+ */
+export function useMigratedDb(dialect: TestDialect, use: (db: TestDb) => void): void {
+  let opened: TestDb | undefined;
+  beforeAll(async () => {
+    if (dialect.skipReason) return;
+    opened = await openMigrated(dialect);
+    use(opened);
+  });
+  afterAll(async () => {
+    await opened?.destroy();
+  });
 }
