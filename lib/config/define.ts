@@ -125,9 +125,23 @@ export const FileConfigSchema = z
     queue: z
       .object({
         maxConcurrency: z.number().int().min(1).optional(),
+        /** Background runs as agno_jobs rows any worker can claim (SQLite or PostgreSQL). */
+        durable: z.boolean().optional(),
+        /** Redis URL for live event streams and cross-replica cancellation (default: REDIS_URL). */
+        redis: z.string().optional(),
+        maxQueueDepth: z.number().int().min(1).optional(),
+        maxAttempts: z.number().int().min(1).optional(),
+        retryDelaySeconds: z.number().min(0).optional(),
+        timeoutSeconds: z.number().positive().optional(),
+        lockGraceSeconds: z.number().positive().optional(),
+        pollIntervalMs: z.number().int().min(10).optional(),
+        retentionSeconds: z.number().int().min(0).optional(),
+        stopTimeoutSeconds: z.number().min(0).optional(),
+        /** Jobs submitted here go only to workers of this deployment. */
+        deploymentId: z.string().min(1).optional(),
         embeddedWorker: z.boolean().optional(),
       })
-      .passthrough()
+      .strict()
       .optional(),
     agents: z.array(AgentDefinitionSchema).optional(),
     /** Chat UI quick prompts per agent id, as /config reports them. */

@@ -33,12 +33,53 @@ export interface Settings {
   limits: { maxJsonBytes: number; maxUploadBytes: number };
   docsEnabled: boolean;
   redisUrl?: string;
-  queue: { maxConcurrency: number; embeddedWorker: boolean };
+  queue: QueueSettings;
   agents: AgentDefinition[];
   quickPrompts: Record<string, string[]>;
   /** Where each setting came from, for the start-up log: `env:NAME`, `config:key` or `default`. */
   sources: Record<string, string>;
 }
+
+/** Agno's QueueConfig, with its defaults (DEFAULT_QUEUE_SETTINGS). */
+export interface QueueSettings {
+  /** Background runs executing at once per replica (AGNO_BACKGROUND_MAX_CONCURRENCY). */
+  maxConcurrency: number;
+  /** Background runs become agno_jobs rows that any worker claims, surviving restarts. */
+  durable: boolean;
+  /** Redis for live event streams and cross-replica cancellation; absent: database only. */
+  redis?: string;
+  /** Submits beyond this many queued jobs answer 429. */
+  maxQueueDepth: number;
+  /** Attempts a job may spend failing by itself (lost leases do not count). */
+  maxAttempts: number;
+  retryDelaySeconds: number;
+  /** A run still executing after this long is aborted and fails. */
+  timeoutSeconds: number;
+  /** A lease lasts this long without a heartbeat; heartbeats come every lockGraceSeconds/4. */
+  lockGraceSeconds: number;
+  pollIntervalMs: number;
+  /** Finished jobs are deleted after this long. */
+  retentionSeconds: number;
+  /** On shutdown, running jobs get this long to finish before they are released. */
+  stopTimeoutSeconds: number;
+  deploymentId?: string;
+  /** Run the worker loop inside the web server. */
+  embeddedWorker: boolean;
+}
+
+export const DEFAULT_QUEUE_SETTINGS = {
+  maxConcurrency: 32,
+  durable: false,
+  maxQueueDepth: 1000,
+  maxAttempts: 1,
+  retryDelaySeconds: 30,
+  timeoutSeconds: 3600,
+  lockGraceSeconds: 60,
+  pollIntervalMs: 1000,
+  retentionSeconds: 86_400,
+  stopTimeoutSeconds: 30,
+  embeddedWorker: true,
+} as const satisfies Omit<QueueSettings, "redis" | "deploymentId">;
 
 export const DEFAULT_PORT = 7777;
 export const DEFAULT_DATABASE_URL = "file:./data/agentry.db";
@@ -145,13 +186,33 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
     },
     docsEnabled: pick("docs.enabled", "AGENTRY_DOCS_ENABLED", env.AGENTRY_DOCS_ENABLED, file.docs?.enabled, true),
     redisUrl: pick<string | undefined>("redis.url", "REDIS_URL", env.REDIS_URL, file.redis?.url, undefined),
-    queue: {
-      maxConcurrency: pick("queue.maxConcurrency", "AGNO_BACKGROUND_MAX_CONCURRENCY", env.AGNO_BACKGROUND_MAX_CONCURRENCY, file.queue?.maxConcurrency, 32),
-      embeddedWorker: pick("queue.embeddedWorker", "AGENTRY_EMBEDDED_WORKER", env.AGENTRY_EMBEDDED_WORKER, file.queue?.embeddedWorker, true),
-    },
+    queue: resolveQueue(env, file, pick),
     agents,
     quickPrompts: file.quickPrompts ?? {},
     sources,
+  };
+}
+
+type Pick = <T>(key: string, envName: string | null, envValue: T | undefined, fileValue: T | undefined, fallback: T) => T;
+
+function resolveQueue(env: Env, file: FileConfig, pick: Pick): QueueSettings {
+  const q = file.queue ?? {};
+  const d = DEFAULT_QUEUE_SETTINGS;
+  const lockGraceSeconds = pick("queue.lockGraceSeconds", "AGENTRY_QUEUE_LOCK_GRACE_SECONDS", env.AGENTRY_QUEUE_LOCK_GRACE_SECONDS, q.lockGraceSeconds, d.lockGraceSeconds);
+  return {
+    maxConcurrency: pick("queue.maxConcurrency", "AGNO_BACKGROUND_MAX_CONCURRENCY", env.AGNO_BACKGROUND_MAX_CONCURRENCY, q.maxConcurrency, d.maxConcurrency),
+    durable: pick("queue.durable", "AGENTRY_QUEUE_DURABLE", env.AGENTRY_QUEUE_DURABLE, q.durable, d.durable),
+    redis: pick<string | undefined>("queue.redis", "REDIS_URL", env.REDIS_URL, q.redis ?? file.redis?.url, undefined),
+    maxQueueDepth: q.maxQueueDepth ?? d.maxQueueDepth,
+    maxAttempts: q.maxAttempts ?? d.maxAttempts,
+    retryDelaySeconds: q.retryDelaySeconds ?? d.retryDelaySeconds,
+    timeoutSeconds: q.timeoutSeconds ?? d.timeoutSeconds,
+    lockGraceSeconds,
+    pollIntervalMs: pick("queue.pollIntervalMs", "AGENTRY_QUEUE_POLL_INTERVAL_MS", env.AGENTRY_QUEUE_POLL_INTERVAL_MS, q.pollIntervalMs, d.pollIntervalMs),
+    retentionSeconds: q.retentionSeconds ?? d.retentionSeconds,
+    stopTimeoutSeconds: q.stopTimeoutSeconds ?? d.stopTimeoutSeconds,
+    deploymentId: pick<string | undefined>("queue.deploymentId", "AGENTRY_DEPLOYMENT_ID", env.AGENTRY_DEPLOYMENT_ID, q.deploymentId, undefined),
+    embeddedWorker: pick("queue.embeddedWorker", "AGENTRY_EMBEDDED_WORKER", env.AGENTRY_EMBEDDED_WORKER, q.embeddedWorker, d.embeddedWorker),
   };
 }
 

@@ -4,6 +4,7 @@ import { MigrationRequiredError } from "../db/errors.ts";
 import { openDatabase, type Db } from "../db/open-database.ts";
 import { MigrationManager } from "../migrations/migration-manager.ts";
 import { log } from "../log.ts";
+import { ensureEmbeddedWorker } from "../queue/embedded-worker.ts";
 
 /**
  * Process-wide server state. Next bundles route handlers, pages and instrumentation as separate
@@ -47,6 +48,8 @@ export function getDatabase(settings: Settings = getSettings(), dbId: string = s
           throw new MigrationRequiredError(pending);
         }
       }
+      // Durable queue with an embedded worker: the loop runs in this process from the first open.
+      ensureEmbeddedWorker(settings, opened);
       return opened;
     })();
     state.databases.set(dbId, db);

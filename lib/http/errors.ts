@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ZodError } from "zod";
 import { ConfigError } from "../config/define.ts";
-import { ConflictError, MigrationRequiredError, NotFoundError, PaginationError, PermissionError, schemaErrorFrom } from "../db/errors.ts";
+import { ConflictError, MigrationRequiredError, NotFoundError, PaginationError, PermissionError, QueueFullError, schemaErrorFrom } from "../db/errors.ts";
 import { LegacyCleanupRefusedError } from "../db/sessions/legacy-runs.ts";
 import { log } from "../log.ts";
 
@@ -66,6 +66,7 @@ export function errorResponse(caught: unknown, logError: (message: string) => vo
   if (error instanceof NotFoundError) return json(404, { detail: error.message });
   if (error instanceof PermissionError) return json(403, { detail: error.message });
   if (error instanceof ConflictError || error instanceof LegacyCleanupRefusedError) return json(409, { detail: error.message });
+  if (error instanceof QueueFullError) return json(429, { detail: error.message }, { "retry-after": "5" });
   const errorId = randomUUID();
   if (error instanceof MigrationRequiredError) {
     return json(503, { detail: error.message, error_type: error.errorType, error_id: errorId });

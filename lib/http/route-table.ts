@@ -5,6 +5,7 @@ import { DISABLED_FEATURES } from "./routes/disabled-features.ts";
 import { docsRoutes } from "./routes/docs.ts";
 import { MEMORY_ROUTES } from "./routes/memories.ts";
 import { MEMORY_INSIGHT_ROUTES } from "./routes/memory-insights.ts";
+import { QUEUE_ROUTES } from "./routes/queue.ts";
 import { SESSION_RUN_ROUTES } from "./routes/session-runs.ts";
 import { SESSION_ROUTES } from "./routes/sessions.ts";
 import { SERVICE_ACCOUNT_ROUTES } from "./routes/service-accounts.ts";
@@ -28,7 +29,9 @@ export const ROUTES: readonly AnyRoute[] = [
   ...MEMORY_ROUTES,
   ...MEMORY_INSIGHT_ROUTES,
   ...SERVICE_ACCOUNT_ROUTES,
+  ...QUEUE_ROUTES,
   ...docsRoutes(() => ROUTES),
+  // Catch-alls last: templateForPath keeps this order among templates with as many parameters.
   ...DISABLED_FEATURES,
 ];
 

@@ -75,6 +75,44 @@ export function runEventStream(options: RunStreamOptions): ReadableStream<Uint8A
   });
 }
 
+/**
+ * Streams events from an async source (a durable run tailed from Redis or the database), after
+ * optional preamble frames, with heartbeats while idle. A client going away stops the source.
+ */
+export function iterableEventStream({
+  preamble = [],
+  events,
+  heartbeatMs = HEARTBEAT_MS,
+}: {
+  preamble?: { name: string; payload: unknown }[];
+  events: (signal: AbortSignal) => AsyncIterable<RunEvent>;
+  heartbeatMs?: number;
+}): ReadableStream<Uint8Array> {
+  const abort = new AbortController();
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  return new ReadableStream<Uint8Array>({
+    async start(controller) {
+      for (const frame of preamble) controller.enqueue(sseFrame(frame.name, frame.payload));
+      heartbeat = setInterval(() => controller.enqueue(encoder.encode(": heartbeat\n\n")), heartbeatMs);
+      try {
+        for await (const event of events(abort.signal)) {
+          if (abort.signal.aborted) return;
+          controller.enqueue(sseFrame(event.event, event));
+        }
+        controller.close();
+      } catch (error) {
+        if (!abort.signal.aborted) controller.error(error);
+      } finally {
+        clearInterval(heartbeat);
+      }
+    },
+    cancel() {
+      clearInterval(heartbeat);
+      abort.abort();
+    },
+  });
+}
+
 /** A stream of fixed frames (resume's DB fallback and its error). */
 export function frameStream(frames: { name: string; payload: unknown }[]): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({

@@ -13,7 +13,8 @@ import { reasonFirst } from "./reasoning.ts";
 import { registerRun, type LiveRun } from "./run-registry.ts";
 import { emptyMetrics, type AgnoMessage, type RunOutput } from "./run-output.ts";
 import { loop } from "./run-loop.ts";
-import { runRow, settleFailure } from "./run-settle.ts";
+import { runRow, settleFailure, storeRun } from "./run-settle.ts";
+import type { RunWriter } from "../queue/run-writer.ts";
 import { emit, newRunState, now, type RunState } from "./run-state.ts";
 import { pastSessionsTool } from "./tools/past-sessions.ts";
 import type { ToolDefinition } from "./tools/types.ts";
@@ -61,17 +62,27 @@ export interface StartedRun {
 
 /**
  * Starts a run of a local agent: the session exists (created if new) and the run row is written
- * as RUNNING before the first event, then the model/tool loop runs in the background of this
- * call. Events are published through the run registry, so any route can stream, resume or cancel.
+ * (RUNNING, or PENDING when `defer` holds it) before the first event, then the model/tool loop
+ * runs in the background of this call. Events are published through the run registry, so any
+ * route can stream, resume or cancel.
  */
 export async function startAgentRun(request: StartRunRequest): Promise<StartedRun> {
+  const output = await newRunOutput(request, request.defer ? "PENDING" : "RUNNING");
+  await upsertRun(request.db, { scope: request.scope, run: runRow(output) });
+  return runAgent({ ...request, output });
+}
+
+/**
+ * The RunOutput a new run starts from, its session created if new (nothing else is written): a
+ * durable submit stores it with its job in one transaction.
+ */
+export async function newRunOutput(request: Omit<StartRunRequest, "defer">, status: "PENDING" | "RUNNING"): Promise<RunOutput> {
   const { db, agent, scope } = request;
   const sessionId = request.sessionId || randomUUID();
-  const runId = request.runId ?? randomUUID();
   const session = await ensureSession(db, { scope, agent, sessionId, isNew: !request.sessionId, userId: request.userId, sessionState: request.sessionState });
   const spec = agent.definition.model;
-  const output: RunOutput = {
-    run_id: runId,
+  return {
+    run_id: request.runId ?? randomUUID(),
     agent_id: agent.definition.id,
     agent_name: agent.definition.name,
     session_id: sessionId,
@@ -84,13 +95,38 @@ export async function startAgentRun(request: StartRunRequest): Promise<StartedRu
     messages: [],
     metrics: emptyMetrics(),
     tools: [],
-    status: request.defer ? "PENDING" : "RUNNING",
+    status,
     session_state: request.sessionState ?? (session.session_data?.session_state as Record<string, unknown> | undefined) ?? null,
     metadata: request.metadata ?? null,
     created_at: now(),
   };
-  await upsertRun(db, { scope, run: runRow(output) });
-  const live = registerRun({ runId, sessionId, agentId: agent.definition.id, userId: session.user_id });
+}
+
+export interface RunAgentRequest extends Omit<StartRunRequest, "runId" | "sessionId" | "userId" | "sessionState" | "metadata" | "inputMedia"> {
+  /** The run as stored (PENDING or RUNNING). */
+  output: RunOutput;
+  /** How the run's rows are written (a durable job's fenced writer); default: directly. */
+  writer?: RunWriter;
+  /** Keep every event with the run (capped), whatever the agent's storeEvents says. */
+  keepEvents?: boolean;
+  /** Aborting it aborts the run with its reason (a worker's timeout or lost lease). */
+  signal?: AbortSignal;
+  /** event_index of the first event (a re-executed durable run continues its numbering). */
+  firstEventIndex?: number;
+}
+
+/** Executes a run whose row is stored: now, or when `defer` lets it. */
+export function runAgent(request: RunAgentRequest): StartedRun {
+  const { db, agent, scope, output } = request;
+  const runId = output.run_id;
+  const sessionId = output.session_id;
+  const live = registerRun({ runId, sessionId, agentId: agent.definition.id, userId: output.user_id, firstEventIndex: request.firstEventIndex });
+  const firstEventIndex = live.nextIndex;
+  if (request.signal) {
+    const abort = () => live.controller.abort(request.signal!.reason);
+    if (request.signal.aborted) abort();
+    else request.signal.addEventListener("abort", abort, { once: true });
+  }
   const state = newRunState({
     db,
     agent,
@@ -102,13 +138,15 @@ export async function startAgentRun(request: StartRunRequest): Promise<StartedRu
     startedAt: performance.now(),
     dependencies: request.dependencies,
     stream: request.stream,
+    writer: request.writer,
+    keepEvents: request.keepEvents,
   });
   const execute = async (): Promise<RunOutput> => {
     try {
       if (output.status === "PENDING") {
         output.status = "RUNNING";
         state.startedAt = performance.now();
-        await upsertRun(db, { scope, run: runRow(output) });
+        await storeRun(state);
       }
       emit(state, "RunStarted", { model: output.model, model_provider: output.model_provider });
       await prepare(state);
@@ -125,7 +163,7 @@ export async function startAgentRun(request: StartRunRequest): Promise<StartedRu
     }
   };
   const done = request.defer ? new Promise<RunOutput>((resolve) => request.defer!(() => execute().then((o) => (resolve(o), o)), sessionId)) : execute();
-  return { runId, sessionId, live, firstEventIndex: 0, done };
+  return { runId, sessionId, live, firstEventIndex, done };
 }
 
 function attachmentContent(text: string, attachments: NonNullable<StartRunRequest["attachments"]>) {

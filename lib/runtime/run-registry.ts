@@ -62,16 +62,17 @@ function sweep(now = Date.now()): void {
 }
 
 /** Registers a starting (or continuing) run. A cancel requested before it started aborts it at once. */
-export function registerRun(init: { runId: string; sessionId: string; agentId: string; userId: string | null }): LiveRun {
+export function registerRun({ firstEventIndex, ...init }: { runId: string; sessionId: string; agentId: string; userId: string | null; firstEventIndex?: number }): LiveRun {
   sweep();
   const existing = state().runs.get(init.runId);
+  const start = Math.max(existing?.nextIndex ?? 0, firstEventIndex ?? 0);
   const run: LiveRun = {
     ...init,
     controller: new AbortController(),
     // A continued run keeps numbering its events where it left off.
-    events: existing?.events ?? [],
-    firstIndex: existing?.firstIndex ?? 0,
-    nextIndex: existing?.nextIndex ?? 0,
+    events: existing && existing.nextIndex === start ? existing.events : [],
+    firstIndex: existing && existing.nextIndex === start ? existing.firstIndex : start,
+    nextIndex: start,
     status: "RUNNING",
     done: false,
     // A continuation gets its own subscribers: the paused run's streams have already ended.
@@ -86,6 +87,14 @@ export class RunCancelledSignal extends Error {
   override readonly name = "RunCancelledSignal";
   constructor(reason = "Run cancelled by request") {
     super(reason);
+  }
+}
+
+/** A run that ran longer than its limit (queue.timeoutSeconds): it ends in ERROR. */
+export class RunTimeoutSignal extends Error {
+  override readonly name = "RunTimeoutSignal";
+  constructor(seconds: number) {
+    super(`Run timed out after ${seconds} s`);
   }
 }
 

@@ -4,7 +4,8 @@ import { addSessionMetrics } from "../db/sessions/session-data.ts";
 import { log } from "../log.ts";
 import { extractMemories } from "./memory/user-memories.ts";
 import { ModelProviderError } from "./models/model-provider-error.ts";
-import { finishRun, RunCancelledSignal } from "./run-registry.ts";
+import { finishRun, RunCancelledSignal, RunTimeoutSignal } from "./run-registry.ts";
+import { isRetryableRunError, LeaseLostError } from "../queue/run-writer.ts";
 import type { RunOutput, RunRequirement, RunStatus, ToolExecution } from "./run-output.ts";
 import { checkpoint, emit, now, type RunState } from "./run-state.ts";
 
@@ -12,7 +13,19 @@ async function persist(state: RunState, status: RunStatus): Promise<void> {
   const { output } = state;
   output.status = status;
   output.metrics.duration = (performance.now() - state.startedAt) / 1000;
-  await upsertRun(state.db, { scope: state.scope, run: runRow(output) });
+  if (!state.writer) {
+    await upsertRun(state.db, { scope: state.scope, run: runRow(output) });
+    return;
+  }
+  const settled = await state.writer.finish(state.scope, runRow(output), { retryable: isRetryableRunError(output.error?.error_type) });
+  // Queued again for another attempt: the run is PENDING, as stored.
+  if (settled === "queued") output.status = "PENDING";
+}
+
+/** Writes the run's current (non-final) state: through the run's writer when it has one. */
+export async function storeRun(state: RunState): Promise<void> {
+  if (state.writer) await state.writer.write(state.scope, runRow(state.output));
+  else await upsertRun(state.db, { scope: state.scope, run: runRow(state.output) });
 }
 
 export function runRow(output: RunOutput) {
@@ -107,7 +120,13 @@ async function recordSessionMetrics(state: RunState): Promise<void> {
 /** CANCELLED for a cancel request, ERROR (with a classified provider error) for anything else. */
 export async function settleFailure(state: RunState, error: unknown): Promise<RunOutput> {
   const { output } = state;
-  const cancelled = error instanceof RunCancelledSignal || state.live.controller.signal.aborted;
+  const reason: unknown = state.live.controller.signal.aborted ? state.live.controller.signal.reason : error;
+  const cancelled = error instanceof RunCancelledSignal || reason instanceof RunCancelledSignal;
+  // A worker that lost its lease has nothing left to write: another claim owns the run now.
+  if (error instanceof LeaseLostError || reason instanceof LeaseLostError) {
+    finishRun(state.live, "RUNNING");
+    return output;
+  }
   try {
     if (cancelled) {
       const reason = error instanceof Error ? error.message : "Run cancelled";
@@ -117,13 +136,15 @@ export async function settleFailure(state: RunState, error: unknown): Promise<Ru
       finishRun(state.live, "CANCELLED");
       return output;
     }
+    if (reason instanceof RunTimeoutSignal) error = reason;
     const classified = ModelProviderError.classify(error);
     const providerFailure = error instanceof ModelProviderError || classified.kind !== "unknown";
     const errorId = randomUUID();
     // Provider failures are the user's to see; anything else is ours: a generic message and an id to find it in the log.
-    const message = providerFailure ? classified.message : `Internal error while running the agent (error_id ${errorId})`;
-    const errorType = providerFailure ? classified.errorType : "run_error";
-    if (!providerFailure) log.error(`[run ${output.run_id}] [error ${errorId}] ${(error as Error)?.stack ?? String(error)}`);
+    const timedOut = error instanceof RunTimeoutSignal;
+    const message = timedOut ? (error as RunTimeoutSignal).message : providerFailure ? classified.message : `Internal error while running the agent (error_id ${errorId})`;
+    const errorType = timedOut ? "run_timeout_error" : providerFailure ? classified.errorType : "run_error";
+    if (!providerFailure && !timedOut) log.error(`[run ${output.run_id}] [error ${errorId}] ${(error as Error)?.stack ?? String(error)}`);
     output.error = { message, error_type: errorType };
     output.content = message;
     await persist(state, "ERROR");

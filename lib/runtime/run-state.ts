@@ -7,6 +7,7 @@ import type { RetryPolicy } from "./model-step.ts";
 import { publish, RunCancelledSignal, type LiveRun } from "./run-registry.ts";
 import type { AgnoMessage, RunOutput } from "./run-output.ts";
 import type { ToolDefinition } from "./tools/types.ts";
+import type { RunWriter } from "../queue/run-writer.ts";
 
 /** Everything one run (or one continuation of it) works with while it executes. */
 export const MAX_STORED_EVENTS = 10_000;
@@ -28,6 +29,10 @@ export interface RunState {
   dependencies?: Record<string, unknown> | null;
   /** false when the client waits for the RunOutput: model calls need not stream. */
   stream?: boolean;
+  /** How the run's rows are written; default directly (upsertRun). */
+  writer?: RunWriter;
+  /** Keep events with the run whatever the agent's storeEvents says (durable runs). */
+  keepEvents?: boolean;
 }
 
 /** A run's state with its event base fields filled in from the output. */
@@ -46,7 +51,7 @@ export const now = () => Math.floor(Date.now() / 1000);
 
 export function emit(state: RunState, name: RunEventName, fields: Record<string, unknown> = {}): RunEvent {
   const event = publish(state.live, makeEvent(state.base, name, fields));
-  if (state.agent.definition.storeEvents && (state.output.events ??= []).length < MAX_STORED_EVENTS) {
+  if ((state.keepEvents || state.agent.definition.storeEvents) && (state.output.events ??= []).length < MAX_STORED_EVENTS) {
     state.output.events!.push(event);
   }
   return event;

@@ -55,11 +55,14 @@ function jobOf(extra: Partial<JobInput> = {}): JobInput {
   return { componentType: "agent", componentId: "assistant", jobType: "run", payload: { input: "hi" }, stream: false, maxAttempts: 1, ...extra };
 }
 
-/** Enqueues `count` jobs into one new session of the scope, `now` apart by one second each. */
+/**
+ * Enqueues `count` jobs of the scope, `now` apart by one second each, each in a new session (a
+ * session runs one job at a time, so jobs of one session are claimed one after another).
+ */
 async function enqueueMany(db: Db, scope: DataScope, count: number, job: Partial<JobInput> = {}, now = NOW) {
-  const session = await newSession(db, scope);
   const jobs: StoredJob[] = [];
   for (let i = 0; i < count; i++) {
+    const session = await newSession(db, scope);
     const result = await enqueueRunJob(db, { scope, run: runOf(session.session_id), job: jobOf(job), now: now + i });
     jobs.push(result.job);
   }
@@ -306,9 +309,8 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
       it(
         "claims ready jobs oldest first, routing by deployment",
         withDb(async (db) => {
-          const session = await newSession(db, scopes.a);
           const put = async (deploymentId: string | null, availableAt: number) =>
-            (await enqueueRunJob(db, { scope: scopes.a, run: runOf(session.session_id), job: jobOf({ deploymentId, availableAt }), now: NOW })).job.id;
+            (await enqueueRunJob(db, { scope: scopes.a, run: runOf((await newSession(db, scopes.a)).session_id), job: jobOf({ deploymentId, availableAt }), now: NOW })).job.id;
           const anyLate = await put(null, NOW + 5);
           const anyEarly = await put(null, NOW + 1);
           const d1 = await put("d1", NOW);
@@ -327,6 +329,27 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           expect((await rawJob(db, future)).status).toBe("queued");
           const [claimed] = await claimJobs(db, { workerId: "w", limit: 1, now: NOW + 1000, leaseSeconds: LEASE });
           expect(claimed).toMatchObject({ id: future, lease_expires_at: NOW + 1000 + LEASE });
+        }),
+      );
+
+      it(
+        "runs one job per session at a time, in submission order; other sessions are not held up",
+        withDb(async (db) => {
+          const session = await newSession(db, scopes.a);
+          const put = async (sessionId: string, now: number, runId: string) =>
+            (await enqueueRunJob(db, { scope: scopes.a, run: runOf(sessionId, runId), job: jobOf(), now })).job;
+          // Submitted within one second, ids in the other order: the run_index keeps submission order.
+          const first = await put(session.session_id, NOW, uid("z"));
+          const second = await put(session.session_id, NOW, uid("a"));
+          const other = await put((await newSession(db, scopes.a)).session_id, NOW + 2, uid("m"));
+          const claim = () => claimJobs(db, { workerId: "w", limit: 10, now: NOW + 10, leaseSeconds: LEASE });
+          const claimed = await claim();
+          expect(claimed.map((j) => j.id)).toEqual([first.id, other.id]);
+          // The session's second job waits while the first runs…
+          expect(await claim()).toEqual([]);
+          expect(await completeJob(db, { ...fenceOf(claimed[0]), now: NOW + 11 })).toBe(true);
+          // …and goes once it has finished.
+          expect((await claim()).map((j) => j.id)).toEqual([second.id]);
         }),
       );
     });

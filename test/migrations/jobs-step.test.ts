@@ -7,10 +7,10 @@ import { JOB_SHARED_IDEMPOTENCY_INDEX, JOBS } from "@/lib/migrations/tables/spec
 import { DIALECTS } from "../support/databases.ts";
 import { withFreshDb } from "./helpers.ts";
 
-/** agno_jobs as a v3 Agno (or an earlier Agentry) made it: no lease_losses, no owner-less key index. */
+/** agno_jobs as a v3 Agno (or an earlier Agentry) made it: no lease_losses or cancel_requested_at, no owner-less key index. */
 const PRE_LEASE_JOBS = {
   ...JOBS,
-  columns: JOBS.columns.filter((c) => c.name !== "lease_losses"),
+  columns: JOBS.columns.filter((c) => c.name !== "lease_losses" && c.name !== "cancel_requested_at"),
   indexes: JOBS.indexes.filter((i) => i.name !== JOB_SHARED_IDEMPOTENCY_INDEX.name),
 };
 
@@ -26,11 +26,11 @@ describe.each(DIALECTS)("agno_jobs 3.0.0 step on $name", (dialect) => {
         const [outcome] = await new MigrationManager(db).up({ tables: ["jobs"] });
         expect(outcome).toMatchObject({ table: "agno_jobs", from: null, to: "3.0.0", action: "migrated" });
         expect((await columnsOf(db, "agno_jobs")).get("lease_losses")).toMatchObject({ notNull: true });
-        expect(await db.sql.query(`SELECT lease_losses FROM agno_jobs`)).toEqual([{ lease_losses: 0 }]);
+        expect(await db.sql.query(`SELECT lease_losses, cancel_requested_at FROM agno_jobs`)).toEqual([{ lease_losses: 0, cancel_requested_at: null }]);
         expect(await indexExists(db, JOB_SHARED_IDEMPOTENCY_INDEX.name)).toBe(true);
         // Idempotent: the step run again over the migrated table changes nothing.
         await jobsSteps[0].up({ db, log: () => undefined });
-        expect(await db.sql.query(`SELECT lease_losses FROM agno_jobs`)).toEqual([{ lease_losses: 0 }]);
+        expect(await db.sql.query(`SELECT lease_losses, cancel_requested_at FROM agno_jobs`)).toEqual([{ lease_losses: 0, cancel_requested_at: null }]);
 
         await db.sql.exec(`UPDATE agno_jobs SET lease_losses = 1`);
         await expect(new MigrationManager(db).down({ targetVersion: "2.5.6", tables: ["jobs"] })).rejects.toThrow(/lost a lease/);
@@ -38,6 +38,7 @@ describe.each(DIALECTS)("agno_jobs 3.0.0 step on $name", (dialect) => {
         await db.sql.exec(`UPDATE agno_jobs SET lease_losses = 0`);
         await new MigrationManager(db).down({ targetVersion: "2.5.6", tables: ["jobs"] });
         expect(await hasColumn(db, "agno_jobs", "lease_losses")).toBe(false);
+        expect(await hasColumn(db, "agno_jobs", "cancel_requested_at")).toBe(false);
         expect(await indexExists(db, JOB_SHARED_IDEMPOTENCY_INDEX.name)).toBe(false);
       });
     });
@@ -69,10 +70,13 @@ describe.each(DIALECTS)("a table stamped 3.0.0 by another build but missing a co
         await new MigrationManager(db).up();
         await db.sql.exec(`DROP INDEX IF EXISTS uq_agno_jobs_idempotency_key_shared`);
         await db.sql.exec(`ALTER TABLE agno_jobs DROP COLUMN lease_losses`);
+        await db.sql.exec(`ALTER TABLE agno_jobs DROP COLUMN cancel_requested_at`);
         expect(await hasColumn(db, "agno_jobs", "lease_losses")).toBe(false);
+        expect(await hasColumn(db, "agno_jobs", "cancel_requested_at")).toBe(false);
         const outcomes = await new MigrationManager(db).up();
         expect(outcomes.find((o) => o.table === "agno_jobs")?.action).toBe("migrated");
         expect(await hasColumn(db, "agno_jobs", "lease_losses")).toBe(true);
+        expect(await hasColumn(db, "agno_jobs", "cancel_requested_at")).toBe(true);
         expect((await new MigrationManager(db).up()).every((o) => o.action === "unchanged")).toBe(true);
       } finally {
         await db.destroy();

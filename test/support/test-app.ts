@@ -9,6 +9,7 @@ import type { Db } from "@/lib/db/open-database.ts";
 import { appState, getDatabase } from "@/lib/http/app-context.ts";
 import { dispatch } from "@/lib/http/dispatch.ts";
 import { ROUTES } from "@/lib/http/route-table.ts";
+import { stopEmbeddedWorkers } from "@/lib/queue/embedded-worker.ts";
 import { templateFor } from "./api.ts";
 import { postgresUrl, type TestDialect } from "./databases.ts";
 import { testSettings } from "./settings.ts";
@@ -58,6 +59,7 @@ export async function startTestApp({ dialect, agents, env = {} }: { dialect: Tes
       });
     },
     async close() {
+      await stopEmbeddedWorkers(id);
       const db = await appState().databases.get(id)?.catch(() => undefined);
       appState().databases.delete(id);
       await db?.close();

@@ -23,8 +23,9 @@ export interface ClaimedJob extends StoredJob {
 }
 
 /**
- * Claims up to `limit` ready jobs (queued, available_at <= now, deployment routing as above),
- * oldest available first: each becomes running with attempt + 1, locked_by = workerId and
+ * Claims up to `limit` ready jobs (queued, available_at <= now, deployment routing as above, and
+ * the first of its session: none of the session's jobs running nor queued before it), oldest
+ * available first: each becomes running with attempt + 1, locked_by = workerId and
  * locked_at = now, in ONE statement, so two workers can never claim the same job. PostgreSQL
  * picks the rows `FOR UPDATE SKIP LOCKED` in a materialized CTE (concurrent claimers skip each
  * other's rows instead of waiting); SQLite runs `UPDATE … WHERE id IN (SELECT … LIMIT n)` under
@@ -32,10 +33,18 @@ export interface ClaimedJob extends StoredJob {
  */
 export async function claimJobs(db: Db, { workerId, limit, now, leaseSeconds, deploymentId }: ClaimJobsOptions): Promise<ClaimedJob[]> {
   if (!Number.isInteger(limit) || limit < 1) return [];
-  const routing = deploymentId ? "(deployment_id IS NULL OR deployment_id = ?)" : "deployment_id IS NULL";
-  const ready = `SELECT id FROM agno_jobs
-         WHERE status = 'queued' AND available_at <= ? AND ${routing}
-         ORDER BY available_at, created_at, id
+  const routing = deploymentId ? "(j.deployment_id IS NULL OR j.deployment_id = ?)" : "j.deployment_id IS NULL";
+  // One live run per session: a job waits while its session has a running job or one submitted
+  // before it still queued. created_at has one-second resolution; within a second the runs'
+  // run_index (assigned in submission order) decides.
+  const runIndex = (alias: string) => `(SELECT r.run_index FROM agno_runs r WHERE r.run_id = ${alias}.id)`;
+  const sessionFree = `(j.session_id IS NULL OR NOT EXISTS (
+           SELECT 1 FROM agno_jobs o WHERE o.session_id = j.session_id AND o.id <> j.id
+              AND (o.status = 'running' OR (o.status = 'queued' AND (o.created_at < j.created_at
+                   OR (o.created_at = j.created_at AND ${runIndex("o")} < ${runIndex("j")}))))))`;
+  const ready = `SELECT j.id FROM agno_jobs j
+         WHERE j.status = 'queued' AND j.available_at <= ? AND ${routing} AND ${sessionFree}
+         ORDER BY j.available_at, j.created_at, j.id
          LIMIT ${limit}`;
   const readyParams = [now, ...(deploymentId ? [deploymentId] : [])];
   const set = "status = 'running', attempt = attempt + 1, locked_by = ?, locked_at = ?, updated_at = ?";
@@ -47,7 +56,7 @@ export async function claimJobs(db: Db, { workerId, limit, now, leaseSeconds, de
   const rows =
     db.dialect === "postgres"
       ? await db.sql.query(
-          `WITH picked AS MATERIALIZED (${ready} FOR UPDATE SKIP LOCKED)
+          `WITH picked AS MATERIALIZED (${ready} FOR UPDATE OF j SKIP LOCKED)
            UPDATE agno_jobs SET ${set} FROM picked
             WHERE agno_jobs.id = picked.id AND agno_jobs.status = 'queued'
            RETURNING ${JOB_COLUMNS.split(", ").map((c) => `agno_jobs.${c}`).join(", ")}`,

@@ -131,7 +131,8 @@ async function sessionOwner(db: Db, scope: DataScope, sessionId: string): Promis
   return rows.length === 0 ? undefined : (rows[0].user_id ?? null);
 }
 
-async function jobByKey(db: Db, owner: string | null, key: string): Promise<StoredJob | null> {
+/** The job an owner's Idempotency-Key made, while its row exists. */
+export async function jobByKey(db: Db, owner: string | null, key: string): Promise<StoredJob | null> {
   const [row] = await db.sql.query(
     `SELECT ${JOB_COLUMNS} FROM agno_jobs WHERE idempotency_key = ? AND ${nullSafeEquals(db, "user_id")}`,
     [key, owner],

@@ -1,8 +1,21 @@
 /** The durable job queue's data layer: one agno_jobs row per durable background run. */
 export { JOB_STATUSES, FINISHED_JOB_STATUSES, spentAttempts, type JobStatus, type StoredJob } from "./job-row.ts";
-export { enqueueRunJob, duplicateMismatch, type EnqueueResult, type EnqueueRunJobOptions, type JobInput } from "./enqueue-job.ts";
+export { enqueueRunJob, duplicateMismatch, jobByKey, type EnqueueResult, type EnqueueRunJobOptions, type JobInput } from "./enqueue-job.ts";
 export { claimJobs, type ClaimJobsOptions, type ClaimedJob } from "./claim-jobs.ts";
-export { heartbeat, completeJob, pauseJob, cancelJob, releaseJob, type JobFence } from "./job-fence.ts";
+export {
+  heartbeat,
+  heartbeatJobs,
+  completeJob,
+  pauseJob,
+  cancelJob,
+  releaseJob,
+  settleJobStatement,
+  runFenceGuard,
+  type HeldLease,
+  type JobFence,
+  type JobSettlement,
+} from "./job-fence.ts";
+export { requestJobCancel } from "./job-cancel.ts";
 export { failJob, retryDelaySeconds, RETRY_DELAY_CAP_FACTOR, RETRY_JITTER, type FailJobOptions, type FailJobResult } from "./fail-job.ts";
 export { unsafeSweepExpiredLeases, MAX_LEASE_LOSSES, type SweepOptions, type SweepResult } from "./sweep-expired-leases.ts";
 export { getJob, listJobs, queueStats, type JobSortField, type ListJobsOptions, type QueueStats } from "./list-jobs.ts";

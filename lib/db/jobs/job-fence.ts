@@ -57,3 +57,61 @@ export function releaseJob(db: Db, { now = epochSeconds(), ...fence }: FencedWri
     [now, now],
   );
 }
+
+/** One live lease as its worker holds it. */
+export interface HeldLease extends JobFence {
+  /** The lease_losses the claim returned: unchanged while the lease is held. */
+  leaseLosses: number;
+}
+
+/**
+ * Renews every lease this worker holds in one statement. Returns, per job still held, whether a
+ * cancel has been recorded for it; a job missing from the answer has lost its lease (swept,
+ * requeued by an admin, or finished elsewhere) and must stop without writing anything.
+ */
+export async function heartbeatJobs(
+  db: Db,
+  { workerId, leases, now = epochSeconds() }: { workerId: string; leases: readonly JobFence[]; now?: number },
+): Promise<Map<string, { cancelRequested: boolean }>> {
+  const held = new Map<string, { cancelRequested: boolean }>();
+  if (leases.length === 0) return held;
+  const rows = await db.sql.query<{ id: string; attempt: number; cancel_requested_at: number | null }>(
+    `UPDATE agno_jobs SET locked_at = ?, updated_at = ?
+      WHERE locked_by = ? AND status = 'running' AND id IN (${leases.map(() => "?").join(", ")})
+      RETURNING id, attempt, cancel_requested_at`,
+    [now, now, workerId, ...leases.map((l) => l.id)],
+  );
+  const attempts = new Map(leases.map((l) => [l.id, l.attempt]));
+  for (const row of rows) {
+    if (Number(row.attempt) === attempts.get(String(row.id))) held.set(String(row.id), { cancelRequested: row.cancel_requested_at !== null });
+  }
+  return held;
+}
+
+/** How an attempt ended, as the job records it. */
+export type JobSettlement =
+  | { status: "completed" | "paused" | "cancelled"; error?: string | null }
+  | { status: "queued"; error: string; availableAt: number }
+  | { status: "failed"; error: string };
+
+/**
+ * The fenced UPDATE that records an attempt's end; batched with the run's own fenced write, so
+ * the run row and the job change together or (lease lost) not at all.
+ */
+export function settleJobStatement(fence: JobFence, settlement: JobSettlement, now = epochSeconds()): { text: string; params: unknown[] } {
+  const [set, params] =
+    settlement.status === "queued"
+      ? ["status = 'queued', available_at = ?, error = ?, locked_by = NULL, locked_at = NULL, updated_at = ?", [settlement.availableAt, settlement.error, now]]
+      : settlement.status === "paused"
+        ? ["status = 'paused', locked_by = NULL, locked_at = NULL, updated_at = ?", [now]]
+        : [`status = ?, error = ?, completed_at = ?, updated_at = ?`, [settlement.status, settlement.error ?? null, now, now]];
+  return { text: `UPDATE agno_jobs SET ${set} WHERE ${FENCE_SQL}`, params: [...params, ...fenceParams(fence)] };
+}
+
+/** The condition a fenced run write carries: the job is still held under this fence. */
+export function runFenceGuard(fence: JobFence): { clause: string; params: unknown[] } {
+  return {
+    clause: "EXISTS (SELECT 1 FROM agno_jobs j WHERE j.id = ? AND j.attempt = ? AND j.locked_by = ? AND j.status = 'running')",
+    params: fenceParams(fence),
+  };
+}

@@ -25,6 +25,8 @@ export interface StoredJob {
   /** Claims whose lease was lost (worker died or shut down); they do not spend attempts. */
   lease_losses: number;
   max_attempts: number;
+  /** Epoch seconds a cancel was requested, or null. Survives a requeue unless it clears it. */
+  cancel_requested_at: number | null;
   idempotency_key: string | null;
   available_at: number;
   locked_by: string | null;
@@ -40,7 +42,7 @@ export const spentAttempts = (job: Pick<StoredJob, "attempt" | "lease_losses">):
 
 export const JOB_COLUMNS =
   "id, component_type, job_type, deployment_id, component_id, session_id, user_id, payload, status, attempt, lease_losses, " +
-  "max_attempts, idempotency_key, available_at, locked_by, locked_at, error, created_at, updated_at, completed_at";
+  "max_attempts, cancel_requested_at, idempotency_key, available_at, locked_by, locked_at, error, created_at, updated_at, completed_at";
 
 const numberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
@@ -60,6 +62,7 @@ export function toStoredJob(row: Record<string, unknown>): StoredJob {
     attempt: Number(row.attempt),
     lease_losses: Number(row.lease_losses ?? 0),
     max_attempts: Number(row.max_attempts),
+    cancel_requested_at: numberOrNull(row.cancel_requested_at),
     idempotency_key: (row.idempotency_key as string | null) ?? null,
     available_at: Number(row.available_at),
     locked_by: (row.locked_by as string | null) ?? null,

@@ -15,8 +15,9 @@ export interface RequeueJobOptions {
   /** Requeue a fresh failure anyway. */
   force?: boolean;
   /**
-   * Required to requeue a cancelled job: it overrides the cancellation. The caller also clears the
-   * run's recorded cancel intent (run registry / Redis), which this layer does not hold.
+   * Required to requeue a cancelled job: it overrides the cancellation and clears the recorded
+   * intent (cancel_requested_at). Without it a cancel recorded before the requeue is re-applied
+   * when a worker claims the job. The caller also clears the process-local intent (run registry).
    */
   clearCancellation?: boolean;
   now?: number;
@@ -51,7 +52,7 @@ export async function requeueJob(db: Db, options: RequeueJobOptions): Promise<St
   const [changed] = await db.sql.batch([
     {
       text: `UPDATE agno_jobs SET status = 'queued', available_at = ?, error = NULL, completed_at = NULL,
-                    locked_by = NULL, locked_at = NULL, updated_at = ?,
+                    locked_by = NULL, locked_at = NULL, updated_at = ?,${clearCancellation ? " cancel_requested_at = NULL," : ""}
                     max_attempts = ${greatest}(max_attempts, attempt - lease_losses + 1)
               WHERE id = ? AND status = ? AND attempt = ? AND ${owner.clause}`,
       params: [now, now, id, job.status, job.attempt, ...owner.params],

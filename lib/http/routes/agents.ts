@@ -7,6 +7,12 @@ import { startAgentRun, type StartedRun } from "../../runtime/agent-run.ts";
 import { continueAgentRun, ContinueError } from "../../runtime/continue-run.ts";
 import { findAgent, type RuntimeAgent } from "../../runtime/agents.ts";
 import { enqueueBackgroundRun } from "../../queue/background-limiter.ts";
+import { MAX_IDEMPOTENCY_KEY_LENGTH, submitDurableRun } from "../../queue/durable-submit.ts";
+import { queueCoordination } from "../../queue/embedded-worker.ts";
+import { followRun } from "../../coordination/follow-run.ts";
+import { requestJobCancel } from "../../db/jobs/index.ts";
+import type { Db } from "../../db/open-database.ts";
+import type { DataScope } from "../../db/scope.ts";
 import { getLiveRun, requestCancel } from "../../runtime/run-registry.ts";
 import type { RunOutput } from "../../runtime/run-output.ts";
 import { getDatabase } from "../app-context.ts";
@@ -24,7 +30,7 @@ import {
   SessionQuery,
 } from "../schemas/agents.ts";
 import { RunSchema } from "../schemas/sessions.ts";
-import { frameStream, runEventStream, sseResponse } from "../sse.ts";
+import { frameStream, iterableEventStream, runEventStream, sseResponse } from "../sse.ts";
 import { toRunSchema } from "../views/run-views.ts";
 import { classifyUploads } from "./uploads.ts";
 import { parseResolutions } from "./continue-input.ts";
@@ -126,6 +132,58 @@ function streamRun(started: StartedRun): Response {
   return sseResponse(runEventStream({ live: started.live, lastEventIndex, onDisconnect: () => requestCancel(started.runId) }));
 }
 
+/** SSE reconnects send the last event they saw as Last-Event-ID (its event_index). */
+function lastEventIdOf(request: Request): number | undefined {
+  const header = request.headers.get("last-event-id");
+  if (header === null || header.trim() === "") return undefined;
+  const index = Number(header);
+  if (!Number.isInteger(index) || index < -1) throw new HttpError(422, `Last-Event-ID must be an event_index (an integer), got '${header.slice(0, 40)}'`);
+  return index;
+}
+
+/** 202 for a background submit: the run to poll. */
+function accepted({ runId, sessionId, status }: { runId: string; sessionId: string; status: string }): Response {
+  return new Response(JSON.stringify({ run_id: runId, session_id: sessionId, status }), {
+    status: 202,
+    headers: { "content-type": "application/json" },
+  });
+}
+
+/** The Idempotency-Key header of a background submit (at most 512 characters, else 422). */
+function idempotencyKeyOf(request: Request): string | null {
+  const key = request.headers.get("idempotency-key");
+  if (key === null) return null;
+  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw new HttpError(422, `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters long (got ${key.length})`);
+  }
+  return key;
+}
+
+/**
+ * The event stream of a durable run, wherever it executes: this process's live run when its
+ * worker runs it here, otherwise tailed from Redis or the database.
+ */
+function durableRunStream({
+  settings,
+  db,
+  scope,
+  runId,
+  after,
+  preamble,
+}: {
+  settings: Settings;
+  db: Db;
+  scope: DataScope;
+  runId: string;
+  after: number | null;
+  preamble?: { name: string; payload: unknown }[];
+}): ReadableStream<Uint8Array> {
+  return iterableEventStream({
+    preamble,
+    events: (signal) => followRun({ db, scope, runId, after, coordination: queueCoordination(settings), pollMs: settings.queue.pollIntervalMs, signal }),
+  });
+}
+
 async function finishedRun(started: StartedRun): Promise<Response | RunOutput> {
   const output = await started.done;
   return output.status === "ERROR" ? failedRunResponse(output) : output;
@@ -140,12 +198,12 @@ export const createRun = defineRoute({
   params: AgentParams,
   form: CreateRunForm,
   response: RunOutputSchema,
-  handler: async ({ input, principal, settings }) => {
+  handler: async ({ input, principal, settings, request }) => {
     const agent = agentOr404(settings, input.params.agent_id);
     const form = input.form;
     const uploads = await classifyUploads(input.files.files ?? []);
     const db = await getDatabase(settings);
-    const started = await startAgentRun({
+    const runRequest = {
       db,
       agent,
       scope: dataScopeFor(principal!, form.user_id),
@@ -160,15 +218,19 @@ export const createRun = defineRoute({
       attachments: uploads.attachments,
       inputMedia: uploads.media,
       stream: form.stream,
+    };
+    if (form.background && settings.queue.durable) {
+      // Durable: the PENDING run and its job are committed before the 202; any worker runs it.
+      const submitted = await submitDurableRun(db, { ...runRequest, settings, idempotencyKey: idempotencyKeyOf(request) });
+      if (!form.stream) return accepted(submitted);
+      return sseResponse(durableRunStream({ settings, db, scope: dataScopeFor(principal!), runId: submitted.runId, after: null }));
+    }
+    const started = await startAgentRun({
+      ...runRequest,
       // Background runs wait for a slot (at most queue.maxConcurrency at once, one per session).
       defer: form.background ? (execute, sessionId) => enqueueBackgroundRun({ sessionId, run: execute }, settings.queue.maxConcurrency) : undefined,
     });
-    if (form.background && !form.stream) {
-      return new Response(JSON.stringify({ run_id: started.runId, session_id: started.sessionId, status: "PENDING" }), {
-        status: 202,
-        headers: { "content-type": "application/json" },
-      });
-    }
+    if (form.background && !form.stream) return accepted({ runId: started.runId, sessionId: started.sessionId, status: "PENDING" });
     if (form.background) {
       // A background stream keeps running when the client goes away; it can resume later.
       return sseResponse(runEventStream({ live: started.live, lastEventIndex: null }));
@@ -230,6 +292,18 @@ export const cancelRun = defineRoute({
     requireSessionForNonAdmin(principal!, sessionId);
     const runId = input.params.run_id;
     const notFound = () => new HttpError(404, "Run not found");
+    if (settings.queue.durable) {
+      // A durable run's cancel is recorded in the database (the truth every worker reads) and
+      // signalled to every replica over Redis; the worker running it stops at once or at its next heartbeat.
+      const db = await getDatabase(settings);
+      const scope = dataScopeFor(principal!);
+      const stored = await getRun(db, { scope, runId, sessionId });
+      if (stored && stored.agent_id === agent.definition.id && (await requestJobCancel(db, { scope, id: runId })) !== null) {
+        requestCancel(runId);
+        queueCoordination(settings)?.publishCancel(runId);
+        return {};
+      }
+    }
     const live = getLiveRun(runId);
     if (live && !live.done) {
       const mine = principal!.isAdmin || (live.userId === principal!.userId && live.sessionId === sessionId);
@@ -299,9 +373,10 @@ export const resumeRun = defineRoute({
   access: { permission: "agents:run", resourceParam: "agent_id" },
   params: AgentRunParams,
   form: ResumeRunForm,
-  handler: async ({ input, principal, settings }) => {
+  handler: async ({ input, principal, settings, request }) => {
     agentOr404(settings, input.params.agent_id);
-    const { last_event_index: lastIndex, session_id: sessionId } = input.form;
+    const { session_id: sessionId } = input.form;
+    const lastIndex = input.form.last_event_index ?? lastEventIdOf(request);
     requireSessionForNonAdmin(principal!, sessionId);
     const runId = input.params.run_id;
     const live = getLiveRun(runId);
@@ -327,6 +402,23 @@ export const resumeRun = defineRoute({
     const stored = await getRun(db, { scope: dataScopeFor(principal!), runId, sessionId });
     if (!stored || stored.agent_id !== agentId) {
       return sseResponse(frameStream([{ name: "error", payload: { event: "error", error: `Run ${runId} not found in buffer or database` } }]));
+    }
+    if (settings.queue.durable && (stored.status === "PENDING" || stored.status === "RUNNING")) {
+      // Executing on another replica (or waiting for a worker): tail it from Redis or the database.
+      const from = lastIndex ?? null;
+      return sseResponse(
+        durableRunStream({
+          settings,
+          db,
+          scope: dataScopeFor(principal!),
+          runId,
+          after: from,
+          preamble: [
+            { name: "catch_up", payload: { event: "catch_up", run_id: runId, last_event_index_requested: from } },
+            { name: "subscribed", payload: { event: "subscribed", run_id: runId, status: stored.status === "PENDING" ? "pending" : "running" } },
+          ],
+        }),
+      );
     }
     const events = ((stored.run_data.events as Record<string, unknown>[] | undefined) ?? []).filter(
       (e) => lastIndex === undefined || (e.event_index as number) > lastIndex,

@@ -1,14 +1,15 @@
 import { hasColumn } from "../introspect.ts";
-import { JOB_LEASE_LOSSES, JOB_SHARED_IDEMPOTENCY_INDEX } from "../tables/specs.ts";
+import { JOB_CANCEL_REQUESTED_AT, JOB_LEASE_LOSSES, JOB_SHARED_IDEMPOTENCY_INDEX } from "../tables/specs.ts";
 import { MigrationError, type MigrationStep } from "../types.ts";
 import { addColumnIfMissing, addIndexIfMissing, dropIndexIfExists } from "./helpers.ts";
 
 export const jobsSteps: MigrationStep[] = [
   {
     version: "3.0.0",
-    description: "jobs count lost leases apart from attempts, and owner-less idempotency keys dedupe",
+    description: "jobs count lost leases apart from attempts, record cancel intents, and owner-less idempotency keys dedupe",
     async up(ctx) {
       await addColumnIfMissing(ctx, "agno_jobs", JOB_LEASE_LOSSES);
+      await addColumnIfMissing(ctx, "agno_jobs", JOB_CANCEL_REQUESTED_AT);
       const duplicates = await ctx.db.sql.query<{ idempotency_key: string; n: number }>(
         `SELECT idempotency_key, COUNT(*) AS n FROM agno_jobs WHERE user_id IS NULL AND idempotency_key IS NOT NULL
           GROUP BY idempotency_key HAVING COUNT(*) > 1 ORDER BY idempotency_key LIMIT 20`,
@@ -32,6 +33,7 @@ export const jobsSteps: MigrationStep[] = [
         if (Number(row?.n) > 0) throw new Error(`cannot drop agno_jobs.lease_losses: ${row?.n} jobs have lost a lease`);
       }
       await dropIndexIfExists(ctx, JOB_SHARED_IDEMPOTENCY_INDEX.name);
+      if (await hasColumn(ctx.db, "agno_jobs", JOB_CANCEL_REQUESTED_AT.name)) await ctx.db.sql.exec(`ALTER TABLE agno_jobs DROP COLUMN cancel_requested_at`);
       if (hasLosses) await ctx.db.sql.exec(`ALTER TABLE agno_jobs DROP COLUMN lease_losses`);
     },
   },

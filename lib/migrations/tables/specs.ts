@@ -237,6 +237,9 @@ export const SCHEDULE_RUNS: TableSpec = {
 /** Leases a job lost because its worker died or shut down; they do not spend attempts. */
 export const JOB_LEASE_LOSSES: ColumnSpec = { name: "lease_losses", type: "bigint", notNull: true, default: "0" };
 
+/** When a cancel was requested (epoch seconds): the truth the executing worker reads at each heartbeat. */
+export const JOB_CANCEL_REQUESTED_AT: ColumnSpec = { name: "cancel_requested_at", type: "bigint" };
+
 /**
  * Idempotency keys of owner-less jobs (no JWT identity): the (user_id, idempotency_key) key
  * treats NULL owners as distinct, so without this index they would never dedupe.
@@ -262,6 +265,7 @@ export const JOBS: TableSpec = {
     col.text("status", true),
     { name: "attempt", type: "bigint", notNull: true, default: "0" },
     JOB_LEASE_LOSSES,
+    JOB_CANCEL_REQUESTED_AT,
     { name: "max_attempts", type: "bigint", notNull: true, default: "1" },
     col.text("idempotency_key"),
     col.bigint("available_at", true),

@@ -1,0 +1,12 @@
+/**
+ * Next calls register() once when the server starts. With the durable queue and an embedded
+ * worker, opening the database starts the worker loop, so queued jobs run after a restart
+ * without waiting for the first request.
+ */
+export async function register(): Promise<void> {
+  // Next inlines NEXT_RUNTIME per bundle; the edge bundle must not import the database.
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { getSettings, getDatabase } = await import("./lib/http/app-context.ts");
+  const settings = getSettings();
+  if (settings.queue.durable && settings.queue.embeddedWorker) await getDatabase(settings);
+}

@@ -1,0 +1,120 @@
+import type { Db } from "../db/open-database.ts";
+import { getRun } from "../db/runs/runs.ts";
+import type { DataScope } from "../db/scope.ts";
+import type { RunEvent } from "../runtime/events.ts";
+import type { RedisCoordination } from "./redis-coordination.ts";
+import { eventsAfter, getLiveRun, subscribe, type LiveRun } from "../runtime/run-registry.ts";
+
+/** Events after which a run's stream has nothing more to say. */
+export const FINAL_EVENTS = new Set(["RunCompleted", "RunError", "RunCancelled", "RunPaused"]);
+const FINAL_STATUSES = new Set(["COMPLETED", "ERROR", "CANCELLED", "PAUSED"]);
+
+export interface FollowOptions {
+  db: Db;
+  scope: DataScope;
+  runId: string;
+  /** Events after this event_index (null: from the first). */
+  after: number | null;
+  coordination: RedisCoordination | null;
+  pollMs: number;
+  signal: AbortSignal;
+  /** How long one Redis read waits for new events. */
+  blockMs?: number;
+}
+
+/**
+ * Tails a durable run executing anywhere: from its Redis stream when there is one, otherwise (or
+ * when Redis fails, or shows a gap) from the events stored with the run, polled. Yields each event
+ * once, in event_index order, and ends after the run's final event — or when the stored run has
+ * ended with no more events to give (e.g. failed by the lease sweeper), or is not found.
+ */
+export async function* followRun(options: FollowOptions): AsyncGenerator<RunEvent> {
+  const { db, scope, runId, coordination, pollMs, signal } = options;
+  let last = options.after ?? -1;
+  let useRedis = coordination !== null;
+  while (!signal.aborted) {
+    // Executing in this process (the embedded worker): its live buffer, event by event.
+    const local = getLiveRun(runId);
+    if (local && local.firstIndex <= last + 1 && (!local.done || local.nextIndex > last + 1)) {
+      for await (const event of liveEvents(local, last, signal)) {
+        last = event.event_index as number;
+        yield event;
+        if (FINAL_EVENTS.has(event.event)) return;
+      }
+      continue;
+    }
+    let events: RunEvent[] | null = null;
+    if (useRedis) {
+      events = await coordination!.readEvents(runId, last, options.blockMs ?? Math.max(pollMs, 1000));
+      // Redis missed events (it was down): the database has the run's events, the truth.
+      if (events && events.length > 0 && (events[0].event_index as number) > last + 1) events = null;
+      if (events === null) useRedis = false;
+    }
+    let stored: Awaited<ReturnType<typeof getRun>> | undefined;
+    if (events === null || events.length === 0) {
+      stored = await getRun(db, { scope, runId });
+      if (!stored) return;
+      if (events === null) {
+        events = ((stored.run_data.events as RunEvent[] | undefined) ?? []).filter((e) => (e.event_index as number) > last);
+      }
+    }
+    for (const event of events) {
+      const index = event.event_index as number;
+      if (index <= last) continue;
+      last = index;
+      yield event;
+      if (FINAL_EVENTS.has(event.event)) return;
+    }
+    if (stored && FINAL_STATUSES.has(stored.status ?? "") && events.length === 0) {
+      // Ended: what it stored past `last` is all that is left (a stream that expired or missed some).
+      for (const event of (stored.run_data.events as RunEvent[] | undefined) ?? []) {
+        if ((event.event_index as number) > last) yield event;
+      }
+      return;
+    }
+    if (events.length === 0 && !useRedis) await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}
+
+/** A live run's events after `after`: the buffered ones, then each as it is published, until it ends. */
+async function* liveEvents(live: LiveRun, after: number, signal: AbortSignal): AsyncGenerator<RunEvent> {
+  const pending: RunEvent[] = [];
+  let ended = live.done;
+  let notify: (() => void) | null = null;
+  const wake = () => {
+    notify?.();
+    notify = null;
+  };
+  // Buffer read and subscription in one synchronous step: nothing published in between is lost.
+  const unsubscribe = live.done
+    ? () => undefined
+    : subscribe(live, {
+        onEvent: (event) => {
+          pending.push(event);
+          wake();
+        },
+        onEnd: () => {
+          ended = true;
+          wake();
+        },
+      });
+  pending.unshift(...eventsAfter(live, after));
+  const onAbort = () => wake();
+  signal.addEventListener("abort", onAbort);
+  let last = after;
+  try {
+    while (!signal.aborted) {
+      while (pending.length > 0) {
+        const event = pending.shift()!;
+        if ((event.event_index as number) <= last) continue;
+        last = event.event_index as number;
+        yield event;
+      }
+      if (ended) return;
+      await new Promise<void>((resolve) => (notify = resolve));
+    }
+  } finally {
+    unsubscribe();
+    signal.removeEventListener("abort", onAbort);
+  }
+}

@@ -1,0 +1,156 @@
+import { z } from "zod";
+import { dataScopeFor, type Principal } from "../../auth/principal.ts";
+import type { Settings } from "../../config/settings.ts";
+import { getJob, listJobs, queueStats, requeueJob, type DataScope, type Db, type StoredJob } from "../../db/index.ts";
+import { clearCancel } from "../../runtime/run-registry.ts";
+import { getDatabase } from "../app-context.ts";
+import { HttpError, zodToValidation } from "../errors.ts";
+import { defineRoute } from "../route.ts";
+import { pageOf } from "../schemas/list-query.ts";
+import { JobListSchema, JobParams, JobSchema, ListJobsQuery, QueueStatsSchema, RequeueJobQuery } from "../schemas/queue.ts";
+import { featureDisabled, QUEUE_FEATURE } from "./disabled-features.ts";
+
+/**
+ * The durable queue's operations API (reference §8): the dead-letter list, one job, requeue and
+ * queue-health stats over agno_jobs in the default database. An operator surface — job rows hold
+ * payloads (verbatim user input) of every user — so every route needs `agent_os:admin` and an
+ * admin principal. While `queue.durable` is off every route answers Agno's 503 stub message, before
+ * its input is even validated (the /queue catch-all in disabled-features.ts covers other paths).
+ */
+
+const TAGS = ["Queue"];
+const ADMIN = { permission: "agent_os:admin" } as const;
+
+/**
+ * The database holding the queue, for an admin caller. 503 while the durable queue is off; 403
+ * for anyone but an admin (a service account granted agent_os:admin stays self-scoped, so it is
+ * refused too: the queue is not a per-user view).
+ */
+async function queueAccess(principal: Principal | null, settings: Settings): Promise<{ db: Db; scope: DataScope }> {
+  if (!settings.queue.durable) throw featureDisabled(QUEUE_FEATURE.tag, QUEUE_FEATURE.enableWith);
+  if (!principal) throw new HttpError(401, "Authentication required");
+  const scope = dataScopeFor(principal);
+  if (!principal.isAdmin || scope.kind !== "admin") throw new HttpError(403, "Job queue operations require an admin scope");
+  return { db: await getDatabase(settings), scope };
+}
+
+// The dispatcher validates the query before the handler runs; these schemas defer a failure to
+// the handler instead, so a disabled queue answers 503 rather than 422 for a malformed query.
+const INVALID = Symbol("invalid query");
+type Deferred = { [INVALID]?: { error: z.ZodError; input: unknown } };
+
+function deferValidation<S extends z.ZodType<Record<string, unknown>>>(schema: S) {
+  return schema.catch((ctx) => ({ [INVALID]: { error: new z.ZodError(ctx.error.issues), input: ctx.input } }) as unknown as z.output<S>);
+}
+
+/** The validated query, or the 422 the dispatcher would have answered. */
+function validQuery<T>(query: T): T {
+  const invalid = (query as Deferred)[INVALID];
+  if (invalid) throw zodToValidation(invalid.error, "query", invalid.input);
+  return query;
+}
+
+export function toJobView(job: StoredJob): z.infer<typeof JobSchema> {
+  return {
+    id: job.id,
+    component_type: job.component_type,
+    job_type: job.job_type,
+    deployment_id: job.deployment_id,
+    component_id: job.component_id,
+    session_id: job.session_id,
+    user_id: job.user_id,
+    payload: job.payload,
+    status: job.status,
+    attempt: job.attempt,
+    lease_losses: job.lease_losses,
+    max_attempts: job.max_attempts,
+    cancel_requested_at: job.cancel_requested_at,
+    idempotency_key: job.idempotency_key,
+    available_at: job.available_at,
+    locked_by: job.locked_by,
+    locked_at: job.locked_at,
+    error: job.error,
+    created_at: job.created_at,
+    updated_at: job.updated_at,
+    completed_at: job.completed_at,
+  };
+}
+
+const jobNotFound = () => new HttpError(404, "Job not found");
+
+export const listJobsRoute = defineRoute({
+  method: "GET",
+  path: "/queue/jobs",
+  summary: "List queue jobs (filter by status, e.g. status=failed for the dead-letter list; paginated and sorted)",
+  tags: TAGS,
+  access: ADMIN,
+  query: deferValidation(ListJobsQuery),
+  response: JobListSchema,
+  handler: async ({ input, principal, settings }) => {
+    const { db, scope } = await queueAccess(principal, settings);
+    const query = validQuery(input.query);
+    const started = performance.now();
+    const { jobs, totalCount } = await listJobs(db, {
+      scope,
+      statuses: query.status,
+      page: query.page,
+      limit: query.limit,
+      sortBy: query.sort_by,
+      sortOrder: query.sort_order,
+    });
+    return pageOf(jobs.map(toJobView), { page: query.page, limit: query.limit, totalCount, startedMs: started });
+  },
+});
+
+export const getJobRoute = defineRoute({
+  method: "GET",
+  path: "/queue/jobs/{job_id}",
+  summary: "One queue job",
+  tags: TAGS,
+  access: ADMIN,
+  params: JobParams,
+  response: JobSchema,
+  handler: async ({ input: { params }, principal, settings }) => {
+    const { db, scope } = await queueAccess(principal, settings);
+    const job = await getJob(db, { scope, id: params.job_id });
+    if (!job) throw jobNotFound();
+    return toJobView(job);
+  },
+});
+
+export const requeueJobRoute = defineRoute({
+  method: "POST",
+  path: "/queue/jobs/{job_id}/requeue",
+  summary: "Requeue a failed or cancelled job, its run back to PENDING (a fresh failure needs force; a cancelled job clear_cancellation)",
+  tags: TAGS,
+  access: ADMIN,
+  params: JobParams,
+  query: deferValidation(RequeueJobQuery),
+  response: JobSchema,
+  handler: async ({ input, principal, settings }) => {
+    const { db, scope } = await queueAccess(principal, settings);
+    const query = validQuery(input.query);
+    const id = input.params.job_id;
+    // NotFoundError → 404, ConflictError (wrong status, fresh failure, cancelled without
+    // clear_cancellation, a concurrent change) → 409, mapped by errorResponse.
+    const job = await requeueJob(db, { scope, id, force: query.force, clearCancellation: query.clear_cancellation });
+    // Only once the requeue took: a refused one must not forget a live cancel (e.g. a running job's).
+    if (query.clear_cancellation) clearCancel(id);
+    return toJobView(job);
+  },
+});
+
+export const queueStatsRoute = defineRoute({
+  method: "GET",
+  path: "/queue/stats",
+  summary: "Job counts by status and the age of the oldest queued job",
+  tags: TAGS,
+  access: ADMIN,
+  response: QueueStatsSchema,
+  handler: async ({ principal, settings }) => {
+    const { db, scope } = await queueAccess(principal, settings);
+    return queueStats(db, { scope });
+  },
+});
+
+export const QUEUE_ROUTES = [listJobsRoute, getJobRoute, requeueJobRoute, queueStatsRoute];

@@ -1,0 +1,129 @@
+import type { Settings } from "../config/settings.ts";
+import type { Db } from "../db/open-database.ts";
+import { getRun } from "../db/runs/runs.ts";
+import { adminScope, userScope, type DataScope } from "../db/scope.ts";
+import { settleJobStatement, type JobSettlement } from "../db/jobs/index.ts";
+import { runAgent, type StartRunRequest } from "../runtime/agent-run.ts";
+import { findAgent } from "../runtime/agents.ts";
+import type { RunEvent } from "../runtime/events.ts";
+import { requestCancel, subscribe } from "../runtime/run-registry.ts";
+import { emptyMetrics, type RunOutput } from "../runtime/run-output.ts";
+import { runRow } from "../runtime/run-settle.ts";
+import { LeaseLostError } from "./run-writer.ts";
+import type { JobContext, JobExecutor } from "./worker.ts";
+
+/** What a durable agent run's job carries: everything a worker on any replica needs to run it. */
+export interface AgentJobPayload {
+  message: string;
+  stream: boolean;
+  dependencies?: Record<string, unknown> | null;
+  output_schema?: Record<string, unknown> | null;
+  /** Uploaded files, stored with the job before the 202 (base64). */
+  attachments?: { kind: "image" | "file"; data: string; mediaType: string; filename: string }[];
+}
+
+export function agentJobPayload(request: Pick<StartRunRequest, "message" | "dependencies" | "outputSchema" | "attachments"> & { stream: boolean }): AgentJobPayload {
+  return {
+    message: request.message,
+    stream: request.stream,
+    dependencies: request.dependencies ?? null,
+    output_schema: request.outputSchema ?? null,
+    ...(request.attachments?.length
+      ? { attachments: request.attachments.map((a) => ({ kind: a.kind, data: Buffer.from(a.data).toString("base64"), mediaType: a.mediaType, filename: a.filename })) }
+      : {}),
+  };
+}
+
+const FINISHED_RUN_STATUSES: Record<string, "completed" | "failed" | "cancelled" | "paused"> = { COMPLETED: "completed", ERROR: "failed", CANCELLED: "cancelled", PAUSED: "paused" };
+
+/**
+ * Executes durable agent runs. The run row is read as stored: one that already ended (a worker
+ * died between the run's final write and the job's — they are one transaction, so only an older
+ * build could leave that) just settles its job; otherwise it runs from the start, its event
+ * numbering continuing after what earlier attempts published. Every event goes to Redis when
+ * configured; without Redis the run's events are flushed to the database every poll interval so
+ * another replica can tail them.
+ */
+export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings }): JobExecutor {
+  return async (ctx: JobContext) => {
+    const { job, writer, coordination } = ctx;
+    const stored = await getRun(db, { scope: adminScope(), runId: job.id });
+    const settleOnly = async (settlement: JobSettlement) => {
+      const statement = settleJobStatement(ctx.fence, settlement);
+      await db.sql.exec(statement.text, statement.params);
+    };
+    if (!stored) return settleOnly({ status: "failed", error: "The job's run no longer exists (its session was deleted)" });
+    const ended = stored.status ? FINISHED_RUN_STATUSES[stored.status] : undefined;
+    if (ended) return settleOnly(ended === "failed" ? { status: "failed", error: "The run had already failed" } : { status: ended });
+    // The run's rows are written in its owner's scope, as the submit wrote them.
+    const scope: DataScope = stored.user_id ? userScope(stored.user_id) : adminScope(null);
+    const payload = (job.payload ?? {}) as unknown as AgentJobPayload;
+    const output = resetForAttempt(stored.run_data as unknown as RunOutput);
+    const agent = findAgent(settings, job.component_id);
+    if (!agent) {
+      output.status = "ERROR";
+      output.error = { message: `Agent ${job.component_id} is not configured on this worker`, error_type: "agent_not_found" };
+      output.content = output.error.message;
+      await writer.finish(scope, runRow(output), { retryable: false });
+      return;
+    }
+    const storedEvents = output.events ?? [];
+    const lastStored = storedEvents.length ? (storedEvents[storedEvents.length - 1].event_index as number) : -1;
+    const lastPublished = (await coordination?.lastEventIndex(job.id)) ?? -1;
+    if (ctx.cancelRequested) requestCancel(job.id);
+    const started = runAgent({
+      db,
+      agent,
+      scope,
+      output,
+      message: String(payload.message ?? output.input?.input_content ?? ""),
+      dependencies: payload.dependencies ?? null,
+      outputSchema: payload.output_schema ?? undefined,
+      attachments: payload.attachments?.map((a) => ({ kind: a.kind, data: Buffer.from(a.data, "base64"), mediaType: a.mediaType, filename: a.filename })),
+      stream: true,
+      writer,
+      keepEvents: true,
+      signal: ctx.signal,
+      firstEventIndex: Math.max(lastStored, lastPublished) + 1,
+    });
+    const fenced = () => ctx.signal.aborted && ctx.signal.reason instanceof LeaseLostError;
+    const unsubscribe = coordination
+      ? subscribe(started.live, {
+          onEvent: (event: RunEvent) => {
+            if (!fenced()) coordination.publishEvent(job.id, event);
+          },
+          onEnd: () => undefined,
+        })
+      : undefined;
+    // Without Redis, other replicas tail the run through its stored events.
+    let flushed = started.live.nextIndex;
+    const flush = coordination
+      ? undefined
+      : setInterval(() => {
+          if (started.live.done || started.live.nextIndex === flushed || fenced()) return;
+          flushed = started.live.nextIndex;
+          writer.write(scope, runRow(output)).catch(() => undefined);
+        }, Math.max(200, settings.queue.pollIntervalMs));
+    try {
+      await started.done;
+    } finally {
+      unsubscribe?.();
+      if (flush) clearInterval(flush);
+      coordination?.forget(job.id);
+    }
+  };
+}
+
+/** A run starting (again) from its stored row: what an earlier attempt produced is dropped, its events kept. */
+function resetForAttempt(run: RunOutput): RunOutput {
+  return {
+    ...run,
+    status: "PENDING",
+    content: null,
+    messages: [],
+    tools: [],
+    metrics: emptyMetrics(),
+    requirements: null,
+    error: undefined,
+  };
+}

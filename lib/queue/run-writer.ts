@@ -1,0 +1,121 @@
+import type { Db } from "../db/open-database.ts";
+import { isRunIndexRace, runInsertStatement, type RunInput } from "../db/runs/run-insert.ts";
+import type { DataScope } from "../db/scope.ts";
+import { epochSeconds } from "../db/jobs/job-row.ts";
+import { retryDelaySeconds, runFenceGuard, settleJobStatement, spentAttempts, type JobFence, type JobSettlement } from "../db/jobs/index.ts";
+
+/** This worker no longer holds the job: another claim owns it now, so nothing of ours may be written. */
+export class LeaseLostError extends Error {
+  override readonly name = "LeaseLostError";
+  constructor(readonly jobId: string) {
+    super(`Lease on job ${jobId} was lost; this worker stops without writing`);
+  }
+}
+
+/**
+ * How a run's rows are written. The default writes them directly; a durable run's writer fences
+ * every write on the job's claim and records the run's end together with the job's.
+ */
+export interface RunWriter {
+  /** A non-final state (RUNNING, events so far). Throws LeaseLostError when fenced out. */
+  write(scope: DataScope, run: RunInput): Promise<void>;
+  /**
+   * The final state (COMPLETED, PAUSED, CANCELLED, ERROR) and the job's settlement in one
+   * transaction. An ERROR with attempts left stores the run PENDING and queues the job again.
+   * Returns what the job became.
+   */
+  finish(scope: DataScope, run: RunInput, failure?: { retryable: boolean }): Promise<JobSettlement["status"]>;
+}
+
+const RACE_RETRIES = 8;
+
+/** Error types a second attempt cannot fix. */
+const PERMANENT_ERRORS = new Set(["model_not_configured_error", "model_authentication_error", "model_bad_request_error", "run_cancelled"]);
+
+export function isRetryableRunError(errorType: string | undefined): boolean {
+  return !PERMANENT_ERRORS.has(errorType ?? "");
+}
+
+/** The writer for the run of a claimed job: fence = (id, attempt, locked_by); lease_losses as claimed. */
+export function fencedRunWriter(
+  db: Db,
+  { fence, leaseLosses, maxAttempts, retryDelaySeconds: baseDelay }: { fence: JobFence; leaseLosses: number; maxAttempts: number; retryDelaySeconds: number },
+): RunWriter {
+  const guard = runFenceGuard(fence);
+  async function statement(scope: DataScope, run: RunInput) {
+    return runInsertStatement(db, { scope, run, now: epochSeconds(), extraGuard: guard });
+  }
+  // Writes of one run go one at a time, in order: a snapshot written concurrently with the final
+  // write could otherwise land after it (PostgreSQL re-checks only the conflicting row).
+  let queue: Promise<unknown> = Promise.resolve();
+  let finished = false;
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = queue.then(() => {
+      if (finished) throw new LeaseLostError(fence.id);
+      return work();
+    });
+    queue = next.catch(() => undefined);
+    return next;
+  };
+  return {
+    write: (scope, run) => serial(() => write(scope, run)),
+    finish: (scope, run, failure) =>
+      serial(async () => {
+        const status = await finish(scope, run, failure);
+        finished = true;
+        return status;
+      }),
+  };
+
+  async function write(scope: DataScope, run: RunInput): Promise<void> {
+      const s = await statement(scope, run);
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const rows = await db.sql.query(s.text, s.params);
+          if (rows.length === 0) throw new LeaseLostError(fence.id);
+          return;
+        } catch (error) {
+          if (!isRunIndexRace(error) || attempt >= RACE_RETRIES) throw error;
+        }
+      }
+  }
+
+  async function finish(scope: DataScope, run: RunInput, failure?: { retryable: boolean }): Promise<JobSettlement["status"]> {
+      let settlement: JobSettlement;
+      let stored = run;
+      const error = (run.runData.error as { message?: string } | undefined)?.message ?? null;
+      switch (run.status) {
+        case "COMPLETED":
+          settlement = { status: "completed" };
+          break;
+        case "PAUSED":
+          settlement = { status: "paused" };
+          break;
+        case "CANCELLED":
+          settlement = { status: "cancelled", error };
+          break;
+        default: {
+          const spent = spentAttempts({ attempt: fence.attempt, lease_losses: leaseLosses });
+          const message = error ?? "Run failed";
+          if (failure?.retryable && spent < maxAttempts) {
+            const availableAt = epochSeconds() + retryDelaySeconds({ baseSeconds: baseDelay, spentAttempts: spent });
+            settlement = { status: "queued", error: message, availableAt };
+            stored = { ...run, status: "PENDING", runData: { ...run.runData, status: "PENDING" } };
+          } else {
+            settlement = { status: "failed", error: message };
+          }
+        }
+      }
+      const runStatement = await statement(scope, stored);
+      const jobStatement = settleJobStatement(fence, settlement);
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const [runWritten, jobWritten] = await db.sql.batch([runStatement, jobStatement]);
+          if (runWritten !== 1 || jobWritten !== 1) throw new LeaseLostError(fence.id);
+          return settlement.status;
+        } catch (e) {
+          if (!isRunIndexRace(e) || attempt >= RACE_RETRIES) throw e;
+        }
+      }
+  }
+}

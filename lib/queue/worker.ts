@@ -1,0 +1,300 @@
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import type { QueueSettings } from "../config/settings.ts";
+import type { Db } from "../db/open-database.ts";
+import {
+  claimJobs,
+  heartbeatJobs,
+  releaseJob,
+  unsafeDeleteFinishedJobs,
+  unsafeSweepExpiredLeases,
+  type ClaimedJob,
+  type JobFence,
+} from "../db/jobs/index.ts";
+import { epochSeconds } from "../db/jobs/job-row.ts";
+import { log } from "../log.ts";
+import type { RedisCoordination } from "../coordination/redis-coordination.ts";
+import { RunTimeoutSignal } from "../runtime/run-registry.ts";
+import { fencedRunWriter, LeaseLostError, type RunWriter } from "./run-writer.ts";
+
+/** What an executor gets for one claimed job. */
+export interface JobContext {
+  readonly job: ClaimedJob;
+  readonly fence: JobFence;
+  /** Writes the job's run under the claim's fence, and its end together with the job's. */
+  readonly writer: RunWriter;
+  /**
+   * Aborted with the reason the work must stop: LeaseLostError (another claim owns the job;
+   * write nothing), RunTimeoutSignal (queue.timeoutSeconds). Cancellation goes through the run
+   * registry (requestCancel), as for any run.
+   */
+  readonly signal: AbortSignal;
+  /** A cancel was recorded for the run (at claim or by a heartbeat). */
+  readonly cancelRequested: boolean;
+  readonly coordination: RedisCoordination | null;
+}
+
+/**
+ * Executes one claimed job to its end. It settles the job through `ctx.writer.finish` (the run's
+ * final write); a job it leaves running is failed by the worker.
+ */
+export type JobExecutor = (ctx: JobContext) => Promise<void>;
+
+export interface WorkerProgress {
+  workerId: string;
+  running: number;
+  lastClaimAt: number | null;
+  lastCompletionAt: number | null;
+  /** Age in seconds of the oldest job ready for this worker, as of the last idle poll. */
+  oldestReadyAgeSeconds: number | null;
+  stopping: boolean;
+}
+
+export interface WorkerOptions {
+  db: Db;
+  queue: QueueSettings;
+  execute: JobExecutor;
+  /** Called when a cancel signal arrives for a run this worker executes. */
+  onCancel?: (runId: string) => void;
+  coordination?: RedisCoordination | null;
+  workerId?: string;
+}
+
+interface Active {
+  job: ClaimedJob;
+  fence: JobFence;
+  controller: AbortController;
+  timeout: ReturnType<typeof setTimeout>;
+  cancelRequested: boolean;
+  done: Promise<void>;
+}
+
+export function newWorkerId(): string {
+  return `worker-${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`;
+}
+
+/**
+ * The durable queue's worker loop, the same in the web server (embedded) and in `npm run worker`.
+ * Claims ready jobs in batches up to queue.maxConcurrency, renews every lease it holds in one
+ * statement every lockGraceSeconds/4 (a lease it lost aborts that job, whose writes are fenced
+ * out anyway), sweeps expired leases of dead workers, deletes finished jobs after
+ * retentionSeconds. A local submit or a Redis wake-up claims at once; otherwise it polls.
+ * stop(): claims nothing more, lets running jobs finish for stopTimeoutSeconds, then releases the
+ * rest at once (no attempt spent) so another worker takes them.
+ */
+export class QueueWorker {
+  readonly workerId: string;
+  private readonly active = new Map<string, Active>();
+  private running = false;
+  private stopping = false;
+  private loopDone: Promise<void> = Promise.resolve();
+  private wakeUp: (() => void) | null = null;
+  private woken = false;
+  private timers: ReturnType<typeof setInterval>[] = [];
+  private unsubscribers: (() => void)[] = [];
+  private progress = { lastClaimAt: null as number | null, lastCompletionAt: null as number | null, oldestReadyAgeSeconds: null as number | null };
+
+  constructor(private readonly options: WorkerOptions) {
+    this.workerId = options.workerId ?? newWorkerId();
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    const { queue, coordination } = this.options;
+    const heartbeatMs = Math.max(50, (queue.lockGraceSeconds * 1000) / 4);
+    this.timers.push(setInterval(() => void this.heartbeat(), heartbeatMs));
+    this.timers.push(setInterval(() => void this.sweep(), Math.max(100, (queue.lockGraceSeconds * 1000) / 2)));
+    this.timers.push(setInterval(() => void this.retention(), Math.min(60_000, Math.max(1000, queue.retentionSeconds * 1000))));
+    for (const timer of this.timers) timer.unref?.();
+    if (coordination) {
+      this.unsubscribers.push(coordination.onWake(() => this.wake()));
+      this.unsubscribers.push(
+        coordination.onCancel((runId) => {
+          if (this.active.has(runId)) this.options.onCancel?.(runId);
+        }),
+      );
+    }
+    void this.sweep();
+    this.loopDone = this.loop();
+  }
+
+  /** A job may be ready: claim now instead of at the next poll. */
+  wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  get size(): number {
+    return this.active.size;
+  }
+
+  report(): WorkerProgress {
+    return { workerId: this.workerId, running: this.active.size, stopping: this.stopping, ...this.progress };
+  }
+
+  private async loop(): Promise<void> {
+    const { db, queue } = this.options;
+    while (this.running && !this.stopping) {
+      const capacity = queue.maxConcurrency - this.active.size;
+      let claimed: ClaimedJob[] = [];
+      this.woken = false;
+      if (capacity > 0) {
+        try {
+          claimed = await claimJobs(db, {
+            workerId: this.workerId,
+            limit: capacity,
+            now: epochSeconds(),
+            leaseSeconds: queue.lockGraceSeconds,
+            deploymentId: queue.deploymentId ?? null,
+          });
+        } catch (error) {
+          log.warn(`[worker ${this.workerId}] claim failed: ${(error as Error).message}`);
+        }
+      }
+      if (claimed.length > 0) {
+        this.progress.lastClaimAt = Date.now();
+        this.progress.oldestReadyAgeSeconds = null;
+        for (const job of claimed) this.begin(job);
+        // The batch was full: more may be ready.
+        if (claimed.length === capacity) continue;
+      } else if (capacity > 0) {
+        await this.measureBacklog();
+      }
+      if (this.woken) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, queue.pollIntervalMs);
+        this.wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wakeUp = null;
+    }
+  }
+
+  /** How long the oldest job ready for this worker has waited (for /health). */
+  private async measureBacklog(): Promise<void> {
+    const { db, queue } = this.options;
+    const routing = queue.deploymentId ? "(deployment_id IS NULL OR deployment_id = ?)" : "deployment_id IS NULL";
+    try {
+      const [row] = await db.sql.query<{ oldest: number | null }>(
+        `SELECT MIN(available_at) AS oldest FROM agno_jobs WHERE status = 'queued' AND available_at <= ? AND ${routing}`,
+        [epochSeconds(), ...(queue.deploymentId ? [queue.deploymentId] : [])],
+      );
+      const oldest = row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest);
+      this.progress.oldestReadyAgeSeconds = oldest === null ? null : Math.max(0, epochSeconds() - oldest);
+    } catch {
+      // Health reporting only.
+    }
+  }
+
+  private begin(job: ClaimedJob): void {
+    const { db, queue } = this.options;
+    const fence: JobFence = { id: job.id, attempt: job.attempt, workerId: this.workerId };
+    const controller = new AbortController();
+    const timeout = setTimeout(() => controller.abort(new RunTimeoutSignal(queue.timeoutSeconds)), queue.timeoutSeconds * 1000);
+    timeout.unref?.();
+    const writer = fencedRunWriter(db, {
+      fence,
+      leaseLosses: job.lease_losses,
+      maxAttempts: job.max_attempts,
+      retryDelaySeconds: queue.retryDelaySeconds,
+    });
+    const entry: Active = { job, fence, controller, timeout, cancelRequested: job.cancel_requested_at !== null, done: Promise.resolve() };
+    this.active.set(job.id, entry);
+    entry.done = (async () => {
+      try {
+        await this.options.execute({
+          job,
+          fence,
+          writer,
+          signal: controller.signal,
+          cancelRequested: entry.cancelRequested,
+          coordination: this.options.coordination ?? null,
+        });
+      } catch (error) {
+        if (!(error instanceof LeaseLostError)) log.error(`[worker ${this.workerId}] job ${job.id} failed: ${(error as Error)?.stack ?? error}`);
+      } finally {
+        clearTimeout(timeout);
+        this.active.delete(job.id);
+        this.progress.lastCompletionAt = Date.now();
+        if (!this.stopping) this.wake();
+      }
+    })();
+  }
+
+  private async heartbeat(): Promise<void> {
+    if (this.active.size === 0) return;
+    const leases = [...this.active.values()].map((a) => a.fence);
+    let held: Map<string, { cancelRequested: boolean }>;
+    try {
+      held = await heartbeatJobs(this.options.db, { workerId: this.workerId, leases });
+    } catch (error) {
+      // The database is unreachable: keep working; the lease runs out only after lockGraceSeconds.
+      log.warn(`[worker ${this.workerId}] heartbeat failed: ${(error as Error).message}`);
+      return;
+    }
+    for (const lease of leases) {
+      const entry = this.active.get(lease.id);
+      if (!entry || entry.fence.attempt !== lease.attempt) continue;
+      const state = held.get(lease.id);
+      if (!state) {
+        log.warn(`[worker ${this.workerId}] lost the lease on job ${lease.id}; stopping it`);
+        entry.controller.abort(new LeaseLostError(lease.id));
+      } else if (state.cancelRequested && !entry.cancelRequested) {
+        entry.cancelRequested = true;
+        this.options.onCancel?.(lease.id);
+      }
+    }
+  }
+
+  private async sweep(): Promise<void> {
+    try {
+      const result = await unsafeSweepExpiredLeases(this.options.db, { now: epochSeconds(), leaseSeconds: this.options.queue.lockGraceSeconds });
+      if (result.requeued.length > 0) {
+        log.info(`[worker ${this.workerId}] took back ${result.requeued.length} job(s) whose worker stopped renewing its lease`);
+        this.wake();
+      }
+      if (result.failed.length > 0) log.warn(`[worker ${this.workerId}] failed ${result.failed.length} job(s) that lost their worker too often`);
+    } catch (error) {
+      log.warn(`[worker ${this.workerId}] lease sweep failed: ${(error as Error).message}`);
+    }
+  }
+
+  private async retention(): Promise<void> {
+    try {
+      await unsafeDeleteFinishedJobs(this.options.db, { now: epochSeconds(), retentionSeconds: this.options.queue.retentionSeconds });
+    } catch (error) {
+      log.warn(`[worker ${this.workerId}] retention failed: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * Graceful stop: no more claims; running jobs get `stopTimeoutSeconds` to finish, then the rest
+   * are released (queued again at once, no attempt spent) and their executors aborted.
+   */
+  async stop({ timeoutSeconds = this.options.queue.stopTimeoutSeconds }: { timeoutSeconds?: number } = {}): Promise<void> {
+    if (!this.running) return;
+    this.stopping = true;
+    this.wakeUp?.();
+    await this.loopDone;
+    for (const unsubscribe of this.unsubscribers) unsubscribe();
+    const all = () => Promise.all([...this.active.values()].map((a) => a.done));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([all(), new Promise((resolve) => (timer = setTimeout(resolve, timeoutSeconds * 1000)))]);
+    clearTimeout(timer);
+    for (const entry of [...this.active.values()]) {
+      try {
+        await releaseJob(this.options.db, entry.fence);
+      } catch (error) {
+        log.warn(`[worker ${this.workerId}] could not release job ${entry.job.id}: ${(error as Error).message}`);
+      }
+      entry.controller.abort(new LeaseLostError(entry.job.id));
+    }
+    await all();
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    this.running = false;
+  }
+}
