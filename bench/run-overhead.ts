@@ -23,11 +23,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 
 import { startModelServer, type ChatCompletionRequest, type ModelServer, type ScriptStep } from "../e2e/fixtures/model-server.ts";
@@ -36,9 +34,8 @@ import { parseEnv, readEnv } from "../lib/config/env.ts";
 import { resolveSettings, type Settings } from "../lib/config/settings.ts";
 import { addSessionMetrics, getRun, upsertRun, upsertSession, type DataScope, type Db } from "../lib/db/index.ts";
 import { appState, getDatabase } from "../lib/http/app-context.ts";
-import { dispatch, notFound } from "../lib/http/dispatch.ts";
-import { ROUTES, templateForPath } from "../lib/http/route-table.ts";
-import type { AnyRoute } from "../lib/http/route.ts";
+import { dispatch } from "../lib/http/dispatch.ts";
+import { cachedRoutesFor, serveApi } from "../lib/http/node-server.ts";
 import { fmtBytes, table } from "./report.ts";
 
 // ---------------------------------------------------------------------------------------------
@@ -226,89 +223,6 @@ async function readStream(response: Response, sentAt: number): Promise<StreamSam
 // The HTTP server: Agentry's dispatcher behind a node:http adapter, and the bare baseline route
 // ---------------------------------------------------------------------------------------------
 
-const ROUTES_BY_TEMPLATE = new Map<string, AnyRoute[]>([...new Set(ROUTES.map((r) => r.path))].map((t) => [t, ROUTES.filter((r) => r.path === t)]));
-const templateCache = new Map<string, string | null>();
-
-/** The route template serving a pathname (what Next's file-system router resolves), memoized. */
-function templateFor(pathname: string): string | null {
-  let template = templateCache.get(pathname);
-  if (template === undefined) {
-    template = templateForPath(pathname);
-    if (templateCache.size > 10_000) templateCache.clear();
-    templateCache.set(pathname, template);
-  }
-  return template;
-}
-
-/** IncomingMessage → Fetch Request, the body as a stream; aborted when the client goes away. */
-function toFetchRequest(req: IncomingMessage, res: ServerResponse, origin: string): Request {
-  const headers = new Headers();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
-  const method = req.method ?? "GET";
-  const controller = new AbortController();
-  res.once("close", () => {
-    if (!res.writableFinished) controller.abort();
-  });
-  const hasBody = method !== "GET" && method !== "HEAD";
-  const init: RequestInit & { duplex?: "half" } = {
-    method,
-    headers,
-    signal: controller.signal,
-    ...(hasBody ? { body: Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>, duplex: "half" } : {}),
-  };
-  return new Request(new URL(req.url ?? "/", origin), init);
-}
-
-/** Resolves on 'drain' or 'close', removing both listeners (no listener piles up over a long stream). */
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((ok) => {
-    const done = () => {
-      res.off("drain", done);
-      res.off("close", done);
-      ok();
-    };
-    res.on("drain", done);
-    res.on("close", done);
-  });
-}
-
-/** Fetch Response → ServerResponse, streamed chunk by chunk (SSE flushed at once), with backpressure. */
-async function sendFetchResponse(res: ServerResponse, response: Response): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
-  response.headers.forEach((value, name) => {
-    if (name !== "set-cookie") headers[name] = value;
-  });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) headers["set-cookie"] = cookies;
-  res.writeHead(response.status, response.statusText || undefined, headers);
-  if (!response.body) {
-    res.end();
-    return;
-  }
-  if ((response.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
-    res.flushHeaders();
-    res.socket?.setNoDelay(true);
-  }
-  const reader = response.body.getReader();
-  let gone = false;
-  res.once("close", () => {
-    if (!res.writableFinished) {
-      gone = true;
-      // Cancelling the body is how the route learns that the client went away (an inline run is cancelled).
-      reader.cancel().catch(() => undefined);
-    }
-  });
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done || gone) break;
-      if (!res.write(value)) await drained(res);
-    }
-  } finally {
-    if (!gone) res.end();
-  }
-}
-
 interface BaselineContext {
   db: Db;
   model: ModelServer;
@@ -417,36 +331,15 @@ async function baselineRun(ctx: BaselineContext, req: IncomingMessage, res: Serv
   res.end(body);
 }
 
-async function startHttpServer(settings: Settings, baseline: () => BaselineContext): Promise<{ server: Server; origin: string }> {
-  let origin = "";
-  const server = createServer((req, res) => {
-    const handle = async () => {
-      const pathname = (req.url ?? "/").split("?")[0];
-      if (pathname === "/baseline/runs" && req.method === "POST") return baselineRun(baseline(), req, res);
-      const request = toFetchRequest(req, res, origin);
-      const template = templateFor(pathname);
-      const response = template
-        ? await dispatch(request, template, { settings, routes: ROUTES_BY_TEMPLATE.get(template)! })
-        : notFound(request, settings);
-      await sendFetchResponse(res, response);
-    };
-    handle().catch((error: unknown) => {
-      console.error(error);
-      if (!res.headersSent) {
-        res.writeHead(500, { "content-type": "text/plain" });
-        res.end(String(error));
-      } else {
-        res.destroy();
-      }
-    });
+function startHttpServer(settings: Settings, baseline: () => BaselineContext): Promise<{ server: Server; origin: string }> {
+  return serveApi({
+    settings,
+    intercept: async (req, res) => {
+      if ((req.url ?? "/").split("?")[0] !== "/baseline/runs" || req.method !== "POST") return false;
+      await baselineRun(baseline(), req, res);
+      return true;
+    },
   });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((ok, fail) => {
-    server.once("error", fail);
-    server.listen(0, "127.0.0.1", () => ok());
-  });
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { server, origin };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -613,7 +506,7 @@ async function main(): Promise<void> {
       const t0 = performance.now();
       const { headers, body } = streamForm(message);
       const request = new Request(`${origin}${agentryPath}`, { method: "POST", headers, body });
-      const response = await dispatch(request, "/agents/{agent_id}/runs", { settings, routes: ROUTES_BY_TEMPLATE.get("/agents/{agent_id}/runs")! });
+      const response = await dispatch(request, "/agents/{agent_id}/runs", { settings, routes: cachedRoutesFor("/agents/{agent_id}/runs") });
       return readStream(response, t0);
     };
     const modelAlone = async (message: string): Promise<StreamSample> => {

@@ -68,11 +68,39 @@ export async function* followRun(options: FollowOptions): AsyncGenerator<RunEven
     if (stored && FINAL_STATUSES.has(stored.status ?? "") && events.length === 0) {
       // Ended: what it stored past `last` is all that is left (a stream that expired or missed some).
       for (const event of (stored.run_data.events as RunEvent[] | undefined) ?? []) {
-        if ((event.event_index as number) > last) yield event;
+        if ((event.event_index as number) <= last) continue;
+        last = event.event_index as number;
+        yield event;
+        if (FINAL_EVENTS.has(event.event)) return;
       }
+      // It ended without running to a final event (cancelled while queued, failed by the lease
+      // sweeper): the stream still says how, as a client of a live run would have seen it.
+      yield finalEventOf(stored, last + 1);
       return;
     }
     if (events.length === 0 && !useRedis) await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}
+
+/** The final event a run that ended as stored would have sent. */
+function finalEventOf(stored: NonNullable<Awaited<ReturnType<typeof getRun>>>, eventIndex: number): RunEvent {
+  const run = stored.run_data as { content?: unknown; error?: { message?: string; error_type?: string }; requirements?: unknown; tools?: unknown };
+  const base = {
+    created_at: Math.floor(Date.now() / 1000),
+    agent_id: stored.agent_id ?? undefined,
+    run_id: stored.run_id,
+    session_id: stored.session_id,
+    event_index: eventIndex,
+  };
+  switch (stored.status) {
+    case "COMPLETED":
+      return { ...base, event: "RunCompleted", content: run.content ?? null } as RunEvent;
+    case "PAUSED":
+      return { ...base, event: "RunPaused", tools: run.tools ?? [], requirements: run.requirements ?? [] } as RunEvent;
+    case "CANCELLED":
+      return { ...base, event: "RunCancelled", reason: run.error?.message ?? "Run cancelled" } as RunEvent;
+    default:
+      return { ...base, event: "RunError", content: run.error?.message ?? run.content ?? "Run failed", error_type: run.error?.error_type } as RunEvent;
   }
 }
 

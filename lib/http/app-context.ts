@@ -1,8 +1,8 @@
 import { getSettings } from "../config/load.ts";
 import type { Settings } from "../config/settings.ts";
-import { MigrationRequiredError } from "../db/errors.ts";
 import { openDatabase, type Db } from "../db/open-database.ts";
 import { MigrationManager } from "../migrations/migration-manager.ts";
+import { openMigratedDatabase } from "../migrations/open-migrated.ts";
 import { log } from "../log.ts";
 import { ensureEmbeddedWorker } from "../queue/embedded-worker.ts";
 
@@ -38,16 +38,7 @@ export function getDatabase(settings: Settings = getSettings(), dbId: string = s
   let db = state.databases.get(dbId);
   if (!db) {
     db = (async () => {
-      const opened = await openDatabase({ url: settings.database.url, schema: settings.database.schema, id: settings.database.id });
-      const manager = new MigrationManager(opened, { log: (m) => log.info(`[migrate] ${m}`) });
-      if (settings.database.autoMigrate) await manager.up();
-      else {
-        const pending = await manager.pending();
-        if (pending.length > 0) {
-          await opened.close();
-          throw new MigrationRequiredError(pending);
-        }
-      }
+      const opened = await openMigratedDatabase(settings, (m) => log.info(`[migrate] ${m}`));
       // Durable queue with an embedded worker: the loop runs in this process from the first open.
       ensureEmbeddedWorker(settings, opened);
       return opened;
@@ -79,4 +70,6 @@ export async function migrateDatabase(settings: Settings, dbId: string, targetVe
   } finally {
     if (!db) state.databases.set(dbId, Promise.resolve(target));
   }
+  // Migrated now: a durable queue's embedded worker may start on it.
+  if (!db) ensureEmbeddedWorker(settings, target);
 }

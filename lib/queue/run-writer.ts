@@ -1,4 +1,5 @@
 import type { Db } from "../db/open-database.ts";
+import { log } from "../log.ts";
 import { isRunIndexRace, runInsertStatement, type RunInput } from "../db/runs/run-insert.ts";
 import type { DataScope } from "../db/scope.ts";
 import { epochSeconds } from "../db/jobs/job-row.ts";
@@ -25,6 +26,8 @@ export interface RunWriter {
    * Returns what the job became.
    */
   finish(scope: DataScope, run: RunInput, failure?: { retryable: boolean }): Promise<JobSettlement["status"]>;
+  /** Whether finishing with an ERROR of this kind now would queue the job for another attempt. */
+  retries(failure: { retryable: boolean }): boolean;
 }
 
 const RACE_RETRIES = 8;
@@ -57,12 +60,16 @@ export function fencedRunWriter(
     queue = next.catch(() => undefined);
     return next;
   };
+  const spent = spentAttempts({ attempt: fence.attempt, lease_losses: leaseLosses });
+  const retries = (failure?: { retryable: boolean }) => !!failure?.retryable && spent < maxAttempts;
   return {
+    retries,
     write: (scope, run) => serial(() => write(scope, run)),
     finish: (scope, run, failure) =>
       serial(async () => {
         const status = await finish(scope, run, failure);
         finished = true;
+        log.debug(`[worker ${fence.workerId}] job ${fence.id} ${status} (attempt ${fence.attempt})`);
         return status;
       }),
   };
@@ -95,9 +102,8 @@ export function fencedRunWriter(
           settlement = { status: "cancelled", error };
           break;
         default: {
-          const spent = spentAttempts({ attempt: fence.attempt, lease_losses: leaseLosses });
           const message = error ?? "Run failed";
-          if (failure?.retryable && spent < maxAttempts) {
+          if (retries(failure)) {
             const availableAt = epochSeconds() + retryDelaySeconds({ baseSeconds: baseDelay, spentAttempts: spent });
             settlement = { status: "queued", error: message, availableAt };
             stored = { ...run, status: "PENDING", runData: { ...run.runData, status: "PENDING" } };

@@ -5,6 +5,7 @@ import type { Db } from "../db/open-database.ts";
 import {
   claimJobs,
   heartbeatJobs,
+  cancelRequestedJobs,
   releaseJob,
   unsafeDeleteFinishedJobs,
   unsafeSweepExpiredLeases,
@@ -40,13 +41,13 @@ export interface JobContext {
  */
 export type JobExecutor = (ctx: JobContext) => Promise<void>;
 
+/** What a worker has done lately (epoch milliseconds), for its /health. */
 export interface WorkerProgress {
   workerId: string;
   running: number;
+  capacity: number;
   lastClaimAt: number | null;
   lastCompletionAt: number | null;
-  /** Age in seconds of the oldest job ready for this worker, as of the last idle poll. */
-  oldestReadyAgeSeconds: number | null;
   stopping: boolean;
 }
 
@@ -92,7 +93,7 @@ export class QueueWorker {
   private woken = false;
   private timers: ReturnType<typeof setInterval>[] = [];
   private unsubscribers: (() => void)[] = [];
-  private progress = { lastClaimAt: null as number | null, lastCompletionAt: null as number | null, oldestReadyAgeSeconds: null as number | null };
+  private progress = { lastClaimAt: null as number | null, lastCompletionAt: null as number | null };
 
   constructor(private readonly options: WorkerOptions) {
     this.workerId = options.workerId ?? newWorkerId();
@@ -104,15 +105,14 @@ export class QueueWorker {
     const { queue, coordination } = this.options;
     const heartbeatMs = Math.max(50, (queue.lockGraceSeconds * 1000) / 4);
     this.timers.push(setInterval(() => void this.heartbeat(), heartbeatMs));
+    this.timers.push(setInterval(() => void this.pollCancels(), queue.pollIntervalMs));
     this.timers.push(setInterval(() => void this.sweep(), Math.max(100, (queue.lockGraceSeconds * 1000) / 2)));
     this.timers.push(setInterval(() => void this.retention(), Math.min(60_000, Math.max(1000, queue.retentionSeconds * 1000))));
     for (const timer of this.timers) timer.unref?.();
     if (coordination) {
       this.unsubscribers.push(coordination.onWake(() => this.wake()));
       this.unsubscribers.push(
-        coordination.onCancel((runId) => {
-          if (this.active.has(runId)) this.options.onCancel?.(runId);
-        }),
+        coordination.onCancel((runId) => this.cancel(runId)),
       );
     }
     void this.sweep();
@@ -130,7 +130,7 @@ export class QueueWorker {
   }
 
   report(): WorkerProgress {
-    return { workerId: this.workerId, running: this.active.size, stopping: this.stopping, ...this.progress };
+    return { workerId: this.workerId, running: this.active.size, capacity: this.options.queue.maxConcurrency, stopping: this.stopping, ...this.progress };
   }
 
   private async loop(): Promise<void> {
@@ -154,12 +154,9 @@ export class QueueWorker {
       }
       if (claimed.length > 0) {
         this.progress.lastClaimAt = Date.now();
-        this.progress.oldestReadyAgeSeconds = null;
         for (const job of claimed) this.begin(job);
         // The batch was full: more may be ready.
         if (claimed.length === capacity) continue;
-      } else if (capacity > 0) {
-        await this.measureBacklog();
       }
       if (this.woken) continue;
       await new Promise<void>((resolve) => {
@@ -170,22 +167,6 @@ export class QueueWorker {
         };
       });
       this.wakeUp = null;
-    }
-  }
-
-  /** How long the oldest job ready for this worker has waited (for /health). */
-  private async measureBacklog(): Promise<void> {
-    const { db, queue } = this.options;
-    const routing = queue.deploymentId ? "(deployment_id IS NULL OR deployment_id = ?)" : "deployment_id IS NULL";
-    try {
-      const [row] = await db.sql.query<{ oldest: number | null }>(
-        `SELECT MIN(available_at) AS oldest FROM agno_jobs WHERE status = 'queued' AND available_at <= ? AND ${routing}`,
-        [epochSeconds(), ...(queue.deploymentId ? [queue.deploymentId] : [])],
-      );
-      const oldest = row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest);
-      this.progress.oldestReadyAgeSeconds = oldest === null ? null : Math.max(0, epochSeconds() - oldest);
-    } catch {
-      // Health reporting only.
     }
   }
 
@@ -242,11 +223,29 @@ export class QueueWorker {
       if (!state) {
         log.warn(`[worker ${this.workerId}] lost the lease on job ${lease.id}; stopping it`);
         entry.controller.abort(new LeaseLostError(lease.id));
-      } else if (state.cancelRequested && !entry.cancelRequested) {
-        entry.cancelRequested = true;
-        this.options.onCancel?.(lease.id);
+      } else if (state.cancelRequested) {
+        this.cancel(lease.id);
       }
     }
+  }
+
+  /** Cancels recorded in the database for jobs running here (the truth; Redis only makes it faster). */
+  private async pollCancels(): Promise<void> {
+    const waiting = [...this.active.values()].filter((a) => !a.cancelRequested);
+    if (waiting.length === 0) return;
+    try {
+      const ids = await cancelRequestedJobs(this.options.db, { workerId: this.workerId, ids: waiting.map((a) => a.job.id) });
+      for (const id of ids) this.cancel(id);
+    } catch {
+      // The heartbeat reports cancels too; a missed poll only delays one.
+    }
+  }
+
+  private cancel(runId: string): void {
+    const entry = this.active.get(runId);
+    if (!entry || entry.cancelRequested) return;
+    entry.cancelRequested = true;
+    this.options.onCancel?.(runId);
   }
 
   private async sweep(): Promise<void> {

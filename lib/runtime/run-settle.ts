@@ -7,7 +7,7 @@ import { ModelProviderError } from "./models/model-provider-error.ts";
 import { finishRun, RunCancelledSignal, RunTimeoutSignal } from "./run-registry.ts";
 import { isRetryableRunError, LeaseLostError } from "../queue/run-writer.ts";
 import type { RunOutput, RunRequirement, RunStatus, ToolExecution } from "./run-output.ts";
-import { checkpoint, emit, now, type RunState } from "./run-state.ts";
+import { checkpoint, emit, emitFinal, now, type RunState } from "./run-state.ts";
 
 async function persist(state: RunState, status: RunStatus): Promise<void> {
   const { output } = state;
@@ -86,16 +86,23 @@ export async function complete(state: RunState): Promise<RunOutput> {
       emit(state, "MemoryUpdateCompleted", { memories: [] });
     }
   }
-  await persist(state, "COMPLETED");
-  await recordSessionMetrics(state);
-  emit(state, "RunCompleted", {
-    content: output.content,
-    content_type: output.content_type,
-    metrics: output.metrics,
-    session_state: output.session_state,
-    metadata: output.metadata,
-    tools: output.tools.length > 0 ? output.tools : null,
-  });
+  output.metrics.duration = (performance.now() - state.startedAt) / 1000;
+  await emitFinal(
+    state,
+    "RunCompleted",
+    {
+      content: output.content,
+      content_type: output.content_type,
+      metrics: output.metrics,
+      session_state: output.session_state,
+      metadata: output.metadata,
+      tools: output.tools.length > 0 ? output.tools : null,
+    },
+    async () => {
+      await persist(state, "COMPLETED");
+      await recordSessionMetrics(state);
+    },
+  );
   finishRun(state.live, "COMPLETED");
   return output;
 }
@@ -131,8 +138,7 @@ export async function settleFailure(state: RunState, error: unknown): Promise<Ru
     if (cancelled) {
       const reason = error instanceof Error ? error.message : "Run cancelled";
       output.error = { message: reason, error_type: "run_cancelled" };
-      await persist(state, "CANCELLED");
-      emit(state, "RunCancelled", { reason });
+      await emitFinal(state, "RunCancelled", { reason }, () => persist(state, "CANCELLED"));
       finishRun(state.live, "CANCELLED");
       return output;
     }
@@ -147,11 +153,22 @@ export async function settleFailure(state: RunState, error: unknown): Promise<Ru
     if (!providerFailure && !timedOut) log.error(`[run ${output.run_id}] [error ${errorId}] ${(error as Error)?.stack ?? String(error)}`);
     output.error = { message, error_type: errorType };
     output.content = message;
-    await persist(state, "ERROR");
-    emit(state, "RunError", { content: message, error_type: errorType });
+    if (state.writer?.retries({ retryable: isRetryableRunError(errorType) })) {
+      // A durable run queued again for another attempt is not over: no final event; followers
+      // keep waiting and see the next attempt's events.
+      await persist(state, "ERROR");
+      finishRun(state.live, "PENDING");
+      return output;
+    }
+    await emitFinal(state, "RunError", { content: message, error_type: errorType }, () => persist(state, "ERROR"));
     finishRun(state.live, "ERROR");
     return output;
   } catch (persistError) {
+    if (persistError instanceof LeaseLostError) {
+      // Another claim owns the run now: it is theirs to end.
+      finishRun(state.live, "RUNNING");
+      return output;
+    }
     log.error(`[run ${output.run_id}] could not record the run's end: ${(persistError as Error).message}`);
     output.status = cancelled ? "CANCELLED" : "ERROR";
     finishRun(state.live, output.status);

@@ -51,10 +51,33 @@ export const now = () => Math.floor(Date.now() / 1000);
 
 export function emit(state: RunState, name: RunEventName, fields: Record<string, unknown> = {}): RunEvent {
   const event = publish(state.live, makeEvent(state.base, name, fields));
+  keep(state, event);
+  return event;
+}
+
+function keep(state: RunState, event: RunEvent): void {
   if ((state.keepEvents || state.agent.definition.storeEvents) && (state.output.events ??= []).length < MAX_STORED_EVENTS) {
     state.output.events!.push(event);
   }
-  return event;
+}
+
+/**
+ * Emits a run's final event around the write that ends it: the event is numbered and kept with
+ * the run before `write` stores it (so a replay from the database ends the way the live stream
+ * did), and reaches subscribers only after, so a client that sees it reads the run as ended.
+ * Nothing else is emitted meanwhile: the run is finishing.
+ */
+export async function emitFinal(state: RunState, name: RunEventName, fields: Record<string, unknown>, write: () => Promise<void>): Promise<RunEvent> {
+  const event = makeEvent(state.base, name, fields);
+  event.event_index = state.live.nextIndex;
+  keep(state, event);
+  try {
+    await write();
+  } catch (error) {
+    state.output.events = state.output.events?.filter((e) => e !== event);
+    throw error;
+  }
+  return publish(state.live, event);
 }
 
 export function checkpoint(state: RunState): void {

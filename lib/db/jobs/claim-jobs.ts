@@ -23,9 +23,37 @@ export interface ClaimedJob extends StoredJob {
 }
 
 /**
- * Claims up to `limit` ready jobs (queued, available_at <= now, deployment routing as above, and
- * the first of its session: none of the session's jobs running nor queued before it), oldest
- * available first: each becomes running with attempt + 1, locked_by = workerId and
+ * The condition a job `j` meets when a worker of `deploymentId` may claim it now: queued,
+ * available, routed to it (a worker claims jobs of no deployment and of its own), and the first
+ * of its session: one live run per session, so a job waits while its session has a running job
+ * or one submitted before it still queued. created_at has one-second resolution; within a second
+ * the runs' run_index (assigned in submission order) decides. Params: readyJobParams.
+ */
+const READY_JOB_WHERE = (deploymentId: string | null | undefined): string => {
+  const routing = deploymentId ? "(j.deployment_id IS NULL OR j.deployment_id = ?)" : "j.deployment_id IS NULL";
+  const runIndex = (alias: string) => `(SELECT r.run_index FROM agno_runs r WHERE r.run_id = ${alias}.id)`;
+  return `j.status = 'queued' AND j.available_at <= ? AND ${routing} AND (j.session_id IS NULL OR NOT EXISTS (
+           SELECT 1 FROM agno_jobs o WHERE o.session_id = j.session_id AND o.id <> j.id
+              AND (o.status = 'running' OR (o.status = 'queued' AND (o.created_at < j.created_at
+                   OR (o.created_at = j.created_at AND ${runIndex("o")} < ${runIndex("j")}))))))`;
+};
+
+const readyJobParams = (now: number, deploymentId: string | null | undefined): unknown[] => [now, ...(deploymentId ? [deploymentId] : [])];
+
+/**
+ * UNSAFE (unscoped): worker health, across every user's jobs. Seconds the oldest job that a
+ * worker of `deploymentId` could claim now has been ready (since available_at), or null when none is.
+ */
+export async function unsafeOldestReadyJobAge(db: Db, { now, deploymentId }: { now: number; deploymentId?: string | null }): Promise<number | null> {
+  const [row] = await db.sql.query<{ oldest: number | null }>(
+    `SELECT MIN(j.available_at) AS oldest FROM agno_jobs j WHERE ${READY_JOB_WHERE(deploymentId)}`,
+    readyJobParams(now, deploymentId),
+  );
+  return row?.oldest === null || row?.oldest === undefined ? null : Math.max(0, now - Number(row.oldest));
+}
+
+/**
+ * Claims up to `limit` ready jobs (READY_JOB_WHERE), oldest available first: each becomes running with attempt + 1, locked_by = workerId and
  * locked_at = now, in ONE statement, so two workers can never claim the same job. PostgreSQL
  * picks the rows `FOR UPDATE SKIP LOCKED` in a materialized CTE (concurrent claimers skip each
  * other's rows instead of waiting); SQLite runs `UPDATE … WHERE id IN (SELECT … LIMIT n)` under
@@ -33,20 +61,10 @@ export interface ClaimedJob extends StoredJob {
  */
 export async function claimJobs(db: Db, { workerId, limit, now, leaseSeconds, deploymentId }: ClaimJobsOptions): Promise<ClaimedJob[]> {
   if (!Number.isInteger(limit) || limit < 1) return [];
-  const routing = deploymentId ? "(j.deployment_id IS NULL OR j.deployment_id = ?)" : "j.deployment_id IS NULL";
-  // One live run per session: a job waits while its session has a running job or one submitted
-  // before it still queued. created_at has one-second resolution; within a second the runs'
-  // run_index (assigned in submission order) decides.
-  const runIndex = (alias: string) => `(SELECT r.run_index FROM agno_runs r WHERE r.run_id = ${alias}.id)`;
-  const sessionFree = `(j.session_id IS NULL OR NOT EXISTS (
-           SELECT 1 FROM agno_jobs o WHERE o.session_id = j.session_id AND o.id <> j.id
-              AND (o.status = 'running' OR (o.status = 'queued' AND (o.created_at < j.created_at
-                   OR (o.created_at = j.created_at AND ${runIndex("o")} < ${runIndex("j")}))))))`;
-  const ready = `SELECT j.id FROM agno_jobs j
-         WHERE j.status = 'queued' AND j.available_at <= ? AND ${routing} AND ${sessionFree}
+  const ready = `SELECT j.id FROM agno_jobs j WHERE ${READY_JOB_WHERE(deploymentId)}
          ORDER BY j.available_at, j.created_at, j.id
          LIMIT ${limit}`;
-  const readyParams = [now, ...(deploymentId ? [deploymentId] : [])];
+  const readyParams = readyJobParams(now, deploymentId);
   const set = "status = 'running', attempt = attempt + 1, locked_by = ?, locked_at = ?, updated_at = ?";
   const setParams = [workerId, now, now];
   // PostgreSQL: the picked ids must be computed exactly once. In `id IN (subquery … LIMIT n)` the

@@ -1,10 +1,11 @@
 /** The durable job queue's data layer: one agno_jobs row per durable background run. */
 export { JOB_STATUSES, FINISHED_JOB_STATUSES, spentAttempts, type JobStatus, type StoredJob } from "./job-row.ts";
 export { enqueueRunJob, duplicateMismatch, jobByKey, type EnqueueResult, type EnqueueRunJobOptions, type JobInput } from "./enqueue-job.ts";
-export { claimJobs, type ClaimJobsOptions, type ClaimedJob } from "./claim-jobs.ts";
+export { claimJobs, unsafeOldestReadyJobAge, type ClaimJobsOptions, type ClaimedJob } from "./claim-jobs.ts";
 export {
   heartbeat,
   heartbeatJobs,
+  cancelRequestedJobs,
   completeJob,
   pauseJob,
   cancelJob,

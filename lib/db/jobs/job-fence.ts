@@ -88,6 +88,20 @@ export async function heartbeatJobs(
   return held;
 }
 
+/**
+ * Which of these jobs, still held by this worker, have a cancel recorded: a read as cheap as the
+ * poll, so a cancel reaches a worker within a poll interval even without Redis.
+ */
+export async function cancelRequestedJobs(db: Db, { workerId, ids }: { workerId: string; ids: readonly string[] }): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.sql.query<{ id: string }>(
+    `SELECT id FROM agno_jobs WHERE status = 'running' AND locked_by = ? AND cancel_requested_at IS NOT NULL
+        AND id IN (${ids.map(() => "?").join(", ")})`,
+    [workerId, ...ids],
+  );
+  return rows.map((row) => String(row.id));
+}
+
 /** How an attempt ended, as the job records it. */
 export type JobSettlement =
   | { status: "completed" | "paused" | "cancelled"; error?: string | null }
