@@ -7,7 +7,7 @@ import { eventsAfter, getLiveRun, subscribe, type LiveRun } from "../runtime/run
 
 /** Events after which a run's stream has nothing more to say. */
 export const FINAL_EVENTS = new Set(["RunCompleted", "RunError", "RunCancelled", "RunPaused"]);
-const FINAL_STATUSES = new Set(["COMPLETED", "ERROR", "CANCELLED", "PAUSED"]);
+export const FINAL_STATUSES = new Set(["COMPLETED", "ERROR", "CANCELLED", "PAUSED"]);
 
 export interface FollowOptions {
   db: Db;
@@ -82,8 +82,8 @@ export async function* followRun(options: FollowOptions): AsyncGenerator<RunEven
   }
 }
 
-/** The final event a run that ended as stored would have sent. */
-function finalEventOf(stored: NonNullable<Awaited<ReturnType<typeof getRun>>>, eventIndex: number): RunEvent {
+/** The final event a run that ended as stored would have sent (it ended before it could send one). */
+export function finalEventOf(stored: NonNullable<Awaited<ReturnType<typeof getRun>>>, eventIndex: number): RunEvent {
   const run = stored.run_data as { content?: unknown; error?: { message?: string; error_type?: string }; requirements?: unknown; tools?: unknown };
   const base = {
     created_at: Math.floor(Date.now() / 1000),

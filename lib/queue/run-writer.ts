@@ -32,13 +32,6 @@ export interface RunWriter {
 
 const RACE_RETRIES = 8;
 
-/** Error types a second attempt cannot fix. */
-const PERMANENT_ERRORS = new Set(["model_not_configured_error", "model_authentication_error", "model_bad_request_error", "run_cancelled"]);
-
-export function isRetryableRunError(errorType: string | undefined): boolean {
-  return !PERMANENT_ERRORS.has(errorType ?? "");
-}
-
 /** The writer for the run of a claimed job: fence = (id, attempt, locked_by); lease_losses as claimed. */
 export function fencedRunWriter(
   db: Db,

@@ -3,9 +3,9 @@ import { upsertRun } from "../db/runs/runs.ts";
 import { addSessionMetrics } from "../db/sessions/session-data.ts";
 import { log } from "../log.ts";
 import { extractMemories } from "./memory/user-memories.ts";
-import { ModelProviderError } from "./models/model-provider-error.ts";
+import { isRetryableErrorType, ModelProviderError } from "./models/model-provider-error.ts";
 import { finishRun, RunCancelledSignal, RunTimeoutSignal } from "./run-registry.ts";
-import { isRetryableRunError, LeaseLostError } from "../queue/run-writer.ts";
+import { LeaseLostError } from "../queue/run-writer.ts";
 import type { RunOutput, RunRequirement, RunStatus, ToolExecution } from "./run-output.ts";
 import { checkpoint, emit, emitFinal, now, type RunState } from "./run-state.ts";
 
@@ -17,7 +17,7 @@ async function persist(state: RunState, status: RunStatus): Promise<void> {
     await upsertRun(state.db, { scope: state.scope, run: runRow(output) });
     return;
   }
-  const settled = await state.writer.finish(state.scope, runRow(output), { retryable: isRetryableRunError(output.error?.error_type) });
+  const settled = await state.writer.finish(state.scope, runRow(output), { retryable: isRetryableErrorType(output.error?.error_type) });
   // Queued again for another attempt: the run is PENDING, as stored.
   if (settled === "queued") output.status = "PENDING";
 }
@@ -153,7 +153,7 @@ export async function settleFailure(state: RunState, error: unknown): Promise<Ru
     if (!providerFailure && !timedOut) log.error(`[run ${output.run_id}] [error ${errorId}] ${(error as Error)?.stack ?? String(error)}`);
     output.error = { message, error_type: errorType };
     output.content = message;
-    if (state.writer?.retries({ retryable: isRetryableRunError(errorType) })) {
+    if (state.writer?.retries({ retryable: isRetryableErrorType(errorType) })) {
       // A durable run queued again for another attempt is not over: no final event; followers
       // keep waiting and see the next attempt's events.
       await persist(state, "ERROR");

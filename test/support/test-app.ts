@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import type { AgentDefinition } from "@/lib/config/define.ts";
+import type { AgentDefinition, FileConfig } from "@/lib/config/define.ts";
 import type { Settings } from "@/lib/config/settings.ts";
 import type { Principal } from "@/lib/auth/principal.ts";
 import type { Db } from "@/lib/db/open-database.ts";
@@ -28,13 +28,24 @@ export interface TestApp {
 
 let counter = 0;
 
-export async function startTestApp({ dialect, agents, env = {} }: { dialect: TestDialect; agents: AgentDefinition[]; env?: Record<string, string> }): Promise<TestApp> {
+export async function startTestApp({
+  dialect,
+  agents,
+  env = {},
+  queue,
+}: {
+  dialect: TestDialect;
+  agents: AgentDefinition[];
+  env?: Record<string, string>;
+  /** agentry.config.ts's `queue` section (environment variables still win). */
+  queue?: FileConfig["queue"];
+}): Promise<TestApp> {
   const id = `test-${process.pid}-${Date.now().toString(36)}-${++counter}`;
   const dir = mkdtempSync(join(tmpdir(), "agentry-app-"));
   const schema = `t_${id.replace(/-/g, "_")}`;
   const databaseEnv: Record<string, string> =
     dialect.name === "sqlite" ? { DATABASE_URL: `file:${join(dir, "agentry.db")}` } : { DATABASE_URL: postgresUrl, AGENTRY_DB_SCHEMA: schema };
-  const settings = testSettings({ env: { ...databaseEnv, ...env }, file: { database: { id }, agents } });
+  const settings = testSettings({ env: { ...databaseEnv, ...env }, file: { database: { id }, agents, ...(queue ? { queue } : {}) } });
   return {
     settings,
     db: () => getDatabase(settings),

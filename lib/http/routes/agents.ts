@@ -9,7 +9,8 @@ import { findAgent, type RuntimeAgent } from "../../runtime/agents.ts";
 import { enqueueBackgroundRun } from "../../queue/background-limiter.ts";
 import { MAX_IDEMPOTENCY_KEY_LENGTH, submitDurableRun } from "../../queue/durable-submit.ts";
 import { queueCoordination } from "../../queue/embedded-worker.ts";
-import { followRun } from "../../coordination/follow-run.ts";
+import { FINAL_EVENTS, FINAL_STATUSES, finalEventOf, followRun } from "../../coordination/follow-run.ts";
+import type { RunEvent } from "../../runtime/events.ts";
 import { requestJobCancel } from "../../db/jobs/index.ts";
 import type { Db } from "../../db/open-database.ts";
 import type { DataScope } from "../../db/scope.ts";
@@ -382,7 +383,10 @@ export const resumeRun = defineRoute({
     const live = getLiveRun(runId);
     const agentId = input.params.agent_id;
     const mine = live && live.agentId === agentId && (principal!.isAdmin || (live.userId === principal!.userId && live.sessionId === sessionId));
-    if (live && mine) {
+    // A durable attempt that ended here without ending the run (queued for a retry, lease lost)
+    // is not the run's stream: the durable path below follows the run wherever it goes next.
+    const attemptOnly = settings.queue.durable && live?.done && (live.status === "PENDING" || live.status === "RUNNING");
+    if (live && mine && !attemptOnly) {
       const from = lastIndex ?? null;
       return sseResponse(
         runEventStream({
@@ -420,7 +424,11 @@ export const resumeRun = defineRoute({
         }),
       );
     }
-    const events = ((stored.run_data.events as Record<string, unknown>[] | undefined) ?? []).filter(
+    const all = (stored.run_data.events as RunEvent[] | undefined) ?? [];
+    // A durable run that ended without running to its final event (cancelled or failed while
+    // queued) still says how it ended.
+    const unfinished = settings.queue.durable && FINAL_STATUSES.has(stored.status ?? "") && !all.some((e) => FINAL_EVENTS.has(e.event));
+    const events = [...all, ...(unfinished ? [finalEventOf(stored, ((all.at(-1)?.event_index as number | undefined) ?? -1) + 1)] : [])].filter(
       (e) => lastIndex === undefined || (e.event_index as number) > lastIndex,
     );
     return sseResponse(

@@ -12,6 +12,14 @@ export type ModelErrorKind =
 
 const RETRYABLE: ReadonlySet<ModelErrorKind> = new Set(["rate_limit", "server", "network"]);
 
+/** Whether a run that failed with this `error_type` might succeed if run again. */
+export function isRetryableErrorType(errorType: string | undefined): boolean {
+  const model = /^model_(.+)_error$/.exec(errorType ?? "");
+  if (model) return RETRYABLE.has(model[1] as ModelErrorKind);
+  // Internal errors and timeouts may pass on another attempt; a cancellation is final.
+  return errorType !== "run_cancelled";
+}
+
 /**
  * A model provider failure, classified so the run loop knows whether to retry and clients see
  * what went wrong (`error_type` on RunError). `ModelProviderError.classify(error)` is the one
