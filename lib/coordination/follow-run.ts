@@ -31,54 +31,54 @@ export interface FollowOptions {
 export async function* followRun(options: FollowOptions): AsyncGenerator<RunEvent> {
   const { db, scope, runId, coordination, pollMs, signal } = options;
   let last = options.after ?? -1;
-  let useRedis = coordination !== null;
-  while (!signal.aborted) {
-    // Executing in this process (the embedded worker): its live buffer, event by event.
-    const local = getLiveRun(runId);
-    if (local && local.firstIndex <= last + 1 && (!local.done || local.nextIndex > last + 1)) {
-      for await (const event of liveEvents(local, last, signal)) {
-        last = event.event_index as number;
-        yield event;
-        if (FINAL_EVENTS.has(event.event)) return;
+  const reader = coordination?.openReader() ?? null;
+  try {
+    while (!signal.aborted) {
+      // Executing in this process (the embedded worker): its live buffer, event by event.
+      const local = getLiveRun(runId);
+      if (local && local.firstIndex <= last + 1 && (!local.done || local.nextIndex > last + 1)) {
+        for await (const event of liveEvents(local, last, signal)) {
+          last = event.event_index as number;
+          yield event;
+          if (FINAL_EVENTS.has(event.event)) return;
+        }
+        continue;
       }
-      continue;
-    }
-    let events: RunEvent[] | null = null;
-    if (useRedis) {
-      events = await coordination!.readEvents(runId, last, options.blockMs ?? Math.max(pollMs, 1000));
-      // Redis missed events (it was down): the database has the run's events, the truth.
+      // Redis when it answers; the database (the truth, kept current by the worker whenever Redis
+      // is not) when it does not, or when its stream has a gap (events published while it was down).
+      let events = reader ? await reader.read(runId, last, options.blockMs ?? Math.max(pollMs, 1000)) : null;
       if (events && events.length > 0 && (events[0].event_index as number) > last + 1) events = null;
-      if (events === null) useRedis = false;
-    }
-    let stored: Awaited<ReturnType<typeof getRun>> | undefined;
-    if (events === null || events.length === 0) {
-      stored = await getRun(db, { scope, runId });
-      if (!stored) return;
-      if (events === null) {
-        events = ((stored.run_data.events as RunEvent[] | undefined) ?? []).filter((e) => (e.event_index as number) > last);
+      let stored: Awaited<ReturnType<typeof getRun>> | undefined;
+      const fromDatabase = events === null;
+      if (fromDatabase || events!.length === 0) {
+        stored = await getRun(db, { scope, runId });
+        if (!stored) return;
+        if (fromDatabase) events = ((stored.run_data.events as RunEvent[] | undefined) ?? []).filter((e) => (e.event_index as number) > last);
       }
-    }
-    for (const event of events) {
-      const index = event.event_index as number;
-      if (index <= last) continue;
-      last = index;
-      yield event;
-      if (FINAL_EVENTS.has(event.event)) return;
-    }
-    if (stored && FINAL_STATUSES.has(stored.status ?? "") && events.length === 0) {
-      // Ended: what it stored past `last` is all that is left (a stream that expired or missed some).
-      for (const event of (stored.run_data.events as RunEvent[] | undefined) ?? []) {
-        if ((event.event_index as number) <= last) continue;
-        last = event.event_index as number;
+      for (const event of events!) {
+        const index = event.event_index as number;
+        if (index <= last) continue;
+        last = index;
         yield event;
         if (FINAL_EVENTS.has(event.event)) return;
       }
-      // It ended without running to a final event (cancelled while queued, failed by the lease
-      // sweeper): the stream still says how, as a client of a live run would have seen it.
-      yield finalEventOf(stored, last + 1);
-      return;
+      if (stored && FINAL_STATUSES.has(stored.status ?? "") && events!.length === 0) {
+        // Ended: what it stored past `last` is all that is left (a stream that expired or missed some).
+        for (const event of (stored.run_data.events as RunEvent[] | undefined) ?? []) {
+          if ((event.event_index as number) <= last) continue;
+          last = event.event_index as number;
+          yield event;
+          if (FINAL_EVENTS.has(event.event)) return;
+        }
+        // It ended without running to a final event (cancelled while queued, failed by the lease
+        // sweeper): the stream still says how, as a client of a live run would have seen it.
+        yield finalEventOf(stored, last + 1);
+        return;
+      }
+      if (fromDatabase && events!.length === 0) await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
-    if (events.length === 0 && !useRedis) await new Promise((resolve) => setTimeout(resolve, pollMs));
+  } finally {
+    reader?.close();
   }
 }
 

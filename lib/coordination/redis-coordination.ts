@@ -6,6 +6,17 @@ import type { RunEvent } from "../runtime/events.ts";
 export const STREAM_TTL_SECONDS = 30 * 60;
 /** About this many events stay in a run's stream (trimmed approximately, as XADD MAXLEN ~ does). */
 export const STREAM_MAX_EVENTS = 10_000;
+/** After a failed write to Redis, the database stays the live copy this long. */
+const FAILURE_MEMORY_MS = 5_000;
+/** How long a reader waits for a connection still being made. */
+const CONNECT_WAIT_MS = 2_000;
+
+/** Reads a run's Redis stream for one follower. */
+export interface StreamReader {
+  /** Events after `afterIndex` (null: from the start), waiting up to `blockMs` for one; null when Redis cannot answer. */
+  read(runId: string, afterIndex: number | null, blockMs: number): Promise<RunEvent[] | null>;
+  close(): void;
+}
 
 /**
  * Redis as coordination, never truth: each durable run's events in a stream (so any replica can
@@ -22,6 +33,7 @@ export class RedisCoordination {
   private readonly cancelHandlers = new Set<(runId: string) => void>();
   private readonly wakeHandlers = new Set<() => void>();
   private warnedAt = 0;
+  private failedAt = 0;
 
   constructor(
     readonly url: string,
@@ -55,6 +67,30 @@ export class RedisCoordination {
     return this.commands.status === "ready";
   }
 
+  /**
+   * Whether live streams can rely on Redis now: connected, and no write to it failed lately (the
+   * events of a failed write are only in the database; writers keep the database current meanwhile).
+   */
+  get healthy(): boolean {
+    return this.ready && Date.now() - this.failedAt > FAILURE_MEMORY_MS;
+  }
+
+  /** Ready now, or within a moment when the connection is still being made; false when Redis is down. */
+  async available(): Promise<boolean> {
+    if (this.ready) return true;
+    if (!["wait", "connecting", "connect"].includes(this.commands.status)) return false;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.commands.off("ready", done);
+        resolve();
+      };
+      const timer = setTimeout(done, CONNECT_WAIT_MS);
+      this.commands.once("ready", done);
+    });
+    return this.ready;
+  }
+
   /** Appends a run's event to its stream (fire and forget; order is kept by the one connection). */
   publishEvent(runId: string, event: RunEvent): void {
     if (this.commands.status === "end") return;
@@ -64,7 +100,9 @@ export class RedisCoordination {
       .xadd(key, "MAXLEN", "~", String(STREAM_MAX_EVENTS), `${index + 1}-0`, "e", JSON.stringify(event))
       .catch((error: Error) => {
         // An id at or below the stream's top: this index was published already (a re-execution).
-        if (!/equal or smaller/.test(error.message)) this.warn(error);
+        if (/equal or smaller/.test(error.message)) return;
+        this.failedAt = Date.now();
+        this.warn(error);
       });
     const now = Date.now();
     if ((this.expiresAt.get(key) ?? 0) < now + (STREAM_TTL_SECONDS * 1000) / 2) {
@@ -79,26 +117,37 @@ export class RedisCoordination {
   }
 
   /**
-   * Events after `afterIndex` (null: from the start), waiting up to `blockMs` for the first one.
-   * Null when Redis cannot answer.
+   * A reader for one follower: blocking reads hold their connection, so each follower gets one of
+   * its own, reused for all its reads and closed with it.
    */
-  async readEvents(runId: string, afterIndex: number | null, blockMs: number): Promise<RunEvent[] | null> {
-    if (!this.ready) return null;
-    const from = `${(afterIndex ?? -1) + 1}-0`;
-    // A blocking read holds its connection: each reader gets one of its own.
-    const reader = blockMs > 0 ? this.commands.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: 0 }) : this.commands;
-    try {
-      const reply = (await (blockMs > 0
-        ? reader.xread("COUNT", 1000, "BLOCK", blockMs, "STREAMS", this.streamKey(runId), from)
-        : reader.xread("COUNT", 1000, "STREAMS", this.streamKey(runId), from))) as [string, [string, string[]][]][] | null;
-      if (!reply) return [];
-      return reply[0][1].map(([, fields]) => JSON.parse(fields[1]) as RunEvent);
-    } catch (error) {
-      this.warn(error);
-      return null;
-    } finally {
-      if (reader !== this.commands) reader.disconnect();
-    }
+  openReader(): StreamReader {
+    let connection: Redis | null = null;
+    return {
+      read: async (runId, afterIndex, blockMs) => {
+        if (!(await this.available())) return null;
+        if (!connection) {
+          connection = this.commands.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: 0 });
+          connection.on("error", () => undefined);
+        }
+        const from = `${(afterIndex ?? -1) + 1}-0`;
+        try {
+          const reply = (await connection.xread("COUNT", 1000, "BLOCK", Math.max(1, blockMs), "STREAMS", this.streamKey(runId), from)) as
+            | [string, [string, string[]][]][]
+            | null;
+          if (!reply) return [];
+          return reply[0][1].map(([, fields]) => JSON.parse(fields[1]) as RunEvent);
+        } catch (error) {
+          this.warn(error);
+          connection.disconnect();
+          connection = null;
+          return null;
+        }
+      },
+      close: () => {
+        connection?.disconnect();
+        connection = null;
+      },
+    };
   }
 
   /** The highest event_index in a run's stream, or null (none, or Redis unavailable). */

@@ -41,8 +41,8 @@ const FINISHED_RUN_STATUSES: Record<string, "completed" | "failed" | "cancelled"
  * died between the run's final write and the job's — they are one transaction, so only an older
  * build could leave that) just settles its job; otherwise it runs from the start, its event
  * numbering continuing after what earlier attempts published. Every event goes to Redis when
- * configured; without Redis the run's events are flushed to the database every poll interval so
- * another replica can tail them.
+ * configured; while there is no healthy Redis the run's events are flushed to the database every
+ * poll interval so another replica can tail them.
  */
 export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings }): JobExecutor {
   return async (ctx: JobContext) => {
@@ -95,20 +95,19 @@ export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings 
           onEnd: () => undefined,
         })
       : undefined;
-    // Without Redis, other replicas tail the run through its stored events.
+    // Other replicas tail the run through Redis; whenever Redis is absent or failing, through the
+    // events stored with the run, kept current every poll interval.
     let flushed = started.live.nextIndex;
-    const flush = coordination
-      ? undefined
-      : setInterval(() => {
-          if (started.live.done || started.live.nextIndex === flushed || fenced()) return;
-          flushed = started.live.nextIndex;
-          writer.write(scope, runRow(output)).catch(() => undefined);
-        }, Math.max(200, settings.queue.pollIntervalMs));
+    const flush = setInterval(() => {
+      if (coordination?.healthy || started.live.done || started.live.nextIndex === flushed || fenced()) return;
+      flushed = started.live.nextIndex;
+      writer.write(scope, runRow(output)).catch(() => undefined);
+    }, Math.max(200, settings.queue.pollIntervalMs));
     try {
       await started.done;
     } finally {
       unsubscribe?.();
-      if (flush) clearInterval(flush);
+      clearInterval(flush);
       coordination?.forget(job.id);
     }
   };

@@ -32,19 +32,27 @@ export interface RunWriter {
 
 const RACE_RETRIES = 8;
 
-/** The writer for the run of a claimed job: fence = (id, attempt, locked_by); lease_losses as claimed. */
+/**
+ * The writer for the run of a claimed job: fence = (id, attempt, locked_by); lease_losses as
+ * claimed. `settling` turns true when the final write starts: the job is leaving the worker.
+ */
 export function fencedRunWriter(
   db: Db,
   { fence, leaseLosses, maxAttempts, retryDelaySeconds: baseDelay }: { fence: JobFence; leaseLosses: number; maxAttempts: number; retryDelaySeconds: number },
-): RunWriter {
+): RunWriter & { readonly settling: boolean } {
   const guard = runFenceGuard(fence);
   async function statement(scope: DataScope, run: RunInput) {
     return runInsertStatement(db, { scope, run, now: epochSeconds(), extraGuard: guard });
   }
   // Writes of one run go one at a time, in order: a snapshot written concurrently with the final
   // write could otherwise land after it (PostgreSQL re-checks only the conflicting row).
+  const fencedOut = (what: string) => {
+    log.warn(`[worker ${fence.workerId}] job ${fence.id}: ${what} was fenced out (attempt ${fence.attempt} no longer holds the job)`);
+    return new LeaseLostError(fence.id);
+  };
   let queue: Promise<unknown> = Promise.resolve();
   let finished = false;
+  let settling = false;
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
     const next = queue.then(() => {
       if (finished) throw new LeaseLostError(fence.id);
@@ -58,8 +66,12 @@ export function fencedRunWriter(
   return {
     retries,
     write: (scope, run) => serial(() => write(scope, run)),
+    get settling() {
+      return settling;
+    },
     finish: (scope, run, failure) =>
       serial(async () => {
+        settling = true;
         const status = await finish(scope, run, failure);
         finished = true;
         log.debug(`[worker ${fence.workerId}] job ${fence.id} ${status} (attempt ${fence.attempt})`);
@@ -72,7 +84,7 @@ export function fencedRunWriter(
       for (let attempt = 0; ; attempt++) {
         try {
           const rows = await db.sql.query(s.text, s.params);
-          if (rows.length === 0) throw new LeaseLostError(fence.id);
+          if (rows.length === 0) throw fencedOut("a write");
           return;
         } catch (error) {
           if (!isRunIndexRace(error) || attempt >= RACE_RETRIES) throw error;
@@ -110,7 +122,7 @@ export function fencedRunWriter(
       for (let attempt = 0; ; attempt++) {
         try {
           const [runWritten, jobWritten] = await db.sql.batch([runStatement, jobStatement]);
-          if (runWritten !== 1 || jobWritten !== 1) throw new LeaseLostError(fence.id);
+          if (runWritten !== 1 || jobWritten !== 1) throw fencedOut(`the final write (${run.status})`);
           return settlement.status;
         } catch (e) {
           if (!isRunIndexRace(e) || attempt >= RACE_RETRIES) throw e;

@@ -64,6 +64,7 @@ export interface WorkerOptions {
 interface Active {
   job: ClaimedJob;
   fence: JobFence;
+  writer: ReturnType<typeof fencedRunWriter>;
   controller: AbortController;
   timeout: ReturnType<typeof setTimeout>;
   cancelRequested: boolean;
@@ -182,7 +183,7 @@ export class QueueWorker {
       maxAttempts: job.max_attempts,
       retryDelaySeconds: queue.retryDelaySeconds,
     });
-    const entry: Active = { job, fence, controller, timeout, cancelRequested: job.cancel_requested_at !== null, done: Promise.resolve() };
+    const entry: Active = { job, fence, writer, controller, timeout, cancelRequested: job.cancel_requested_at !== null, done: Promise.resolve() };
     this.active.set(job.id, entry);
     entry.done = (async () => {
       try {
@@ -206,8 +207,9 @@ export class QueueWorker {
   }
 
   private async heartbeat(): Promise<void> {
-    if (this.active.size === 0) return;
-    const leases = [...this.active.values()].map((a) => a.fence);
+    // A job whose final write has begun is leaving: that write settles it, fenced like any other.
+    const leases = [...this.active.values()].filter((a) => !a.writer.settling).map((a) => a.fence);
+    if (leases.length === 0) return;
     let held: Map<string, { cancelRequested: boolean }>;
     try {
       held = await heartbeatJobs(this.options.db, { workerId: this.workerId, leases });
@@ -218,7 +220,7 @@ export class QueueWorker {
     }
     for (const lease of leases) {
       const entry = this.active.get(lease.id);
-      if (!entry || entry.fence.attempt !== lease.attempt) continue;
+      if (!entry || entry.fence.attempt !== lease.attempt || entry.writer.settling) continue;
       const state = held.get(lease.id);
       if (!state) {
         log.warn(`[worker ${this.workerId}] lost the lease on job ${lease.id}; stopping it`);

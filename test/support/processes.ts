@@ -9,7 +9,6 @@ import { createInterface } from "node:readline";
  */
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const TSX = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url));
 
 /** A port nobody listens on right now. */
 export function freePort(): Promise<number> {
@@ -36,7 +35,9 @@ export interface Spawned {
 }
 
 function spawnTs(name: string, script: string, env: Record<string, string>): Spawned {
-  const child = spawn(TSX, [script], {
+  // One process (node with tsx's loader, not the tsx CLI, which runs the script in a child):
+  // signals such as SIGKILL and SIGSTOP reach the process that does the work.
+  const child = spawn(process.execPath, ["--import", "tsx", script], {
     cwd: ROOT,
     env: { ...process.env, AGENTRY_LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
