@@ -113,12 +113,23 @@ const pgTypes = {
   },
 } as unknown as pg.CustomTypesConfig;
 
+/** Statement texts a process prepares at most (each connection prepares a named statement once). */
+const PREPARED_TEXTS = 1000;
+
 export function postgresExecutor(pool: pg.Pool): SqlExecutor {
-  const toQuery = (statement: Statement) => ({
-    text: toPostgresPlaceholders(statement.text),
-    values: (statement.params ?? []).map(postgresParam),
-    types: pgTypes,
-  });
+  // Named statements are parsed and planned once per connection instead of on every call: the
+  // hot paths (claims, fenced writes, run inserts) repeat a handful of texts. Texts past the cap
+  // (e.g. with literals spliced in) run unnamed rather than growing every connection's cache.
+  const names = new Map<string, string>();
+  const nameOf = (text: string): string | undefined => {
+    let name = names.get(text);
+    if (name === undefined && names.size < PREPARED_TEXTS) names.set(text, (name = `agentry_${names.size}`));
+    return name;
+  };
+  const toQuery = (statement: Statement) => {
+    const text = toPostgresPlaceholders(statement.text);
+    return { name: nameOf(text), text, values: (statement.params ?? []).map(postgresParam), types: pgTypes };
+  };
   return {
     async query<T extends Row>(text: string, params: readonly unknown[] = []) {
       const result = await pool.query(toQuery({ text, params }));

@@ -1,7 +1,7 @@
 import type { Db } from "../db/open-database.ts";
 import { readSchemaVersions, stampSchemaVersion } from "../db/schema-versions/schema-versions.ts";
 import { createTableStatements } from "./ddl.ts";
-import { columnsOf, tableExists } from "./introspect.ts";
+import { columnsOf, indexExists, tableExists } from "./introspect.ts";
 import { TABLES, TABLE_TYPES } from "./registry.ts";
 import { SCHEMA_VERSIONS } from "./tables/specs.ts";
 import {
@@ -14,9 +14,11 @@ import {
   type TableMigrations,
 } from "./types.ts";
 
-async function lacksSpecColumns(db: Db, table: TableMigrations): Promise<boolean> {
+async function lacksSpecParts(db: Db, table: TableMigrations): Promise<boolean> {
   const live = await columnsOf(db, table.spec.name);
-  return table.spec.columns.some((column) => !live.has(column.name));
+  if (table.spec.columns.some((column) => !live.has(column.name))) return true;
+  for (const index of table.spec.indexes ?? []) if (!(await indexExists(db, index.name))) return true;
+  return false;
 }
 
 export interface MigrateOptions {
@@ -74,9 +76,9 @@ export class MigrationManager {
         continue;
       }
       // A table stamped at the latest version by another build (Agno 3, an earlier Agentry) may
-      // still lack a column this code's spec has: its latest steps run again (they are idempotent).
+      // still lack a column or index this code's spec has: its latest steps run again (they are idempotent).
       const incomplete =
-        from !== null && compareVersions(from, LATEST_VERSION) === 0 && compareVersions(target, LATEST_VERSION) === 0 && (await lacksSpecColumns(this.db, table));
+        from !== null && compareVersions(from, LATEST_VERSION) === 0 && compareVersions(target, LATEST_VERSION) === 0 && (await lacksSpecParts(this.db, table));
       if (from !== null && compareVersions(from, target) >= 0 && !incomplete) {
         outcomes.push({ tableType: table.tableType, table: table.spec.name, from, to: from, action: "unchanged" });
         continue;

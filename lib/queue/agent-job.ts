@@ -6,7 +6,7 @@ import { settleJobStatement, type JobSettlement } from "../db/jobs/index.ts";
 import { runAgent, type StartRunRequest } from "../runtime/agent-run.ts";
 import { findAgent } from "../runtime/agents.ts";
 import type { RunEvent } from "../runtime/events.ts";
-import { requestCancel, subscribe } from "../runtime/run-registry.ts";
+import { eventsAfter, requestCancel, subscribe } from "../runtime/run-registry.ts";
 import { emptyMetrics, type RunOutput } from "../runtime/run-output.ts";
 import { runRow } from "../runtime/run-settle.ts";
 import { LeaseLostError } from "./run-writer.ts";
@@ -87,22 +87,28 @@ export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings 
       firstEventIndex: Math.max(lastStored, lastPublished) + 1,
     });
     const fenced = () => ctx.signal.aborted && ctx.signal.reason instanceof LeaseLostError;
-    const unsubscribe = coordination
-      ? subscribe(started.live, {
-          onEvent: (event: RunEvent) => {
-            if (!fenced()) coordination.publishEvent(job.id, event);
-          },
-          onEnd: () => undefined,
-        })
-      : undefined;
+    const publish = (event: RunEvent) => {
+      if (!fenced()) coordination!.publishEvent(job.id, event);
+    };
+    // The run may have emitted its first events before runAgent returned (no await before
+    // RunStarted): publish what is buffered, then subscribe, in one synchronous step, so Redis
+    // gets every event, in order, with no gap for followers to fall back on.
+    if (coordination) for (const event of eventsAfter(started.live, started.firstEventIndex - 1)) publish(event);
+    const unsubscribe = coordination ? subscribe(started.live, { onEvent: publish, onEnd: () => undefined }) : undefined;
     // Other replicas tail the run through Redis; whenever Redis is absent or failing, through the
     // events stored with the run, kept current every poll interval.
+    // With a healthy Redis the database copy still catches up every 10 intervals: a follower
+    // that found a gap in the Redis stream reads the events from there.
+    const interval = Math.max(200, settings.queue.pollIntervalMs);
     let flushed = started.live.nextIndex;
+    let flushedAt = Date.now();
     const flush = setInterval(() => {
-      if (coordination?.healthy || started.live.done || started.live.nextIndex === flushed || fenced()) return;
+      if (started.live.done || started.live.nextIndex === flushed || fenced()) return;
+      if (coordination?.healthy && Date.now() - flushedAt < 10 * interval) return;
       flushed = started.live.nextIndex;
+      flushedAt = Date.now();
       writer.write(scope, runRow(output)).catch(() => undefined);
-    }, Math.max(200, settings.queue.pollIntervalMs));
+    }, interval);
     try {
       await started.done;
     } finally {
@@ -113,11 +119,15 @@ export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings 
   };
 }
 
-/** A run starting (again) from its stored row: what an earlier attempt produced is dropped, its events kept. */
+/**
+ * A run starting (again) from its stored row: what an earlier attempt produced is dropped, its
+ * events kept. The claim stored it RUNNING; one it did not (SQLite, a crash between the claim's
+ * two statements) is still PENDING, and runAgent writes it RUNNING.
+ */
 function resetForAttempt(run: RunOutput): RunOutput {
   return {
     ...run,
-    status: "PENDING",
+    status: run.status === "PENDING" ? "PENDING" : "RUNNING",
     content: null,
     messages: [],
     tools: [],

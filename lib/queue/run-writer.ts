@@ -3,7 +3,7 @@ import { log } from "../log.ts";
 import { isRunIndexRace, runInsertStatement, type RunInput } from "../db/runs/run-insert.ts";
 import type { DataScope } from "../db/scope.ts";
 import { epochSeconds } from "../db/jobs/job-row.ts";
-import { retryDelaySeconds, runFenceGuard, settleJobStatement, spentAttempts, type JobFence, type JobSettlement } from "../db/jobs/index.ts";
+import { retryDelaySeconds, runFenceGuard, settleJobs, spentAttempts, type JobFence, type JobSettlement, type JobSettlementItem } from "../db/jobs/index.ts";
 
 /** This worker no longer holds the job: another claim owns it now, so nothing of ours may be written. */
 export class LeaseLostError extends Error {
@@ -38,7 +38,23 @@ const RACE_RETRIES = 8;
  */
 export function fencedRunWriter(
   db: Db,
-  { fence, leaseLosses, maxAttempts, retryDelaySeconds: baseDelay }: { fence: JobFence; leaseLosses: number; maxAttempts: number; retryDelaySeconds: number },
+  {
+    fence,
+    leaseLosses,
+    maxAttempts,
+    retryDelaySeconds: baseDelay,
+    settle = async (item) => (await settleJobs(db, { workerId: fence.workerId, items: [item] })).has(fence.id),
+    onSettling,
+  }: {
+    fence: JobFence;
+    leaseLosses: number;
+    maxAttempts: number;
+    retryDelaySeconds: number;
+    /** Writes the attempt's end (the worker's SettleBatcher); true when the fence held. Default: alone. */
+    settle?: (item: JobSettlementItem) => Promise<boolean>;
+    /** Called when the final write starts: the run has ended, its slot may go to the next job. */
+    onSettling?: () => void;
+  },
 ): RunWriter & { readonly settling: boolean } {
   const guard = runFenceGuard(fence);
   async function statement(scope: DataScope, run: RunInput) {
@@ -72,6 +88,7 @@ export function fencedRunWriter(
     finish: (scope, run, failure) =>
       serial(async () => {
         settling = true;
+        onSettling?.();
         const status = await finish(scope, run, failure);
         finished = true;
         log.debug(`[worker ${fence.workerId}] job ${fence.id} ${status} (attempt ${fence.attempt})`);
@@ -117,16 +134,9 @@ export function fencedRunWriter(
           }
         }
       }
-      const runStatement = await statement(scope, stored);
-      const jobStatement = settleJobStatement(fence, settlement);
-      for (let attempt = 0; ; attempt++) {
-        try {
-          const [runWritten, jobWritten] = await db.sql.batch([runStatement, jobStatement]);
-          if (runWritten !== 1 || jobWritten !== 1) throw fencedOut(`the final write (${run.status})`);
-          return settlement.status;
-        } catch (e) {
-          if (!isRunIndexRace(e) || attempt >= RACE_RETRIES) throw e;
-        }
+      if (!(await settle({ fence, settlement, run: { status: stored.status ?? "ERROR", runData: stored.runData } }))) {
+        throw fencedOut(`the final write (${run.status})`);
       }
+      return settlement.status;
   }
 }

@@ -17,6 +17,7 @@ import { log } from "../log.ts";
 import type { RedisCoordination } from "../coordination/redis-coordination.ts";
 import { RunTimeoutSignal } from "../runtime/run-registry.ts";
 import { fencedRunWriter, LeaseLostError, type RunWriter } from "./run-writer.ts";
+import { SettleBatcher } from "./settle-batcher.ts";
 
 /** What an executor gets for one claimed job. */
 export interface JobContext {
@@ -96,8 +97,12 @@ export class QueueWorker {
   private unsubscribers: (() => void)[] = [];
   private progress = { lastClaimAt: null as number | null, lastCompletionAt: null as number | null };
 
+  /** Finished attempts are written in batches (one commit for all that finish together). */
+  private readonly settler: SettleBatcher;
+
   constructor(private readonly options: WorkerOptions) {
     this.workerId = options.workerId ?? newWorkerId();
+    this.settler = new SettleBatcher(options.db, this.workerId);
   }
 
   start(): void {
@@ -120,6 +125,13 @@ export class QueueWorker {
     this.loopDone = this.loop();
   }
 
+  /** Jobs whose runs are executing: a job whose end is being written no longer counts. */
+  private executing(): number {
+    let n = 0;
+    for (const entry of this.active.values()) if (!entry.writer.settling) n++;
+    return n;
+  }
+
   /** A job may be ready: claim now instead of at the next poll. */
   wake(): void {
     this.woken = true;
@@ -137,7 +149,7 @@ export class QueueWorker {
   private async loop(): Promise<void> {
     const { db, queue } = this.options;
     while (this.running && !this.stopping) {
-      const capacity = queue.maxConcurrency - this.active.size;
+      const capacity = queue.maxConcurrency - this.executing();
       let claimed: ClaimedJob[] = [];
       this.woken = false;
       if (capacity > 0) {
@@ -182,6 +194,9 @@ export class QueueWorker {
       leaseLosses: job.lease_losses,
       maxAttempts: job.max_attempts,
       retryDelaySeconds: queue.retryDelaySeconds,
+      settle: (item) => this.settler.settle(item),
+      // Its run has ended: the next job may start while the batch with its end is written.
+      onSettling: () => this.wake(),
     });
     const entry: Active = { job, fence, writer, controller, timeout, cancelRequested: job.cancel_requested_at !== null, done: Promise.resolve() };
     this.active.set(job.id, entry);

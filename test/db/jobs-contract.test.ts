@@ -15,6 +15,7 @@ import {
   completeJob,
   duplicateMismatch,
   enqueueRunJob,
+  settleJobs,
   failJob,
   getJob,
   getRun,
@@ -352,6 +353,58 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           expect((await claim()).map((j) => j.id)).toEqual([second.id]);
         }),
       );
+
+      it(
+        "marks the claimed jobs' runs RUNNING in the claim, leaving a run that already moved on alone",
+        withDb(async (db) => {
+          const [a, b] = await enqueueMany(db, scopes.a, 2);
+          await db.sql.exec(`UPDATE agno_runs SET status = 'CANCELLED' WHERE run_id = ?`, [b.id]);
+          await claimJobs(db, { workerId: "w", limit: 5, now: NOW + 5, leaseSeconds: LEASE });
+          expect(await getRun(db, { scope: scopes.a, runId: a.id })).toMatchObject({ status: "RUNNING", run_data: { status: "RUNNING" } });
+          expect(await rawRun(db, b.id)).toMatchObject({ status: "CANCELLED" });
+        }),
+      );
+    });
+
+    describe("settling in batches", () => {
+      it(
+        "settles many attempts at once, each with its run; one whose fence no longer holds changes nothing",
+        withDb(async (db) => {
+          const jobs = await enqueueMany(db, scopes.a, 4);
+          const claimed = await claimJobs(db, { workerId: "w", limit: 4, now: NOW + 5, leaseSeconds: LEASE });
+          // The last one's lease was lost meanwhile: swept and claimed by another worker.
+          await unsafeSweepExpiredLeases(db, { now: NOW + 5 + LEASE + 1, leaseSeconds: LEASE, limit: 100 });
+          const [a, b, c] = claimed.map((j) => ({ ...fenceOf(j) }));
+          await db.sql.exec(`UPDATE agno_jobs SET status = 'running', locked_by = 'w', locked_at = ? WHERE id IN (?, ?, ?)`, [NOW + 70, a.id, b.id, c.id]);
+          const [stolen] = await claimJobs(db, { workerId: "other", limit: 1, now: NOW + 70, leaseSeconds: LEASE });
+          expect(stolen.id).toBe(jobs[3].id);
+          const staleFence = fenceOf(claimed[3]);
+          const run = (status: string) => ({ status, runData: { status, content: `as ${status}` } });
+          const settled = await settleJobs(db, {
+            workerId: "w",
+            now: NOW + 80,
+            items: [
+              { fence: a, settlement: { status: "completed" }, run: run("COMPLETED") },
+              { fence: b, settlement: { status: "queued", error: "try again", availableAt: NOW + 200 }, run: run("PENDING") },
+              { fence: c, settlement: { status: "failed", error: "boom" }, run: run("ERROR") },
+              { fence: staleFence, settlement: { status: "completed" }, run: run("COMPLETED") },
+            ],
+          });
+          expect([...settled].sort()).toEqual([a.id, b.id, c.id].sort());
+          expect(await getJob(db, { scope: scopes.a, id: a.id })).toMatchObject({ status: "completed", completed_at: NOW + 80, locked_by: "w" });
+          expect(await getJob(db, { scope: scopes.a, id: b.id })).toMatchObject({ status: "queued", available_at: NOW + 200, error: "try again", locked_by: null });
+          expect(await getJob(db, { scope: scopes.a, id: c.id })).toMatchObject({ status: "failed", error: "boom", completed_at: NOW + 80 });
+          expect(await rawRun(db, a.id)).toMatchObject({ status: "COMPLETED" });
+          expect(await rawRun(db, b.id)).toMatchObject({ status: "PENDING" });
+          expect(await rawRun(db, c.id)).toMatchObject({ status: "ERROR" });
+          // The stale item: its job is the other worker's, running; its run untouched (still RUNNING from the claim).
+          expect(await getJob(db, { scope: scopes.a, id: stolen.id })).toMatchObject({ status: "running", locked_by: "other" });
+          expect(await rawRun(db, stolen.id)).toMatchObject({ status: "RUNNING" });
+          await expect(settleJobs(db, { workerId: "w", items: [{ fence: fenceOf(stolen), settlement: { status: "completed" }, run: run("COMPLETED") }] })).rejects.toThrow(
+            /held by the settling worker/,
+          );
+        }),
+      );
     });
 
     describe("fencing and leases", () => {
@@ -517,8 +570,9 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
             applied: true,
             status: "failed",
           });
-          // Failing a job does not write its run: that is the runtime's, under its own fence.
-          expect(await rawRun(db, fresh.id)).toMatchObject({ status: "PENDING" });
+          // The claim started the run (RUNNING); failing the job does not write it: the run's end
+          // is the runtime's, under its own fence.
+          expect(await rawRun(db, fresh.id)).toMatchObject({ status: "RUNNING" });
         }),
       );
 

@@ -23,68 +23,103 @@ export interface ClaimedJob extends StoredJob {
 }
 
 /**
- * The condition a job `j` meets when a worker of `deploymentId` may claim it now: queued,
- * available, routed to it (a worker claims jobs of no deployment and of its own), and the first
- * of its session: one live run per session, so a job waits while its session has a running job
- * or one submitted before it still queued. created_at has one-second resolution; within a second
- * the runs' run_index (assigned in submission order) decides. Params: readyJobParams.
+ * Ready jobs for a worker of `deploymentId`, as a stream in the order workers take them (oldest
+ * available first): queued, available, routed to it (a worker takes jobs of no deployment and of
+ * its own), and the first of its session — one live run per session, so a job waits while its
+ * session has a running job or one submitted before it still queued (created_at has one-second
+ * resolution; within a second the runs' run_index, assigned in submission order, decides).
+ *
+ * The session rule is a correlated check, so it is applied to the ordered candidates *after* the
+ * scan (the subquery is not flattened: it has an ORDER BY and, on PostgreSQL, a row lock): a
+ * claim evaluates it for the first rows only, whatever the planner thinks the queue holds. The
+ * check reads idx_agno_jobs_live_session (`o.status IN (…)`), so a session's finished jobs,
+ * however many, are never looked at. `lock` is PostgreSQL's row lock for the candidates.
  */
-const READY_JOB_WHERE = (deploymentId: string | null | undefined): string => {
+function readyJobs(deploymentId: string | null | undefined, lock = ""): { sql: string; params: (now: number) => unknown[] } {
   const routing = deploymentId ? "(j.deployment_id IS NULL OR j.deployment_id = ?)" : "j.deployment_id IS NULL";
   const runIndex = (alias: string) => `(SELECT r.run_index FROM agno_runs r WHERE r.run_id = ${alias}.id)`;
-  return `j.status = 'queued' AND j.available_at <= ? AND ${routing} AND (j.session_id IS NULL OR NOT EXISTS (
-           SELECT 1 FROM agno_jobs o WHERE o.session_id = j.session_id AND o.id <> j.id
-              AND (o.status = 'running' OR (o.status = 'queued' AND (o.created_at < j.created_at
-                   OR (o.created_at = j.created_at AND ${runIndex("o")} < ${runIndex("j")}))))))`;
-};
-
-const readyJobParams = (now: number, deploymentId: string | null | undefined): unknown[] => [now, ...(deploymentId ? [deploymentId] : [])];
+  const sql = `SELECT c.id, c.available_at FROM (
+      SELECT j.id, j.session_id, j.created_at, j.available_at FROM agno_jobs j
+       WHERE j.status = 'queued' AND j.available_at <= ? AND ${routing}
+       ORDER BY j.available_at, j.created_at ${lock}) c
+     WHERE c.session_id IS NULL OR NOT EXISTS (
+       SELECT 1 FROM agno_jobs o WHERE o.session_id = c.session_id AND o.status IN ('queued', 'running') AND o.id <> c.id
+          AND (o.status = 'running' OR o.created_at < c.created_at
+               OR (o.created_at = c.created_at AND ${runIndex("o")} < ${runIndex("c")})))`;
+  return { sql, params: (now) => [now, ...(deploymentId ? [deploymentId] : [])] };
+}
 
 /**
  * UNSAFE (unscoped): worker health, across every user's jobs. Seconds the oldest job that a
  * worker of `deploymentId` could claim now has been ready (since available_at), or null when none is.
  */
 export async function unsafeOldestReadyJobAge(db: Db, { now, deploymentId }: { now: number; deploymentId?: string | null }): Promise<number | null> {
-  const [row] = await db.sql.query<{ oldest: number | null }>(
-    `SELECT MIN(j.available_at) AS oldest FROM agno_jobs j WHERE ${READY_JOB_WHERE(deploymentId)}`,
-    readyJobParams(now, deploymentId),
-  );
+  const ready = readyJobs(deploymentId);
+  const [row] = await db.sql.query<{ oldest: number | null }>(`SELECT MIN(r.available_at) AS oldest FROM (${ready.sql} LIMIT 1) r`, ready.params(now));
   return row?.oldest === null || row?.oldest === undefined ? null : Math.max(0, now - Number(row.oldest));
 }
 
 /**
- * Claims up to `limit` ready jobs (READY_JOB_WHERE), oldest available first: each becomes running with attempt + 1, locked_by = workerId and
- * locked_at = now, in ONE statement, so two workers can never claim the same job. PostgreSQL
- * picks the rows `FOR UPDATE SKIP LOCKED` in a materialized CTE (concurrent claimers skip each
- * other's rows instead of waiting); SQLite runs `UPDATE … WHERE id IN (SELECT … LIMIT n)` under
- * its write lock (busy retries in the executor). Returned oldest available first.
+ * Claims up to `limit` ready jobs (readyJobs), oldest available first, in ONE statement, so two
+ * workers can never claim the same job: each becomes running with attempt + 1, locked_by =
+ * workerId and locked_at = now, and its run (if still PENDING) becomes RUNNING — a claimed job is
+ * a started run. PostgreSQL locks the candidates `FOR UPDATE SKIP LOCKED` (concurrent claimers
+ * skip each other's rows instead of waiting); SQLite runs under its write lock (busy retries in
+ * the executor). Returned oldest available first.
  */
 export async function claimJobs(db: Db, { workerId, limit, now, leaseSeconds, deploymentId }: ClaimJobsOptions): Promise<ClaimedJob[]> {
   if (!Number.isInteger(limit) || limit < 1) return [];
-  const ready = `SELECT j.id FROM agno_jobs j WHERE ${READY_JOB_WHERE(deploymentId)}
-         ORDER BY j.available_at, j.created_at, j.id
-         LIMIT ${limit}`;
-  const readyParams = readyJobParams(now, deploymentId);
   const set = "status = 'running', attempt = attempt + 1, locked_by = ?, locked_at = ?, updated_at = ?";
   const setParams = [workerId, now, now];
-  // PostgreSQL: the picked ids must be computed exactly once. In `id IN (subquery … LIMIT n)` the
-  // planner may run the subquery more than once and update more than n rows (seen here); a
-  // MATERIALIZED CTE runs once. SKIP LOCKED: concurrent claimers pass over each other's rows, and
-  // a row another claimer just took fails the re-check of `status = 'queued'`.
-  const rows =
-    db.dialect === "postgres"
-      ? await db.sql.query(
-          `WITH picked AS MATERIALIZED (${ready} FOR UPDATE OF j SKIP LOCKED)
-           UPDATE agno_jobs SET ${set} FROM picked
-            WHERE agno_jobs.id = picked.id AND agno_jobs.status = 'queued'
-           RETURNING ${JOB_COLUMNS.split(", ").map((c) => `agno_jobs.${c}`).join(", ")}`,
-          [...readyParams, ...setParams],
-        )
-      : await db.sql.query(`UPDATE agno_jobs SET ${set} WHERE status = 'queued' AND id IN (${ready}) RETURNING ${JOB_COLUMNS}`, [
-          ...setParams,
-          ...readyParams,
-        ]);
+  let rows: Record<string, unknown>[];
+  if (db.dialect === "postgres") {
+    const ready = readyJobs(deploymentId, "FOR UPDATE OF j SKIP LOCKED");
+    // The picked ids are computed exactly once (MATERIALIZED: in `id IN (subquery … LIMIT n)` the
+    // planner may run the subquery more than once and update more than n rows, seen here), and
+    // the updates take them as one array (`= ANY (ARRAY(…))`), so each row is found by its key
+    // whatever plan a prepared statement settles on. The lock was taken in the scan, which
+    // re-checks a row another claimer changed meanwhile (READ COMMITTED), so the rows are still queued.
+    rows = await db.sql.query(
+      `WITH picked AS MATERIALIZED (${ready.sql} LIMIT ${limit}),
+       claimed AS (
+         UPDATE agno_jobs SET ${set} WHERE id = ANY (ARRAY(SELECT id FROM picked))
+         RETURNING ${JOB_COLUMNS}),
+       started AS (
+         UPDATE agno_runs r
+            SET status = CASE WHEN r.status = 'PENDING' THEN 'RUNNING' ELSE r.status END,
+                run_data = CASE WHEN r.status = 'PENDING' THEN jsonb_set(r.run_data, '{status}', '"RUNNING"') ELSE r.run_data END,
+                updated_at = ?
+          WHERE r.run_id = ANY (ARRAY(SELECT id FROM claimed)))
+       SELECT ${JOB_COLUMNS} FROM claimed`,
+      [...ready.params(now), ...setParams, now],
+    );
+  } else {
+    rows = await claimOnSqlite(db, { set, setParams, ready: readyJobs(deploymentId), limit, now });
+  }
   return rows
     .map((row) => ({ ...toStoredJob(row), lease_expires_at: now + leaseSeconds }) as ClaimedJob)
     .sort((a, b) => a.available_at - b.available_at || a.created_at - b.created_at || (a.id < b.id ? -1 : 1));
+}
+
+/**
+ * SQLite: the claim is one `UPDATE … RETURNING` under the write lock (busy retries in the
+ * executor); the runs of the claimed jobs become RUNNING in a second statement (a crash in
+ * between leaves a claimed job's run PENDING, which its executor writes RUNNING anyway).
+ */
+async function claimOnSqlite(
+  db: Db,
+  { set, setParams, ready, limit, now }: { set: string; setParams: unknown[]; ready: ReturnType<typeof readyJobs>; limit: number; now: number },
+) {
+  const rows = await db.sql.query(
+    `UPDATE agno_jobs SET ${set} WHERE status = 'queued' AND id IN (SELECT id FROM (${ready.sql} LIMIT ${limit})) RETURNING ${JOB_COLUMNS}`,
+    [...setParams, ...ready.params(now)],
+  );
+  if (rows.length > 0) {
+    await db.sql.exec(
+      `UPDATE agno_runs SET status = 'RUNNING', run_data = json_set(run_data, '$.status', 'RUNNING'), updated_at = ?
+        WHERE status = 'PENDING' AND run_id IN (${rows.map(() => "?").join(", ")})`,
+      [now, ...rows.map((row) => row.id)],
+    );
+  }
+  return rows;
 }

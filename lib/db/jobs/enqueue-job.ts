@@ -55,11 +55,87 @@ const RUN_INDEX_RACE_RETRIES = 8;
  * QueueFullError (queue at `maxQueueDepth`).
  */
 export async function enqueueRunJob(db: Db, options: EnqueueRunJobOptions): Promise<EnqueueResult> {
-  const { scope, run, job, maxQueueDepth } = options;
-  const now = options.now ?? epochSeconds();
+  const { job } = options;
   if (!Number.isInteger(job.maxAttempts) || job.maxAttempts < 1) {
     throw new RangeError(`maxAttempts must be an integer of at least 1, got ${job.maxAttempts}`);
   }
+  return db.dialect === "postgres" ? enqueueOnPostgres(db, options) : enqueueInBatch(db, options);
+}
+
+/**
+ * PostgreSQL: everything in ONE statement (one round trip, one commit): the session's owner is
+ * read, the job inserted, then the run, guarded on the job's insert having happened (a session
+ * deleted meanwhile fails the run's foreign key, and the statement with it). `ON CONFLICT DO NOTHING` covers the Idempotency-Key and the id alike; a
+ * submit that wrote nothing is explained afterwards (duplicate, existing id, missing session, full
+ * queue), off the hot path. A unique violation of the run (its id, a run_index race) aborts the
+ * whole statement, job included.
+ */
+async function enqueueOnPostgres(db: Db, { scope, run, job, maxQueueDepth, now = epochSeconds() }: EnqueueRunJobOptions): Promise<EnqueueResult> {
+  const key = job.idempotencyKey ?? null;
+  const pendingRun: RunInput = { ...run, status: "PENDING", runData: { ...run.runData, status: "PENDING" } };
+  const runInsert = await runInsertStatement(db, { scope, run: pendingRun, now, onExisting: "insert", extraGuard: { clause: "EXISTS (SELECT 1 FROM job)", params: [] } });
+  const ownerScope = scope.kind === "user" ? " AND s.user_id = ?" : "";
+  // Bounded: counting stops at the limit, however long the queue.
+  const depth = maxQueueDepth !== undefined ? "WHERE (SELECT COUNT(*) FROM (SELECT 1 FROM agno_jobs q WHERE q.status = 'queued' LIMIT ?) d) < ?" : "";
+  const head = jobInsertHead({ run, job, now }, { sql: "owner.user_id", params: [] });
+  const text = `WITH owner AS (SELECT s.user_id FROM agno_sessions s WHERE s.session_id = ?${ownerScope}),
+     job AS (
+       ${head.text} FROM owner ${depth}
+       ON CONFLICT DO NOTHING
+       RETURNING ${JOB_COLUMNS}),
+     run AS (${runInsert.text})
+     SELECT ${JOB_COLUMNS}, (SELECT COUNT(*) FROM run) AS run_written FROM job`;
+  const params = [
+    run.sessionId,
+    ...(scope.kind === "user" ? [scope.userId] : []),
+    ...head.params,
+    ...(maxQueueDepth !== undefined ? [maxQueueDepth, maxQueueDepth] : []),
+    ...(runInsert.params ?? []),
+  ];
+  let rows: Record<string, unknown>[];
+  for (let attempt = 0; ; attempt++) {
+    try {
+      rows = await db.sql.query(text, params);
+      break;
+    } catch (error) {
+      if (isRunIndexRace(error) && attempt < RUN_INDEX_RACE_RETRIES) continue;
+      if (isUniqueViolation(error)) throw new ConflictError(`A run or job with id ${run.runId} already exists`);
+      throw error;
+    }
+  }
+  const [row] = rows;
+  if (row && Number(row.run_written) === 1) return { duplicate: false, job: toStoredJob(row) };
+  if (row) {
+    // Cannot happen (the run's guards are the job's, read in the same snapshot); never leave a job without its run.
+    await db.sql.exec(`DELETE FROM agno_jobs WHERE id = ? AND status = 'queued' AND attempt = 0`, [run.runId]);
+    throw new NotFoundError(`Run ${run.runId} was not queued: session ${run.sessionId} was deleted meanwhile`);
+  }
+  return explainNotQueued(db, { scope, run, key, maxQueueDepth });
+}
+
+/** Why a submit wrote nothing: an earlier submit's job (a duplicate), an existing id, a missing session, or a full queue. */
+async function explainNotQueued(
+  db: Db,
+  { scope, run, key, maxQueueDepth }: { scope: DataScope; run: RunInput; key: string | null; maxQueueDepth?: number },
+): Promise<EnqueueResult> {
+  const owner = await sessionOwner(db, scope, run.sessionId);
+  if (owner === undefined) throw new NotFoundError(`Run ${run.runId} was not queued: session ${run.sessionId} does not exist for this user`);
+  if (key !== null) {
+    const earlier = await jobByKey(db, owner, key);
+    if (earlier) return { duplicate: true, job: earlier };
+  }
+  if (await readJob(db, run.runId)) throw new ConflictError(`A run or job with id ${run.runId} already exists`);
+  if (maxQueueDepth !== undefined && (await queuedCount(db)) >= maxQueueDepth) throw new QueueFullError(maxQueueDepth);
+  throw new NotFoundError(`Run ${run.runId} was not queued: session ${run.sessionId} does not exist for this user`);
+}
+
+/**
+ * SQLite: the job and run inserts as one transaction (a synchronous batch: nothing else runs in
+ * between, and no transaction is held across an await).
+ */
+async function enqueueInBatch(db: Db, options: EnqueueRunJobOptions): Promise<EnqueueResult> {
+  const { scope, run, job, maxQueueDepth } = options;
+  const now = options.now ?? epochSeconds();
   const owner = await sessionOwner(db, scope, run.sessionId);
   if (owner === undefined) {
     throw new NotFoundError(`Run ${run.runId} was not queued: session ${run.sessionId} does not exist for this user`);
@@ -92,8 +168,8 @@ export async function enqueueRunJob(db: Db, options: EnqueueRunJobOptions): Prom
   const [jobWritten, runWritten] = counts;
   if (jobWritten === 1 && runWritten === 1) return { duplicate: false, job: (await readJob(db, run.runId))! };
   if (jobWritten === 1) {
-    // Only if the session vanished between the two statements (its row is locked on PostgreSQL,
-    // and SQLite runs the batch alone): take the job back before any worker can run it.
+    // Cannot happen (SQLite runs the batch alone, both statements see the same session); never
+    // leave a job without its run.
     await db.sql.exec(`DELETE FROM agno_jobs WHERE id = ? AND status = 'queued' AND attempt = 0`, [run.runId]);
     throw new NotFoundError(`Run ${run.runId} was not queued: session ${run.sessionId} was deleted meanwhile`);
   }
@@ -145,13 +221,39 @@ async function queuedCount(db: Db): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
+/**
+ * The INSERT INTO agno_jobs head and its SELECT list for a new queued job, with the owner given as
+ * SQL (`?` with its value, or a column of the statement's own).
+ */
+function jobInsertHead({ run, job, now }: { run: RunInput; job: JobInput; now: number }, owner: { sql: string; params: unknown[] }) {
+  return {
+    text: `INSERT INTO agno_jobs
+        (id, component_type, job_type, deployment_id, component_id, session_id, user_id, payload, status,
+         attempt, lease_losses, max_attempts, idempotency_key, available_at, created_at, updated_at)
+      SELECT ?, ?, ?, ?, ?, ?, ${owner.sql}, ?, 'queued', 0, 0, ?, ?, ?, ?, ?`,
+    params: [
+      run.runId,
+      job.componentType,
+      job.jobType,
+      job.deploymentId ?? null,
+      job.componentId,
+      run.sessionId,
+      ...owner.params,
+      { ...job.payload, stream: job.stream },
+      job.maxAttempts,
+      job.idempotencyKey ?? null,
+      job.availableAt ?? now,
+      now,
+      now,
+    ],
+  };
+}
+
 function jobInsertStatement(
   db: Db,
   { run, job, owner, now, maxQueueDepth }: { run: RunInput; job: JobInput; owner: string | null; now: number; maxQueueDepth?: number },
 ) {
   const key = job.idempotencyKey ?? null;
-  // The session row is locked (PostgreSQL) so it cannot go between this insert and the run's.
-  const lock = db.dialect === "postgres" ? " FOR SHARE" : "";
   const depth = maxQueueDepth !== undefined ? " AND (SELECT COUNT(*) FROM agno_jobs q WHERE q.status = 'queued') < ?" : "";
   // Each conflict target names its partial unique index exactly; any other violation (the id) throws.
   const onConflict =
@@ -160,30 +262,11 @@ function jobInsertStatement(
       : owner === null
         ? "ON CONFLICT (idempotency_key) WHERE user_id IS NULL AND idempotency_key IS NOT NULL DO NOTHING"
         : "ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING";
+  const head = jobInsertHead({ run, job, now }, { sql: "?", params: [owner] });
   return {
-    text: `INSERT INTO agno_jobs
-        (id, component_type, job_type, deployment_id, component_id, session_id, user_id, payload, status,
-         attempt, lease_losses, max_attempts, idempotency_key, available_at, created_at, updated_at)
-      SELECT ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?
-       WHERE EXISTS (SELECT 1 FROM agno_sessions s WHERE s.session_id = ? AND ${nullSafeEquals(db, "s.user_id")}${lock})${depth}
+    text: `${head.text}
+       WHERE EXISTS (SELECT 1 FROM agno_sessions s WHERE s.session_id = ? AND ${nullSafeEquals(db, "s.user_id")})${depth}
       ${onConflict}`,
-    params: [
-      run.runId,
-      job.componentType,
-      job.jobType,
-      job.deploymentId ?? null,
-      job.componentId,
-      run.sessionId,
-      owner,
-      { ...job.payload, stream: job.stream },
-      job.maxAttempts,
-      key,
-      job.availableAt ?? now,
-      now,
-      now,
-      run.sessionId,
-      owner,
-      ...(maxQueueDepth !== undefined ? [maxQueueDepth] : []),
-    ],
+    params: [...head.params, run.sessionId, owner, ...(maxQueueDepth !== undefined ? [maxQueueDepth] : [])],
   };
 }

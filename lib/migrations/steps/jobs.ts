@@ -1,12 +1,12 @@
 import { hasColumn } from "../introspect.ts";
-import { JOB_CANCEL_REQUESTED_AT, JOB_LEASE_LOSSES, JOB_SHARED_IDEMPOTENCY_INDEX } from "../tables/specs.ts";
+import { JOB_CANCEL_REQUESTED_AT, JOB_LEASE_LOSSES, JOB_LIVE_SESSION_INDEX, JOB_READY_INDEX, JOB_SHARED_IDEMPOTENCY_INDEX } from "../tables/specs.ts";
 import { MigrationError, type MigrationStep } from "../types.ts";
 import { addColumnIfMissing, addIndexIfMissing, dropIndexIfExists } from "./helpers.ts";
 
 export const jobsSteps: MigrationStep[] = [
   {
     version: "3.0.0",
-    description: "jobs count lost leases apart from attempts, record cancel intents, and owner-less idempotency keys dedupe",
+    description: "jobs count lost leases apart from attempts, record cancel intents, owner-less idempotency keys dedupe, and claims read an index",
     async up(ctx) {
       await addColumnIfMissing(ctx, "agno_jobs", JOB_LEASE_LOSSES);
       await addColumnIfMissing(ctx, "agno_jobs", JOB_CANCEL_REQUESTED_AT);
@@ -24,6 +24,8 @@ export const jobsSteps: MigrationStep[] = [
         );
       }
       await addIndexIfMissing(ctx, "agno_jobs", JOB_SHARED_IDEMPOTENCY_INDEX);
+      await addIndexIfMissing(ctx, "agno_jobs", JOB_READY_INDEX);
+      await addIndexIfMissing(ctx, "agno_jobs", JOB_LIVE_SESSION_INDEX);
     },
     async down(ctx) {
       const hasLosses = await hasColumn(ctx.db, "agno_jobs", JOB_LEASE_LOSSES.name);
@@ -33,6 +35,8 @@ export const jobsSteps: MigrationStep[] = [
         if (Number(row?.n) > 0) throw new Error(`cannot drop agno_jobs.lease_losses: ${row?.n} jobs have lost a lease`);
       }
       await dropIndexIfExists(ctx, JOB_SHARED_IDEMPOTENCY_INDEX.name);
+      await dropIndexIfExists(ctx, JOB_READY_INDEX.name);
+      await dropIndexIfExists(ctx, JOB_LIVE_SESSION_INDEX.name);
       if (await hasColumn(ctx.db, "agno_jobs", JOB_CANCEL_REQUESTED_AT.name)) await ctx.db.sql.exec(`ALTER TABLE agno_jobs DROP COLUMN cancel_requested_at`);
       if (hasLosses) await ctx.db.sql.exec(`ALTER TABLE agno_jobs DROP COLUMN lease_losses`);
     },

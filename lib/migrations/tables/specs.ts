@@ -251,6 +251,15 @@ export const JOB_SHARED_IDEMPOTENCY_INDEX: IndexSpec = {
   where: "user_id IS NULL AND idempotency_key IS NOT NULL",
 };
 
+/**
+ * The claim's scan: queued jobs in the order workers take them, so a claim reads the first few
+ * ready rows instead of sorting the whole queue.
+ */
+export const JOB_READY_INDEX: IndexSpec = { name: "idx_agno_jobs_ready", columns: ["available_at", "created_at"], where: "status = 'queued'" };
+
+/** A session's live jobs (one runs at a time): the claim asks whether one is running or queued ahead. */
+export const JOB_LIVE_SESSION_INDEX: IndexSpec = { name: "idx_agno_jobs_live_session", columns: ["session_id", "created_at"], where: "status IN ('queued', 'running')" };
+
 export const JOBS: TableSpec = {
   name: "agno_jobs",
   columns: [
@@ -287,6 +296,8 @@ export const JOBS: TableSpec = {
       where: "idempotency_key IS NOT NULL",
     },
     JOB_SHARED_IDEMPOTENCY_INDEX,
+    JOB_READY_INDEX,
+    JOB_LIVE_SESSION_INDEX,
   ],
 };
 
