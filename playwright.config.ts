@@ -54,5 +54,19 @@ export default defineConfig({
       timeout: 240_000,
       env: { ...appEnv, PORT: String(E2E_PORTS.securedApp), DATABASE_URL: `file:./${OUTPUT_DIR}/e2e-secured.db`, OS_SECURITY_KEY: E2E_SECURITY_KEY },
     },
+    {
+      // The same app with the durable queue: background runs are jobs its embedded worker runs.
+      command: "node bin/agentry.mjs start",
+      url: `http://127.0.0.1:${E2E_PORTS.durableApp}/health`,
+      reuseExistingServer: !isCI,
+      timeout: 240_000,
+      env: {
+        ...appEnv,
+        PORT: String(E2E_PORTS.durableApp),
+        DATABASE_URL: `file:./${OUTPUT_DIR}/e2e-durable.db`,
+        AGENTRY_QUEUE_DURABLE: "true",
+        AGENTRY_QUEUE_POLL_INTERVAL_MS: "200",
+      },
+    },
   ],
 });
