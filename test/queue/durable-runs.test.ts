@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "@/lib/auth/principal.ts";
 import { adminScope, getJob, getRun, listJobs, queueStats, type Db } from "@/lib/db/index.ts";
+import { clearCancel } from "@/lib/runtime/run-registry.ts";
 import { deferred, messageText, startModelServer, type Deferred, type ModelServer, type ScriptStep } from "../../e2e/fixtures/model-server.ts";
 import { DIALECTS, type TestDialect } from "../support/databases.ts";
 import { readSse, startTestApp, type TestApp } from "../support/test-app.ts";
@@ -35,6 +36,8 @@ describe.each(DIALECTS)("durable background runs on $name", (dialect: TestDialec
     let gate: Deferred;
     /** Messages the model saw, with how many times (a re-executed run is seen twice). */
     const failuresLeft = new Map<string, number>();
+    /** "denied …" messages that answer normally now (the key was fixed). */
+    const allowed = new Set<string>();
     let app: TestApp;
     let db: Db;
 
@@ -54,8 +57,8 @@ describe.each(DIALECTS)("durable background runs on $name", (dialect: TestDialec
             failuresLeft.set(text, left - 1);
             if (left > 0) return { error: { status: 500, message: "upstream exploded" } };
           }
-          // "denied …": a permanent provider error (bad key).
-          if (text.startsWith("denied")) return { error: { status: 401, message: "invalid api key" } };
+          // "denied …": a permanent provider error (bad key), unless the test has since allowed it.
+          if (text.startsWith("denied") && !allowed.has(text)) return { error: { status: 401, message: "invalid api key" } };
           return { text: `done: ${text}`, usage: { prompt_tokens: 5, completion_tokens: 3 } };
         },
       });
@@ -248,6 +251,33 @@ describe.each(DIALECTS)("durable background runs on $name", (dialect: TestDialec
       expect(tooLong.status).toBe(422);
       expect(((await tooLong.json()) as Json).detail).toMatch(/Idempotency-Key/);
       expect((await submit({ message: "x" }, { headers: { "idempotency-key": "k".repeat(512) } })).status).toBe(202);
+    });
+
+    it("a cancel recorded for a failed run is re-applied when it is requeued, unless the requeue clears it", async () => {
+      const failOnce = async (message: string) => {
+        const run = await accepted({ message });
+        await until("ERROR", async () => (await status(run.run_id)) === "ERROR");
+        // Cancel the failed run (the intent is kept with its job), as seen from another replica:
+        // the database has the intent, this process's registry does not.
+        expect((await app.call("POST", `/agents/bg/runs/${run.run_id}/cancel?session_id=${run.session_id}`)).status).toBe(200);
+        expect((await job(run.run_id))?.cancel_requested_at).not.toBeNull();
+        clearCancel(run.run_id);
+        allowed.add(message);
+        return run;
+      };
+      const kept = await failOnce(`denied keep ${Date.now()}`);
+      const callsBefore = server.requests.filter((r) => lastUserText(r.body).startsWith("denied keep")).length;
+      const requeued = await app.call("POST", `/queue/jobs/${kept.run_id}/requeue?force=true`);
+      expect(requeued.status).toBe(200);
+      await until("CANCELLED after the requeue", async () => (await status(kept.run_id)) === "CANCELLED");
+      expect((await job(kept.run_id))?.status).toBe("cancelled");
+      // Cancelled as it started: the model was not asked again.
+      expect(server.requests.filter((r) => lastUserText(r.body).startsWith("denied keep")).length).toBe(callsBefore);
+
+      const cleared = await failOnce(`denied clear ${Date.now()}`);
+      expect((await app.call("POST", `/queue/jobs/${cleared.run_id}/requeue?force=true&clear_cancellation=true`)).status).toBe(200);
+      await until("COMPLETED after the requeue", async () => (await status(cleared.run_id)) === "COMPLETED");
+      expect(await job(cleared.run_id)).toMatchObject({ status: "completed", cancel_requested_at: null });
     });
 
     it("user B cannot poll, cancel, resume or reuse the Idempotency-Key of user A's durable run", async () => {
