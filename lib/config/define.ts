@@ -132,11 +132,12 @@ export const FileConfigSchema = z
         maxQueueDepth: z.number().int().min(1).optional(),
         maxAttempts: z.number().int().min(1).optional(),
         retryDelaySeconds: z.number().min(0).optional(),
-        timeoutSeconds: z.number().positive().optional(),
-        lockGraceSeconds: z.number().positive().optional(),
+        // A timer holds at most 2^31 − 1 ms (about 24.8 days).
+        timeoutSeconds: z.number().positive().max(2_147_483).optional(),
+        lockGraceSeconds: z.number().positive().max(86_400).optional(),
         pollIntervalMs: z.number().int().min(10).optional(),
         retentionSeconds: z.number().int().min(0).optional(),
-        stopTimeoutSeconds: z.number().min(0).optional(),
+        stopTimeoutSeconds: z.number().min(0).max(2_147_483).optional(),
         /** Jobs submitted here go only to workers of this deployment. */
         deploymentId: z.string().min(1).optional(),
         embeddedWorker: z.boolean().optional(),

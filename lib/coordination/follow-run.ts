@@ -36,7 +36,10 @@ export async function* followRun(options: FollowOptions): AsyncGenerator<RunEven
     while (!signal.aborted) {
       // Executing in this process (the embedded worker): its live buffer, event by event.
       const local = getLiveRun(runId);
-      if (local && local.firstIndex <= last + 1 && (!local.done || local.nextIndex > last + 1)) {
+      // An attempt that ended here without ending the run (queued again, or its lease lost) is not
+      // the run's record: what follows comes from wherever the run goes next.
+      const attemptOnly = local?.done && (local.status === "PENDING" || local.status === "RUNNING");
+      if (local && !attemptOnly && local.firstIndex <= last + 1 && (!local.done || local.nextIndex > last + 1)) {
         for await (const event of liveEvents(local, last, signal)) {
           last = event.event_index as number;
           yield event;
@@ -47,7 +50,9 @@ export async function* followRun(options: FollowOptions): AsyncGenerator<RunEven
       // Redis when it answers; the database (the truth, kept current by the worker whenever Redis
       // is not) when it does not, or when its stream has a gap (events published while it was down).
       let events = reader ? await reader.read(runId, last, options.blockMs ?? Math.max(pollMs, 1000)) : null;
-      if (events && events.length > 0 && (events[0].event_index as number) > last + 1) events = null;
+      // Any gap (events Redis missed while it was down, or a publish that failed) means this
+      // stretch is read from the database instead.
+      if (events && events.some((e, i) => (e.event_index as number) !== (i === 0 ? last : (events![i - 1].event_index as number)) + 1)) events = null;
       let stored: Awaited<ReturnType<typeof getRun>> | undefined;
       const fromDatabase = events === null;
       if (fromDatabase || events!.length === 0) {

@@ -99,10 +99,11 @@ export class RedisCoordination {
     this.commands
       .xadd(key, "MAXLEN", "~", String(STREAM_MAX_EVENTS), `${index + 1}-0`, "e", JSON.stringify(event))
       .catch((error: Error) => {
-        // An id at or below the stream's top: this index was published already (a re-execution).
-        if (/equal or smaller/.test(error.message)) return;
+        // An id at or below the stream's top: this index was published before (by an attempt
+        // whose numbering this one could not see). The stream cannot be trusted for this stretch:
+        // writers keep the database current meanwhile (healthy turns false), followers check it.
         this.failedAt = Date.now();
-        this.warn(error);
+        if (!/equal or smaller/.test(error.message)) this.warn(error);
       });
     const now = Date.now();
     if ((this.expiresAt.get(key) ?? 0) < now + (STREAM_TTL_SECONDS * 1000) / 2) {
@@ -152,7 +153,9 @@ export class RedisCoordination {
 
   /** The highest event_index in a run's stream, or null (none, or Redis unavailable). */
   async lastEventIndex(runId: string): Promise<number | null> {
-    if (!this.ready) return null;
+    // A worker that just started may still be connecting: wait for it, or a re-executed attempt
+    // would number its events over the ones already in the stream.
+    if (!(await this.available())) return null;
     try {
       const [entry] = (await this.commands.xrevrange(this.streamKey(runId), "+", "-", "COUNT", 1)) as [string, string[]][];
       return entry ? Number(entry[0].split("-")[0]) - 1 : null;

@@ -6,7 +6,7 @@ import { settleJobStatement, type JobSettlement } from "../db/jobs/index.ts";
 import { runAgent, type StartRunRequest } from "../runtime/agent-run.ts";
 import { findAgent } from "../runtime/agents.ts";
 import type { RunEvent } from "../runtime/events.ts";
-import { eventsAfter, requestCancel, subscribe } from "../runtime/run-registry.ts";
+import { clearCancel, eventsAfter, requestCancel, subscribe } from "../runtime/run-registry.ts";
 import { emptyMetrics, type RunOutput } from "../runtime/run-output.ts";
 import { runRow } from "../runtime/run-settle.ts";
 import { LeaseLostError } from "./run-writer.ts";
@@ -70,7 +70,10 @@ export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings 
     const storedEvents = output.events ?? [];
     const lastStored = storedEvents.length ? (storedEvents[storedEvents.length - 1].event_index as number) : -1;
     const lastPublished = (await coordination?.lastEventIndex(job.id)) ?? -1;
+    // The database holds the cancel intent; one this process remembers from before a requeue
+    // that cleared it (clear_cancellation, possibly through another replica) no longer counts.
     if (ctx.cancelRequested) requestCancel(job.id);
+    else clearCancel(job.id);
     const started = runAgent({
       db,
       agent,
@@ -86,7 +89,8 @@ export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings 
       signal: ctx.signal,
       firstEventIndex: Math.max(lastStored, lastPublished) + 1,
     });
-    const fenced = () => ctx.signal.aborted && ctx.signal.reason instanceof LeaseLostError;
+    // Not fenced by the database, so checked here: an attempt that may have lost its lease publishes nothing.
+    const fenced = () => (ctx.signal.aborted && ctx.signal.reason instanceof LeaseLostError) || !ctx.holdsLease();
     const publish = (event: RunEvent) => {
       if (!fenced()) coordination!.publishEvent(job.id, event);
     };

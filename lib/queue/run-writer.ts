@@ -63,7 +63,7 @@ export function fencedRunWriter(
     onSettling?: () => void;
   },
 ): RunWriter & { readonly settling: boolean } {
-  const guard = runFenceGuard(fence);
+  const guard = runFenceGuard(db, fence);
   async function statement(scope: DataScope, run: RunInput) {
     return runInsertStatement(db, { scope, run, now: epochSeconds(), extraGuard: guard });
   }

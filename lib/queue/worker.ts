@@ -7,6 +7,7 @@ import {
   heartbeatJobs,
   cancelRequestedJobs,
   releaseJob,
+  abandonJob,
   unsafeDeleteFinishedJobs,
   unsafeSweepExpiredLeases,
   type ClaimedJob,
@@ -34,6 +35,12 @@ export interface JobContext {
   /** A cancel was recorded for the run (at claim or by a heartbeat). */
   readonly cancelRequested: boolean;
   readonly coordination: RedisCoordination | null;
+  /**
+   * Whether the lease is surely still this worker's: renewed less than lockGraceSeconds ago (by
+   * its clock, less a margin). Checked before anything that is not fenced by the database (Redis events), so
+   * a worker that froze past its lease publishes nothing when it wakes, before any heartbeat says so.
+   */
+  holdsLease(): boolean;
 }
 
 /**
@@ -69,8 +76,17 @@ interface Active {
   controller: AbortController;
   timeout: ReturnType<typeof setTimeout>;
   cancelRequested: boolean;
+  /** Date.now() of the claim or of the last heartbeat that renewed this lease. */
+  renewedAt: number;
+  /** The lease is gone (aborted with LeaseLostError): nothing renews or settles it any more. */
+  lost: boolean;
   done: Promise<void>;
 }
+
+/** How much sooner than the database this worker considers one of its leases gone. */
+const LEASE_MARGIN_MS = 250;
+/** After releasing its jobs on stop, how long a worker waits for their executors to wind down. */
+const STOP_DRAIN_MS = 5_000;
 
 export function newWorkerId(): string {
   return `worker-${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`;
@@ -187,7 +203,13 @@ export class QueueWorker {
     const { db, queue } = this.options;
     const fence: JobFence = { id: job.id, attempt: job.attempt, workerId: this.workerId };
     const controller = new AbortController();
-    const timeout = setTimeout(() => controller.abort(new RunTimeoutSignal(queue.timeoutSeconds)), queue.timeoutSeconds * 1000);
+    // At timeoutSeconds the run is aborted (it ends ERROR); one that has still not ended a grace
+    // period later is abandoned: failed under its fence, its slot and lease given up.
+    const grace = Math.max(5_000, queue.lockGraceSeconds * 1000);
+    const timeout = setTimeout(() => {
+      controller.abort(new RunTimeoutSignal(queue.timeoutSeconds));
+      setTimeout(() => void this.abandon(entry), grace).unref?.();
+    }, queue.timeoutSeconds * 1000);
     timeout.unref?.();
     const writer = fencedRunWriter(db, {
       fence,
@@ -198,7 +220,11 @@ export class QueueWorker {
       // Its run has ended: the next job may start while the batch with its end is written.
       onSettling: () => this.wake(),
     });
-    const entry: Active = { job, fence, writer, controller, timeout, cancelRequested: job.cancel_requested_at !== null, done: Promise.resolve() };
+    const entry: Active = { job, fence, writer, controller, timeout, cancelRequested: job.cancel_requested_at !== null, renewedAt: Date.now(), lost: false, done: Promise.resolve() };
+    // This worker claimed the job again (its own sweeper took it back, e.g. after an outage longer
+    // than the lease): the older attempt lost its lease and stops.
+    const previous = this.active.get(job.id);
+    if (previous) this.lose(previous);
     this.active.set(job.id, entry);
     entry.done = (async () => {
       try {
@@ -209,40 +235,84 @@ export class QueueWorker {
           signal: controller.signal,
           cancelRequested: entry.cancelRequested,
           coordination: this.options.coordination ?? null,
+          holdsLease: () => this.holdsLease(entry),
         });
       } catch (error) {
         if (!(error instanceof LeaseLostError)) log.error(`[worker ${this.workerId}] job ${job.id} failed: ${(error as Error)?.stack ?? error}`);
       } finally {
         clearTimeout(timeout);
-        this.active.delete(job.id);
+        if (this.active.get(job.id) === entry) this.active.delete(job.id);
         this.progress.lastCompletionAt = Date.now();
         if (!this.stopping) this.wake();
       }
     })();
   }
 
+  /**
+   * The sweeper takes a lease back only once its locked_at (whole seconds) is more than
+   * lockGraceSeconds old, which is never sooner than lockGraceSeconds after the renewal was sent:
+   * until then (less a margin for clock reads) the lease is surely this worker's.
+   */
+  /** The attempt lost its lease: it stops, and writes nothing more (its writes are fenced out anyway). */
+  private lose(entry: Active): void {
+    entry.lost = true;
+    entry.controller.abort(new LeaseLostError(entry.job.id));
+  }
+
+  private holdsLease(entry: Active): boolean {
+    return Date.now() - entry.renewedAt < this.options.queue.lockGraceSeconds * 1000 - LEASE_MARGIN_MS;
+  }
+
+  private async abandon(entry: Active): Promise<void> {
+    if (this.active.get(entry.job.id) !== entry || entry.writer.settling) return;
+    const reason = `Run timed out after ${this.options.queue.timeoutSeconds} s and did not stop; the job was given up`;
+    log.warn(`[worker ${this.workerId}] job ${entry.job.id}: ${reason}`);
+    try {
+      await abandonJob(this.options.db, { ...entry.fence, reason, errorType: "run_timeout_error" });
+    } catch (error) {
+      // The database is away: the lease runs out and the sweeper takes the job back.
+      log.warn(`[worker ${this.workerId}] could not give up job ${entry.job.id}: ${(error as Error).message}`);
+    }
+    if (this.active.get(entry.job.id) === entry) this.active.delete(entry.job.id);
+    this.wake();
+  }
+
+  /** Stops every attempt whose lease has run out by this worker's clock (another worker may own it by now). */
+  private abortExpired(): void {
+    for (const entry of this.active.values()) {
+      if (entry.writer.settling || entry.lost || this.holdsLease(entry)) continue;
+      log.warn(`[worker ${this.workerId}] the lease on job ${entry.job.id} ran out without a renewal; stopping it`);
+      this.lose(entry);
+    }
+  }
+
   private async heartbeat(): Promise<void> {
+    // Woken from a freeze, or the database was away for longer than the lease: those attempts stop first.
+    this.abortExpired();
     // A job whose final write has begun is leaving: that write settles it, fenced like any other.
-    const leases = [...this.active.values()].filter((a) => !a.writer.settling).map((a) => a.fence);
+    // One aborted for its timeout or a cancel keeps its lease while it winds down.
+    const leases = [...this.active.values()].filter((a) => !a.writer.settling && !a.lost).map((a) => a.fence);
     if (leases.length === 0) return;
+    const sentAt = Date.now();
     let held: Map<string, { cancelRequested: boolean }>;
     try {
       held = await heartbeatJobs(this.options.db, { workerId: this.workerId, leases });
     } catch (error) {
-      // The database is unreachable: keep working; the lease runs out only after lockGraceSeconds.
+      // The database is unreachable: keep working until the lease runs out (abortExpired).
       log.warn(`[worker ${this.workerId}] heartbeat failed: ${(error as Error).message}`);
       return;
     }
     for (const lease of leases) {
       const entry = this.active.get(lease.id);
-      if (!entry || entry.fence.attempt !== lease.attempt || entry.writer.settling) continue;
+      if (!entry || entry.fence.attempt !== lease.attempt || entry.writer.settling || entry.lost) continue;
       const state = held.get(lease.id);
       if (!state) {
         log.warn(`[worker ${this.workerId}] lost the lease on job ${lease.id}; stopping it`);
-        entry.controller.abort(new LeaseLostError(lease.id));
-      } else if (state.cancelRequested) {
-        this.cancel(lease.id);
+        this.lose(entry);
+        continue;
       }
+      entry.renewedAt = sentAt;
+      if (state.cancelRequested) this.cancel(lease.id);
     }
   }
 
@@ -301,14 +371,18 @@ export class QueueWorker {
     await Promise.race([all(), new Promise((resolve) => (timer = setTimeout(resolve, timeoutSeconds * 1000)))]);
     clearTimeout(timer);
     for (const entry of [...this.active.values()]) {
+      // A job whose end is being written is finishing: let that write land rather than hand it back.
+      if (entry.writer.settling) continue;
       try {
         await releaseJob(this.options.db, entry.fence);
       } catch (error) {
         log.warn(`[worker ${this.workerId}] could not release job ${entry.job.id}: ${(error as Error).message}`);
       }
-      entry.controller.abort(new LeaseLostError(entry.job.id));
+      this.lose(entry);
     }
-    await all();
+    // Bounded: an executor that ignores its abort (a stuck tool) must not keep the process up;
+    // its job was released, so whatever it writes later is fenced out.
+    await Promise.race([all(), new Promise((resolve) => setTimeout(resolve, STOP_DRAIN_MS).unref?.())]);
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
     this.running = false;

@@ -10,7 +10,7 @@ import {
   QueueFullError,
   adminScope,
   cancelJob,
-  cancelQueuedJob,
+  requestJobCancel,
   claimJobs,
   completeJob,
   duplicateMismatch,
@@ -577,6 +577,35 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
       );
 
       it(
+        "a job taken back from its worker (released or swept) has its run PENDING again; a cancel before the next claim ends both",
+        withDb(async (db) => {
+          const [released, swept] = await enqueueMany(db, scopes.a, 2);
+          const claimed = await claimJobs(db, { workerId: "w", limit: 2, now: NOW + 5, leaseSeconds: LEASE });
+          expect(await rawRun(db, released.id)).toMatchObject({ status: "RUNNING" });
+          expect(await releaseJob(db, { ...fenceOf(claimed.find((j) => j.id === released.id)!), now: NOW + 6 })).toBe(true);
+          expect(await unsafeSweepExpiredLeases(db, { now: NOW + 5 + LEASE + 1, leaseSeconds: LEASE })).toEqual({ requeued: [swept.id], failed: [] });
+          for (const job of [released, swept]) {
+            expect(await rawRun(db, job.id)).toMatchObject({ status: "PENDING" });
+            expect(await requestJobCancel(db, { scope: scopes.a, id: job.id, now: NOW + 100 })).toBe("cancelled");
+            expect(await rawRun(db, job.id)).toMatchObject({ status: "CANCELLED" });
+          }
+        }),
+      );
+
+      it(
+        "a release that is the job's third lost lease fails the job and its run",
+        withDb(async (db) => {
+          const [job] = await enqueueMany(db, scopes.a, 1);
+          for (let i = 0; i < 3; i++) {
+            const [claimed] = await claimJobs(db, { workerId: "w", limit: 1, now: NOW + 10 + i, leaseSeconds: LEASE });
+            expect(await releaseJob(db, { ...fenceOf(claimed), now: NOW + 10 + i })).toBe(true);
+          }
+          expect(await getJob(db, { scope: scopes.a, id: job.id })).toMatchObject({ status: "failed", lease_losses: 3, attempt: 3 });
+          expect((await getRun(db, { scope: scopes.a, runId: job.id }))!.run_data).toMatchObject({ status: "ERROR", error: { error_type: "job_lost_worker" } });
+        }),
+      );
+
+      it(
         "pauses and cancels under the fence; cancels a queued job by scope",
         withDb(async (db) => {
           const [a, b, c] = await enqueueMany(db, scopes.a, 3);
@@ -587,11 +616,14 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           expect(await getJob(db, { scope: scopes.a, id: a.id })).toMatchObject({ status: "paused" });
           expect(await getJob(db, { scope: scopes.a, id: b.id })).toMatchObject({ status: "cancelled", error: "user asked", completed_at: NOW + 6 });
           expect(await heartbeat(db, { ...fenceOf(claimed[0]), now: NOW + 7 })).toBe(false);
-          // A queued job: only its owner (or an admin) cancels it; a running one is its worker's to cancel.
-          expect(await cancelQueuedJob(db, { scope: scopes.b, id: c.id })).toBe(false);
-          expect(await cancelQueuedJob(db, { scope: scopes.a, id: c.id, now: NOW + 8 })).toBe(true);
-          expect(await cancelQueuedJob(db, { scope: scopes.a, id: c.id })).toBe(false);
-          expect(await getJob(db, { scope: scopes.a, id: c.id })).toMatchObject({ status: "cancelled" });
+          // A queued job: only its owner (or an admin) cancels it, with its run; a running one is its worker's to cancel.
+          expect(await requestJobCancel(db, { scope: scopes.b, id: c.id })).toBeNull();
+          expect(await requestJobCancel(db, { scope: scopes.a, id: c.id, now: NOW + 8 })).toBe("cancelled");
+          expect(await requestJobCancel(db, { scope: scopes.a, id: c.id })).toBe("cancelled");
+          expect(await getJob(db, { scope: scopes.a, id: c.id })).toMatchObject({ status: "cancelled", cancel_requested_at: NOW + 8 });
+          expect(await rawRun(db, c.id)).toMatchObject({ status: "CANCELLED" });
+          // A paused job is held by no worker either: cancelled at once.
+          expect(await requestJobCancel(db, { scope: scopes.a, id: a.id })).toBe("cancelled");
           expect(await claimJobs(db, { workerId: "w", limit: 5, now: NOW + 100, leaseSeconds: LEASE })).toEqual([]);
         }),
       );
@@ -682,7 +714,8 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           expect((await listJobs(db, { scope: scopes.admin })).totalCount).toBe(4);
           expect((await listJobs(db, { scope: adminScope(principals.userB) })).totalCount).toBe(1);
           expect((await queueStats(db, { scope: scopes.b, now: NOW + 100 })).counts.queued).toBe(1);
-          expect(await cancelQueuedJob(db, { scope: scopes.a, id: bJob.id })).toBe(false);
+          expect(await requestJobCancel(db, { scope: scopes.a, id: bJob.id })).toBeNull();
+          expect((await getJob(db, { scope: scopes.b, id: bJob.id }))?.cancel_requested_at).toBeNull();
           await expect(requeueJob(db, { scope: scopes.b, id: bJob.id, force: true })).rejects.toBeInstanceOf(PermissionError);
           await expect(requeueJob(db, { scope: scopes.a, id: bJob.id, force: true })).rejects.toBeInstanceOf(PermissionError);
         }),

@@ -1,7 +1,7 @@
 import type { Db } from "../open-database.ts";
 import { ownerSql, type DataScope } from "../scope.ts";
-import type { Statement } from "../sql.ts";
 import { epochSeconds, type JobStatus } from "./job-row.ts";
+import { runStatusStatement } from "./job-run-status.ts";
 
 /**
  * Records the intent to cancel a durable run's job (cancel_requested_at, the truth every replica
@@ -29,23 +29,17 @@ export async function requestJobCancel(
               WHERE id = ? AND status IN ('queued', 'paused')`,
       params: [reason, now, now, id],
     },
-    runCancelledStatement(db, { runId: id, reason, now }),
+    // Its run too: PENDING, PAUSED, or RUNNING when a worker that had claimed it let it go (it was
+    // released or swept, and nobody holds it now).
+    runStatusStatement(db, {
+      runId: id,
+      to: "CANCELLED",
+      from: ["PENDING", "RUNNING", "PAUSED"],
+      error: { message: reason, error_type: "run_cancelled" },
+      now,
+      job: { clause: "j.status = 'cancelled'", params: [] },
+    }),
   ]);
   // 0: a worker claimed it in between; it sees the intent when it starts.
   return changed === 1 ? "cancelled" : "running";
-}
-
-/** The run of a job that was cancelled before a worker held it: CANCELLED with the reason. */
-function runCancelledStatement(db: Db, { runId, reason, now }: { runId: string; reason: string; now: number }): Statement {
-  const error = JSON.stringify({ message: reason, error_type: "run_cancelled" });
-  const setData =
-    db.dialect === "postgres"
-      ? "jsonb_set(jsonb_set(run_data, '{status}', to_jsonb('CANCELLED'::text)), '{error}', ?::jsonb)"
-      : "json_set(run_data, '$.status', 'CANCELLED', '$.error', json(?))";
-  return {
-    text: `UPDATE agno_runs SET status = 'CANCELLED', run_data = ${setData}, updated_at = ?
-            WHERE run_id = ? AND status IN ('PENDING', 'PAUSED')
-              AND EXISTS (SELECT 1 FROM agno_jobs j WHERE j.id = ? AND j.status = 'cancelled')`,
-    params: [error, now, runId, runId],
-  };
 }

@@ -1,5 +1,7 @@
 import type { Db } from "../open-database.ts";
 import { epochSeconds } from "./job-row.ts";
+import { runStatusStatement } from "./job-run-status.ts";
+import { lostWorkerRunError, MAX_LEASE_LOSSES } from "./sweep-expired-leases.ts";
 
 /**
  * What a worker got from claimJobs and presents on every later write. A write applies only while
@@ -46,16 +48,65 @@ export function cancelJob(db: Db, { now = epochSeconds(), reason, ...fence }: Fe
 
 /**
  * Graceful shutdown: hands the job back at once (queued, available now, lock cleared) without
- * spending an attempt — lease_losses + 1 offsets the claim. The attempt stays, so this worker's
- * fence never matches again; the next claim gets attempt + 1.
+ * spending an attempt — lease_losses + 1 offsets the claim — and its run back to PENDING, in one
+ * transaction. The attempt stays, so this worker's fence never matches again; the next claim gets
+ * attempt + 1. A release counts as a lost lease: the one that makes MAX_LEASE_LOSSES fails the job
+ * and its run instead, as the sweeper would.
  */
-export function releaseJob(db: Db, { now = epochSeconds(), ...fence }: FencedWrite): Promise<boolean> {
-  return fencedUpdate(
-    db,
-    fence,
-    "status = 'queued', available_at = ?, lease_losses = lease_losses + 1, locked_by = NULL, locked_at = NULL, updated_at = ?",
-    [now, now],
-  );
+export async function releaseJob(db: Db, { now = epochSeconds(), ...fence }: FencedWrite): Promise<boolean> {
+  const [row] = await db.sql.query<{ lease_losses: number }>(`SELECT lease_losses FROM agno_jobs WHERE ${FENCE_SQL}`, fenceParams(fence));
+  if (!row) return false;
+  const losses = Number(row.lease_losses) + 1;
+  if (losses >= MAX_LEASE_LOSSES) {
+    const reason = `Job lost its worker ${losses} times (shut down or no heartbeat); not retried again`;
+    const [changed] = await db.sql.batch([
+      {
+        text: `UPDATE agno_jobs SET status = 'failed', lease_losses = lease_losses + 1, error = ?, completed_at = ?, updated_at = ? WHERE ${FENCE_SQL}`,
+        params: [reason, now, now, ...fenceParams(fence)],
+      },
+      lostWorkerRunError(db, { runId: fence.id, reason, now, attempt: fence.attempt, losses }),
+    ]);
+    return changed === 1;
+  }
+  const [changed] = await db.sql.batch([
+    {
+      text: `UPDATE agno_jobs SET status = 'queued', available_at = ?, lease_losses = lease_losses + 1, locked_by = NULL, locked_at = NULL, updated_at = ?
+              WHERE ${FENCE_SQL}`,
+      params: [now, now, ...fenceParams(fence)],
+    },
+    runStatusStatement(db, {
+      runId: fence.id,
+      to: "PENDING",
+      from: ["RUNNING"],
+      now,
+      job: { clause: "j.status = 'queued' AND j.attempt = ? AND j.lease_losses = ?", params: [fence.attempt, losses] },
+    }),
+  ]);
+  return changed === 1;
+}
+
+/**
+ * Gives up on an attempt that outlived its timeout and would not stop (a tool ignoring the abort):
+ * the job fails and its run becomes ERROR with the reason, in one transaction, under the fence.
+ * Whatever the stuck attempt writes later is fenced out.
+ */
+export async function abandonJob(db: Db, { now = epochSeconds(), reason, errorType, ...fence }: FencedWrite & { reason: string; errorType: string }): Promise<boolean> {
+  const [changed] = await db.sql.batch([
+    {
+      text: `UPDATE agno_jobs SET status = 'failed', error = ?, completed_at = ?, updated_at = ? WHERE ${FENCE_SQL}`,
+      params: [reason, now, now, ...fenceParams(fence)],
+    },
+    runStatusStatement(db, {
+      runId: fence.id,
+      to: "ERROR",
+      from: ["PENDING", "RUNNING"],
+      error: { message: reason, error_type: errorType },
+      content: reason,
+      now,
+      job: { clause: "j.status = 'failed' AND j.attempt = ? AND j.completed_at = ?", params: [fence.attempt, now] },
+    }),
+  ]);
+  return changed === 1;
 }
 
 /** One live lease as its worker holds it. */
@@ -75,11 +126,13 @@ export async function heartbeatJobs(
 ): Promise<Map<string, { cancelRequested: boolean }>> {
   const held = new Map<string, { cancelRequested: boolean }>();
   if (leases.length === 0) return held;
+  // Each lease by its id and attempt: an older claim of a job this worker claimed again must not
+  // be renewed as if it were the current one.
   const rows = await db.sql.query<{ id: string; attempt: number; cancel_requested_at: number | null }>(
     `UPDATE agno_jobs SET locked_at = ?, updated_at = ?
-      WHERE locked_by = ? AND status = 'running' AND id IN (${leases.map(() => "?").join(", ")})
+      WHERE locked_by = ? AND status = 'running' AND (${leases.map(() => "(id = ? AND attempt = ?)").join(" OR ")})
       RETURNING id, attempt, cancel_requested_at`,
-    [now, now, workerId, ...leases.map((l) => l.id)],
+    [now, now, workerId, ...leases.flatMap((l) => [l.id, l.attempt])],
   );
   const attempts = new Map(leases.map((l) => [l.id, l.attempt]));
   for (const row of rows) {
@@ -122,10 +175,15 @@ export function settleJobStatement(fence: JobFence, settlement: JobSettlement, n
   return { text: `UPDATE agno_jobs SET ${set} WHERE ${FENCE_SQL}`, params: [...params, ...fenceParams(fence)] };
 }
 
-/** The condition a fenced run write carries: the job is still held under this fence. */
-export function runFenceGuard(fence: JobFence): { clause: string; params: unknown[] } {
+/**
+ * The condition a fenced run write carries: the job is still held under this fence. On
+ * PostgreSQL the job row is share-locked for the write's duration, so a sweep or a new claim
+ * cannot slip in between this check (made on the statement's snapshot) and the row it updates.
+ */
+export function runFenceGuard(db: Db, fence: JobFence): { clause: string; params: unknown[] } {
+  const lock = db.dialect === "postgres" ? " FOR SHARE" : "";
   return {
-    clause: "EXISTS (SELECT 1 FROM agno_jobs j WHERE j.id = ? AND j.attempt = ? AND j.locked_by = ? AND j.status = 'running')",
+    clause: `EXISTS (SELECT 1 FROM agno_jobs j WHERE j.id = ? AND j.attempt = ? AND j.locked_by = ? AND j.status = 'running'${lock})`,
     params: fenceParams(fence),
   };
 }

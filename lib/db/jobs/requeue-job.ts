@@ -1,8 +1,8 @@
 import { ConflictError, NotFoundError, PermissionError } from "../errors.ts";
 import type { Db } from "../open-database.ts";
 import { ownerSql, type DataScope } from "../scope.ts";
-import type { Statement } from "../sql.ts";
 import { epochSeconds, readJob, type StoredJob } from "./job-row.ts";
+import { runStatusStatement } from "./job-run-status.ts";
 import { getJob } from "./list-jobs.ts";
 
 /** A job that failed less than this long ago is a fresh failure: requeueing it needs `force`. */
@@ -57,40 +57,16 @@ export async function requeueJob(db: Db, options: RequeueJobOptions): Promise<St
               WHERE id = ? AND status = ? AND attempt = ? AND ${owner.clause}`,
       params: [now, now, id, job.status, job.attempt, ...owner.params],
     },
-    runPendingStatement(db, { runId: id, attempt: job.attempt, now }),
+    // The run back to PENDING (its error dropped), only if this requeue took.
+    runStatusStatement(db, {
+      runId: id,
+      to: "PENDING",
+      from: ["ERROR", "CANCELLED"],
+      error: null,
+      now,
+      job: { clause: "j.status = 'queued' AND j.attempt = ? AND j.updated_at = ?", params: [job.attempt, now] },
+    }),
   ]);
   if (changed !== 1) throw new ConflictError(`Job ${id} changed while it was being requeued`);
   return (await readJob(db, id))!;
-}
-
-/** The requeued job's run back to PENDING (its error dropped), only if that job is queued again. */
-function runPendingStatement(db: Db, { runId, attempt, now }: { runId: string; attempt: number; now: number }): Statement {
-  const setData =
-    db.dialect === "postgres"
-      ? "jsonb_set(run_data - 'error', '{status}', to_jsonb(?::text))"
-      : "json_set(json_remove(run_data, '$.error'), '$.status', ?)";
-  return {
-    text: `UPDATE agno_runs SET status = 'PENDING', run_data = ${setData}, updated_at = ?
-            WHERE run_id = ? AND status IN ('ERROR', 'CANCELLED')
-              AND EXISTS (SELECT 1 FROM agno_jobs j WHERE j.id = ? AND j.status = 'queued' AND j.attempt = ? AND j.updated_at = ?)`,
-    params: ["PENDING", now, runId, runId, attempt, now],
-  };
-}
-
-/**
- * Cancels a job no worker holds (queued or paused) within the scope: a non-admin only its own.
- * Reports whether it did; a running job is cancelled by its worker (cancelJob) once it sees the
- * run's cancel intent. The run row is the caller's to write.
- */
-export async function cancelQueuedJob(
-  db: Db,
-  { scope, id, reason, now = epochSeconds() }: { scope: DataScope; id: string; reason?: string; now?: number },
-): Promise<boolean> {
-  const owner = ownerSql(scope);
-  const changed = await db.sql.exec(
-    `UPDATE agno_jobs SET status = 'cancelled', error = ?, completed_at = ?, updated_at = ?
-      WHERE id = ? AND status IN ('queued', 'paused') AND ${owner.clause}`,
-    [reason ?? null, now, now, id, ...owner.params],
-  );
-  return changed === 1;
 }

@@ -1,5 +1,6 @@
 import type { Db } from "../open-database.ts";
 import type { Statement } from "../sql.ts";
+import { runStatusStatement } from "./job-run-status.ts";
 
 /** A job whose worker vanished this many times is given up on (a likely poison job). */
 export const MAX_LEASE_LOSSES = 3;
@@ -24,7 +25,7 @@ export interface SweepOptions {
  * UNSAFE (unscoped): a server-wide housekeeping task that runs with no principal.
  *
  * Takes back every job whose lease expired. The job goes back to queued, available now, with
- * lease_losses + 1 and the lock cleared; `attempt` is kept, so the dead worker's fence can never
+ * lease_losses + 1 and the lock cleared, and its run back to PENDING in the same transaction; `attempt` is kept, so the dead worker's fence can never
  * match again (the next claim makes attempt + 1) and the lost lease spends no attempt
  * (spent = attempt − lease_losses). A job that has now lost MAX_LEASE_LOSSES leases (graceful
  * releases count too) is failed instead, and its run is set ERROR with the reason in the same
@@ -45,14 +46,19 @@ export async function unsafeSweepExpiredLeases(
   const stillExpired = "id = ? AND attempt = ? AND status = 'running' AND locked_at < ?";
   for (const job of expired) {
     const losses = Number(job.lease_losses) + 1;
-    const fence = [job.id, Number(job.attempt), cutoff];
+    const attempt = Number(job.attempt);
+    const fence = [job.id, attempt, cutoff];
     if (losses < maxLeaseLosses) {
-      const changed = await db.sql.exec(
-        `UPDATE agno_jobs SET status = 'queued', available_at = ?, lease_losses = lease_losses + 1,
-                locked_by = NULL, locked_at = NULL, updated_at = ?
-          WHERE ${stillExpired}`,
-        [now, now, ...fence],
-      );
+      // Queued again, its run back to PENDING (the claim made it RUNNING): they wait together.
+      const [changed] = await db.sql.batch([
+        {
+          text: `UPDATE agno_jobs SET status = 'queued', available_at = ?, lease_losses = lease_losses + 1,
+                  locked_by = NULL, locked_at = NULL, updated_at = ?
+            WHERE ${stillExpired}`,
+          params: [now, now, ...fence],
+        },
+        runStatusStatement(db, { runId: job.id, to: "PENDING", from: ["RUNNING"], now, job: { clause: "j.status = 'queued' AND j.attempt = ? AND j.lease_losses = ?", params: [attempt, losses] } }),
+      ]);
       if (changed === 1) result.requeued.push(job.id);
       continue;
     }
@@ -65,28 +71,25 @@ export async function unsafeSweepExpiredLeases(
                 WHERE ${stillExpired}`,
         params: [reason, now, now, ...fence],
       },
-      runErrorStatement(db, { runId: job.id, reason, now, attempt: Number(job.attempt), losses }),
+      lostWorkerRunError(db, { runId: job.id, reason, now, attempt, losses }),
     ]);
     if (changed === 1) result.failed.push(job.id);
   }
   return result;
 }
 
-/** Sets the run ERROR, only if its job was failed by this sweep (not by its worker) and the run had not ended. */
-function runErrorStatement(
+/** The run of a job failed for losing its worker too often: ERROR, only if that failure was this one's and the run had not ended. */
+export function lostWorkerRunError(
   db: Db,
   { runId, reason, now, attempt, losses }: { runId: string; reason: string; now: number; attempt: number; losses: number },
 ): Statement {
-  const error = { message: reason, error_type: "job_lost_worker" };
-  const setData =
-    db.dialect === "postgres"
-      ? "jsonb_set(jsonb_set(jsonb_set(run_data, '{status}', to_jsonb(?::text)), '{error}', ?::jsonb), '{content}', to_jsonb(?::text))"
-      : "json_set(run_data, '$.status', ?, '$.error', json(?), '$.content', ?)";
-  return {
-    text: `UPDATE agno_runs SET status = 'ERROR', run_data = ${setData}, updated_at = ?
-            WHERE run_id = ? AND status IN ('PENDING', 'RUNNING')
-              AND EXISTS (SELECT 1 FROM agno_jobs j
-                           WHERE j.id = ? AND j.status = 'failed' AND j.attempt = ? AND j.lease_losses = ? AND j.completed_at = ?)`,
-    params: ["ERROR", error, reason, now, runId, runId, attempt, losses, now],
-  };
+  return runStatusStatement(db, {
+    runId,
+    to: "ERROR",
+    from: ["PENDING", "RUNNING"],
+    error: { message: reason, error_type: "job_lost_worker" },
+    content: reason,
+    now,
+    job: { clause: "j.status = 'failed' AND j.attempt = ? AND j.lease_losses = ? AND j.completed_at = ?", params: [attempt, losses, now] },
+  });
 }

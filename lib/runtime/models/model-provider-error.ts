@@ -16,8 +16,9 @@ const RETRYABLE: ReadonlySet<ModelErrorKind> = new Set(["rate_limit", "server", 
 export function isRetryableErrorType(errorType: string | undefined): boolean {
   const model = /^model_(.+)_error$/.exec(errorType ?? "");
   if (model) return RETRYABLE.has(model[1] as ModelErrorKind);
-  // Internal errors and timeouts may pass on another attempt; a cancellation is final.
-  return errorType !== "run_cancelled";
+  // An internal error may pass on another attempt. A cancellation is final, and so is a timeout:
+  // a run that used all of timeoutSeconds would most likely use it all again.
+  return errorType !== "run_cancelled" && errorType !== "run_timeout_error";
 }
 
 /**

@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_QUEUE_SETTINGS, type QueueSettings } from "@/lib/config/settings.ts";
+import { adminScope, enqueueRunJob, getJob, getRun, unsafeSweepExpiredLeases, upsertSession, type Db } from "@/lib/db/index.ts";
+import { LeaseLostError } from "@/lib/queue/run-writer.ts";
+import { QueueWorker, type JobContext } from "@/lib/queue/worker.ts";
+import { DIALECTS, openMigrated, type TestDialect } from "../support/databases.ts";
+
+/** QueueWorker's own bookkeeping against a real database: what no HTTP test reaches. */
+
+let seq = 0;
+async function enqueue(db: Db): Promise<string> {
+  const session = await upsertSession(db, { scope: adminScope(), session: { sessionId: `wl-s-${Date.now()}-${++seq}`, sessionType: "agent", agentId: "a" } });
+  const runId = `wl-r-${Date.now()}-${++seq}`;
+  await enqueueRunJob(db, {
+    scope: adminScope(),
+    run: { runId, sessionId: session.session_id, runType: "agent", agentId: "a", runData: {} },
+    job: { componentType: "agent", componentId: "a", jobType: "run", payload: {}, stream: false, maxAttempts: 1 },
+  });
+  return runId;
+}
+
+async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out waiting for: ${what}`);
+}
+
+const finish = (ctx: JobContext) =>
+  ctx.writer.finish(adminScope(), { runId: ctx.job.id, sessionId: ctx.job.session_id!, runType: "agent", status: "COMPLETED", runData: { status: "COMPLETED", attempt: ctx.job.attempt } });
+
+describe.each(DIALECTS)("the worker loop on $name", (dialect: TestDialect) => {
+  describe.skipIf(dialect.skipReason !== null)(dialect.name, () => {
+    const queue: QueueSettings = { ...DEFAULT_QUEUE_SETTINGS, durable: true, pollIntervalMs: 50, lockGraceSeconds: 60 };
+
+    it("claiming its own job again (its lease was swept) stops the older attempt and keeps the new one's bookkeeping", async () => {
+      const db = await openMigrated(dialect);
+      const seen: { attempt: number; reason?: unknown }[] = [];
+      const worker = new QueueWorker({
+        db,
+        queue,
+        execute: async (ctx) => {
+          const mine = { attempt: ctx.job.attempt } as { attempt: number; reason?: unknown };
+          seen.push(mine);
+          if (ctx.job.attempt === 1) {
+            // The first attempt hangs until it is told to stop.
+            await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
+            mine.reason = ctx.signal.reason;
+            return;
+          }
+          await finish(ctx);
+        },
+      });
+      try {
+        const runId = await enqueue(db);
+        worker.start();
+        await until("attempt 1 started", () => seen.length === 1);
+        // As after an outage longer than the lease: the sweeper (this worker's or another's) takes it back.
+        // (A negative lease makes every running job count as expired, now.)
+        const swept = await unsafeSweepExpiredLeases(db, { now: Math.floor(Date.now() / 1000), leaseSeconds: -1000 });
+        expect(swept.requeued).toEqual([runId]);
+        worker.wake();
+        await until("COMPLETED by attempt 2", async () => (await getRun(db, { scope: adminScope(), runId }))?.status === "COMPLETED");
+        expect(seen.map((s) => s.attempt)).toEqual([1, 2]);
+        expect(seen[0].reason).toBeInstanceOf(LeaseLostError);
+        expect(await getJob(db, { scope: adminScope(), id: runId })).toMatchObject({ status: "completed", attempt: 2, lease_losses: 1 });
+        await until("bookkeeping empty", () => worker.size === 0);
+      } finally {
+        await worker.stop({ timeoutSeconds: 0 });
+        await db.destroy();
+      }
+    });
+
+    it("gives up an attempt that ignores its timeout: the job fails, the run is ERROR, the slot is free", async () => {
+      const db = await openMigrated(dialect);
+      let started = 0;
+      const worker = new QueueWorker({
+        db,
+        queue: { ...queue, timeoutSeconds: 1, lockGraceSeconds: 1 },
+        execute: async () => {
+          started++;
+          await new Promise(() => undefined); // a tool that never returns and ignores the abort
+        },
+      });
+      try {
+        const runId = await enqueue(db);
+        worker.start();
+        await until("given up", async () => (await getJob(db, { scope: adminScope(), id: runId }))?.status === "failed", 20_000);
+        expect(started).toBe(1);
+        expect(worker.size).toBe(0);
+        const run = (await getRun(db, { scope: adminScope(), runId }))!;
+        expect(run.status).toBe("ERROR");
+        expect(run.run_data.error).toMatchObject({ error_type: "run_timeout_error" });
+        expect((await getJob(db, { scope: adminScope(), id: runId }))!.error).toMatch(/did not stop/);
+      } finally {
+        await worker.stop({ timeoutSeconds: 0 });
+        await db.destroy();
+      }
+    }, 30_000);
+  });
+});
