@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminScope, getJob, getRun, openDatabase, type Db } from "@/lib/db/index.ts";
@@ -267,7 +267,12 @@ describe.skipIf(skipReason !== null)("two web replicas and two workers over one 
   });
 });
 
-describe.skipIf(postgresDialect.skipReason !== null)("Redis killed mid-run", () => {
+/** This suite starts (and kills) a Redis of its own: it needs the redis-server binary. */
+const redisServerMissing = spawnSync("redis-server", ["--version"]).error ? "redis-server is not installed" : null;
+if (redisServerMissing && process.env.AGENTRY_TEST_REQUIRE_SERVICES) throw new Error(`${redisServerMissing}; AGENTRY_TEST_REQUIRE_SERVICES is set`);
+if (redisServerMissing && !postgresDialect.skipReason) console.warn(`[skip] Redis-killed suite skipped: ${redisServerMissing}`);
+
+describe.skipIf(postgresDialect.skipReason !== null || redisServerMissing !== null)("Redis killed mid-run", () => {
   let model: ModelServer;
   let redisPort: number;
   let redis: ReturnType<typeof spawn>;
