@@ -1,20 +1,13 @@
 import type { Db } from "../db/open-database.ts";
 import { log } from "../log.ts";
-import { crossBundleBrand } from "../runtime/run-registry.ts";
+import { crossBundleError } from "../runtime/run-registry.ts";
 import { isRunIndexRace, runInsertStatement, type RunInput } from "../db/runs/run-insert.ts";
 import type { DataScope } from "../db/scope.ts";
 import { epochSeconds } from "../db/jobs/job-row.ts";
 import { retryDelaySeconds, runFenceGuard, settleJobs, spentAttempts, type JobFence, type JobSettlement, type JobSettlementItem } from "../db/jobs/index.ts";
 
-const LEASE_LOST = crossBundleBrand("LeaseLostError");
-
 /** This worker no longer holds the job: another claim owns it now, so nothing of ours may be written. */
-export class LeaseLostError extends Error {
-  override readonly name = "LeaseLostError";
-  readonly [LEASE_LOST.brand] = true;
-  static [Symbol.hasInstance](value: unknown): boolean {
-    return LEASE_LOST.is(value);
-  }
+export class LeaseLostError extends crossBundleError("LeaseLostError") {
   constructor(readonly jobId: string) {
     super(`Lease on job ${jobId} was lost; this worker stops without writing`);
   }

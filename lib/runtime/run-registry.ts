@@ -84,36 +84,29 @@ export function registerRun({ firstEventIndex, ...init }: { runId: string; sessi
 }
 
 /**
- * Marks an error class so `instanceof` holds across Next's module graphs: a signal made by one
- * route bundle (a cancel) is checked by the code of another (the run's), where the class is a
- * different object (TOOLCHAIN trap 9). The brand is a global symbol, the same in every graph.
+ * A base class for errors that cross Next's module graphs: a signal made by one route bundle (a
+ * cancel) is checked by the code of another (the run's), where the class is a different object
+ * (TOOLCHAIN trap 9). `instanceof` checks a brand under a global symbol, the same in every graph.
  */
-export function crossBundleBrand(name: string): { brand: symbol; is: (value: unknown) => boolean } {
+export function crossBundleError(name: string) {
   const brand = Symbol.for(`agentry.${name}`);
-  return { brand, is: (value) => typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[brand] === true };
+  return class extends Error {
+    override readonly name: string = name;
+    readonly [brand] = true;
+    static [Symbol.hasInstance](value: unknown): boolean {
+      return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[brand] === true;
+    }
+  };
 }
 
-const CANCELLED = crossBundleBrand("RunCancelledSignal");
-const TIMED_OUT = crossBundleBrand("RunTimeoutSignal");
-
-export class RunCancelledSignal extends Error {
-  override readonly name = "RunCancelledSignal";
-  readonly [CANCELLED.brand] = true;
-  static [Symbol.hasInstance](value: unknown): boolean {
-    return CANCELLED.is(value);
-  }
+export class RunCancelledSignal extends crossBundleError("RunCancelledSignal") {
   constructor(reason = "Run cancelled by request") {
     super(reason);
   }
 }
 
 /** A run that ran longer than its limit (queue.timeoutSeconds): it ends in ERROR. */
-export class RunTimeoutSignal extends Error {
-  override readonly name = "RunTimeoutSignal";
-  readonly [TIMED_OUT.brand] = true;
-  static [Symbol.hasInstance](value: unknown): boolean {
-    return TIMED_OUT.is(value);
-  }
+export class RunTimeoutSignal extends crossBundleError("RunTimeoutSignal") {
   constructor(seconds: number) {
     super(`Run timed out after ${seconds} s`);
   }

@@ -8,6 +8,9 @@ import { startModelServer, type ModelServer } from "../../e2e/fixtures/model-ser
 import { postgresDialect, postgresUrl } from "../support/databases.ts";
 import { spawnApiServer, spawnWorker, type Spawned } from "../support/processes.ts";
 import { redisSkipReason, redisUrl } from "../support/redis.ts";
+import { until as poll } from "../support/until.ts";
+
+const until = (what: string, check: () => Promise<boolean>, timeoutMs: number) => poll(what, check, timeoutMs, 250);
 
 /**
  * Chaos: 1,000 durable jobs while standalone workers are killed (SIGKILL) and restarted at
@@ -20,14 +23,6 @@ import { redisSkipReason, redisUrl } from "../support/redis.ts";
 const JOBS = 1000;
 const SUBMIT_CONCURRENCY = 16;
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out waiting for: ${what}`);
-}
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -5,6 +5,7 @@ import { clearCancel } from "@/lib/runtime/run-registry.ts";
 import { deferred, messageText, startModelServer, type Deferred, type ModelServer, type ScriptStep } from "../../e2e/fixtures/model-server.ts";
 import { DIALECTS, type TestDialect } from "../support/databases.ts";
 import { readSse, startTestApp, type TestApp } from "../support/test-app.ts";
+import { until } from "../support/until.ts";
 
 /**
  * Durable background runs through the API, with the embedded worker of a real database (SQLite
@@ -21,14 +22,6 @@ const FAST = { AGENTRY_QUEUE_DURABLE: "true", AGENTRY_QUEUE_POLL_INTERVAL_MS: "5
 const lastUserText = (body: { messages: { role: string }[] }) =>
   messageText([...body.messages].reverse().find((m) => m.role === "user") as Parameters<typeof messageText>[0]);
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for: ${what}`);
-}
 
 describe.each(DIALECTS)("durable background runs on $name", (dialect: TestDialect) => {
   describe.skipIf(dialect.skipReason !== null)(dialect.name, () => {

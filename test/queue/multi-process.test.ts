@@ -6,6 +6,9 @@ import { deferred, messageText, startModelServer, type Deferred, type ModelServe
 import { postgresDialect, postgresUrl } from "../support/databases.ts";
 import { freePort, spawnApiServer, spawnWorker, type Spawned } from "../support/processes.ts";
 import { redisSkipReason, redisUrl } from "../support/redis.ts";
+import { until as poll } from "../support/until.ts";
+
+const until = (what: string, check: () => Promise<boolean>, timeoutMs = 30_000) => poll(what, check, timeoutMs, 50);
 
 /**
  * The durable queue across real processes over one PostgreSQL and one Redis: two web replicas
@@ -20,14 +23,6 @@ const skipReason = postgresDialect.skipReason ?? redisSkipReason;
 const lastUserText = (body: { messages: { role: string }[] }) =>
   messageText([...body.messages].reverse().find((m) => m.role === "user") as Parameters<typeof messageText>[0]);
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for: ${what}`);
-}
 
 /** Reads SSE frames from a response until `stop` says so (or the stream ends); returns the events. */
 async function readEvents(response: Response, stop: (event: Json) => boolean = () => false): Promise<Json[]> {

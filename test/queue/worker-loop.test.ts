@@ -4,6 +4,9 @@ import { adminScope, enqueueRunJob, getJob, getRun, unsafeSweepExpiredLeases, up
 import { LeaseLostError } from "@/lib/queue/run-writer.ts";
 import { QueueWorker, type JobContext } from "@/lib/queue/worker.ts";
 import { DIALECTS, openMigrated, type TestDialect } from "../support/databases.ts";
+import { until as poll } from "../support/until.ts";
+
+const until = (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 15_000) => poll(what, check, timeoutMs, 20);
 
 /** QueueWorker's own bookkeeping against a real database: what no HTTP test reaches. */
 
@@ -19,14 +22,6 @@ async function enqueue(db: Db): Promise<string> {
   return runId;
 }
 
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for: ${what}`);
-}
 
 const finish = (ctx: JobContext) =>
   ctx.writer.finish(adminScope(), { runId: ctx.job.id, sessionId: ctx.job.session_id!, runType: "agent", status: "COMPLETED", runData: { status: "COMPLETED", attempt: ctx.job.attempt } });
