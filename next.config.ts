@@ -2,6 +2,8 @@ import type { NextConfig } from "next";
 import { API_CSP, HSTS, STATIC_SECURITY_HEADERS } from "./lib/http/security-headers.ts";
 
 const nextConfig: NextConfig = {
+  // Where the build goes; another folder lets two builds of one checkout coexist (parallel e2e runs).
+  distDir: process.env.AGENTRY_NEXT_DIST_DIR || ".next",
   // Server-side packages with native parts or runtime file access stay out of the bundle.
   serverExternalPackages: ["better-sqlite3", "pg", "@prisma/client", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "swagger-ui-dist", "ioredis"],
   // gzip buffers text/event-stream, so run events would reach clients only at the end (TOOLCHAIN trap 10).

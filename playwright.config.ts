@@ -8,7 +8,7 @@ const modelPort = E2E_PORTS.model;
 const isCI = !!process.env.CI;
 // The databases live in the output folder, which Playwright empties before starting the servers:
 // every run begins with no dashboard user, so first-run setup is what the tests see first.
-const OUTPUT_DIR = "e2e/artifacts/test-results";
+const OUTPUT_DIR = process.env.AGENTRY_E2E_OUTPUT_DIR ?? "e2e/artifacts/test-results";
 const appEnv = {
   HOST: "127.0.0.1",
   NEXT_TELEMETRY_DISABLED: "1",

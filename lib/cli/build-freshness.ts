@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 const SOURCES = ["app", "components", "lib", "agentry.config.ts", "next.config.ts", "proxy.ts", "package.json", "postcss.config.mjs", "prisma/schema.prisma"];
-const SKIP = new Set(["node_modules", ".next", "generated"]);
+const SKIP = new Set(["node_modules", ".next", "generated", "scratch"]);
 
 function newestMtime(path: string): number {
   if (!existsSync(path)) return 0;
@@ -16,9 +16,9 @@ function newestMtime(path: string): number {
   return newest;
 }
 
-/** Whether `.next` is missing or older than any source that goes into the build. */
-export function buildIsStale(root: string): { stale: boolean; reason: string } {
-  const buildId = join(root, ".next", "BUILD_ID");
+/** Whether the build (`.next`, or AGENTRY_NEXT_DIST_DIR) is missing or older than any source that goes into the build. */
+export function buildIsStale(root: string, distDir = ".next"): { stale: boolean; reason: string } {
+  const buildId = join(root, distDir, "BUILD_ID");
   if (!existsSync(buildId)) return { stale: true, reason: "no build yet" };
   const built = statSync(buildId).mtimeMs;
   for (const source of SOURCES) {

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { getSettings } from "../config/load.ts";
+import { readEnv } from "../config/env.ts";
 import { openDatabase } from "../db/open-database.ts";
 import { cleanupLegacyRunsColumn } from "../db/sessions/legacy-runs.ts";
 import { MigrationManager } from "../migrations/migration-manager.ts";
@@ -69,7 +70,7 @@ async function start(): Promise<number> {
   const settings = getSettings(); // validates config and the bind/auth rule before anything starts
   const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
   const nextBin = join(ROOT, "node_modules", "next", "dist", "bin", "next");
-  const freshness = buildIsStale(ROOT);
+  const freshness = buildIsStale(ROOT, readEnv().AGENTRY_NEXT_DIST_DIR);
   if (freshness.stale) {
     console.log(`Building (${freshness.reason}) …`);
     const code = await run(process.execPath, [nextBin, "build"], env);

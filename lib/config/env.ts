@@ -72,6 +72,8 @@ export const EnvSchema = z.object({
   AGENTRY_QUEUE_POLL_INTERVAL_MS: optionalInt("AGENTRY_QUEUE_POLL_INTERVAL_MS", 10, 3_600_000),
   AGENTRY_DEPLOYMENT_ID: optionalString,
   WORKER_PORT: optionalInt("WORKER_PORT", 1, 65_535),
+  /** The Next.js build folder (next.config.ts reads it too); default `.next`. */
+  AGENTRY_NEXT_DIST_DIR: optionalString,
   AGENTRY_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).optional(),
   OPENAI_API_KEY: optionalString,
   OPENAI_MODEL: optionalString,
