@@ -19,3 +19,13 @@ export function canonicalJson(value: unknown): string {
       : v,
   );
 }
+
+/**
+ * SQL for the text at `path` (dot-separated keys) inside a JSON column, in either dialect;
+ * null when absent. Keys are trusted identifiers (callers write them literally).
+ */
+export function jsonTextSql(dialect: "postgres" | "sqlite", column: string, path: string): string {
+  const keys = path.split(".");
+  if (dialect === "postgres") return `(${column} #>> '{${keys.join(",")}}')`;
+  return `json_extract(${column}, '$.${keys.join(".")}')`;
+}

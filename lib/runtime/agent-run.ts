@@ -45,7 +45,7 @@ export interface StartRunRequest {
    * Background: the run is stored PENDING and `defer` decides when it executes (the background
    * limiter); without it the run starts at once.
    */
-  defer?: (execute: () => Promise<RunOutput>, sessionId: string) => void;
+  defer?: (execute: () => Promise<RunOutput>, run: DeferredRun) => void;
   /** A run id chosen by the caller (a cancel may already be recorded for it); default a new UUID. */
   runId?: string;
 }
@@ -115,6 +115,14 @@ export interface RunAgentRequest extends Omit<StartRunRequest, "runId" | "sessio
   firstEventIndex?: number;
 }
 
+/** What a deferred (background) run's scheduler knows of it. */
+export interface DeferredRun {
+  runId: string;
+  sessionId: string;
+  agentId: string;
+  userId: string | null;
+}
+
 /** Executes a run whose row is stored: now, or when `defer` lets it. */
 export function runAgent(request: RunAgentRequest): StartedRun {
   const { db, agent, scope, output } = request;
@@ -162,7 +170,7 @@ export function runAgent(request: RunAgentRequest): StartedRun {
       return await settleFailure(state, error);
     }
   };
-  const done = request.defer ? new Promise<RunOutput>((resolve) => request.defer!(() => execute().then((o) => (resolve(o), o)), sessionId)) : execute();
+  const done = request.defer ? new Promise<RunOutput>((resolve) => request.defer!(() => execute().then((o) => (resolve(o), o)), { runId, sessionId, agentId: agent.definition.id, userId: output.user_id })) : execute();
   return { runId, sessionId, live, firstEventIndex, done };
 }
 

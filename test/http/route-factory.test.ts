@@ -39,10 +39,11 @@ describe("route table", () => {
       }
     };
     walk(appDir);
-    // The one route file outside the API: Auth.js's endpoints for dashboard sign-in (OAuth
-    // callbacks, CSRF), which authenticate people rather than serve the AgentOS API.
-    const dashboard = files.filter((f) => f.startsWith(`dashboard${sep}`));
-    expect(dashboard).toEqual([join("dashboard", "auth", "[...nextauth]")]);
+    // The route files outside the API: Auth.js's endpoints for dashboard sign-in (OAuth
+    // callbacks, CSRF), which authenticate people rather than serve the AgentOS API, and the
+    // queue page's live feed (it checks the dashboard session itself).
+    const dashboard = files.filter((f) => f.startsWith(`dashboard${sep}`)).sort();
+    expect(dashboard).toEqual([join("dashboard", "auth", "[...nextauth]"), join("dashboard", "queue-events")]);
     const templates = files
       .filter((f) => !f.startsWith("[...") && !dashboard.includes(f))
       .map((f) => "/" + f.split(sep).filter((s) => !/^\(.*\)$/.test(s)).map((s) => s.replace(/^\[\[\.\.\.(.+)\]\]$/, "{$1*}").replace(/^\[(.+)\]$/, "{$1}")).join("/"))

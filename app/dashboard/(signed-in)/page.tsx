@@ -7,7 +7,7 @@ export default async function DashboardHome() {
   const { settings } = await requireDashboardSession();
   const status = await systemStatus(settings);
   return (
-    <main className="mx-auto max-w-5xl p-6">
+    <main className="mx-auto max-w-5xl p-4 md:p-6">
       <header className="mb-6 flex items-center justify-between">
         <h1 className="text-2xl font-semibold">Overview</h1>
         <nav aria-label="API" className="flex gap-4 text-sm">
@@ -15,21 +15,6 @@ export default async function DashboardHome() {
           <a className="underline" href="/health">Health</a>
         </nav>
       </header>
-      {status.modelProvider.message && (
-        <div role="alert" className="mb-4 rounded border border-amber-400 bg-amber-50 p-3 text-amber-900 dark:bg-amber-950 dark:text-amber-100">
-          {status.modelProvider.message}
-        </div>
-      )}
-      {status.database.error && (
-        <div role="alert" className="mb-4 rounded border border-red-400 bg-red-50 p-3 text-red-900 dark:bg-red-950 dark:text-red-100">
-          {status.database.error}
-        </div>
-      )}
-      {status.database.pendingMigrations.length > 0 && (
-        <div role="alert" className="mb-4 rounded border border-red-400 bg-red-50 p-3 text-red-900">
-          The database needs migrating ({status.database.pendingMigrations.join(", ")}): run <code>npx agentry migrate</code>.
-        </div>
-      )}
       <section aria-labelledby="agents" className="mb-6 rounded border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
         <h2 id="agents" className="mb-2 text-lg font-medium">Agents</h2>
         <ul className="divide-y divide-slate-200 dark:divide-slate-800">

@@ -9,9 +9,9 @@ import { findAgent, type RuntimeAgent } from "../../runtime/agents.ts";
 import { enqueueBackgroundRun } from "../../queue/background-limiter.ts";
 import { MAX_IDEMPOTENCY_KEY_LENGTH, submitDurableRun } from "../../queue/durable-submit.ts";
 import { queueCoordination } from "../../queue/embedded-worker.ts";
+import { cancelAgentRun } from "../../queue/cancel-run.ts";
 import { FINAL_EVENTS, FINAL_STATUSES, finalEventOf, followRun } from "../../coordination/follow-run.ts";
 import type { RunEvent } from "../../runtime/events.ts";
-import { requestJobCancel } from "../../db/jobs/index.ts";
 import type { Db } from "../../db/open-database.ts";
 import type { DataScope } from "../../db/scope.ts";
 import { getLiveRun, requestCancel } from "../../runtime/run-registry.ts";
@@ -42,9 +42,12 @@ function agentOr404(settings: Settings, agentId: string): RuntimeAgent {
   return agent;
 }
 
-/** The run's owner: a non-admin is always itself; an admin may name a user (or none). */
+/**
+ * The run's owner: a non-admin is always itself; an admin may name a user, else the run is its
+ * own when it has a user id (a signed-in dashboard admin, a JWT admin) and shared when not.
+ */
 function ownerOf(principal: Principal, requested?: string): string | null {
-  return principal.isAdmin ? (requested ?? null) : principal.userId;
+  return principal.isAdmin ? (requested ?? principal.userId ?? null) : principal.userId;
 }
 
 /** Under isolation a non-admin must name the session, so ownership can be checked (400 otherwise). */
@@ -229,7 +232,7 @@ export const createRun = defineRoute({
     const started = await startAgentRun({
       ...runRequest,
       // Background runs wait for a slot (at most queue.maxConcurrency at once, one per session).
-      defer: form.background ? (execute, sessionId) => enqueueBackgroundRun({ sessionId, run: execute }, settings.queue.maxConcurrency) : undefined,
+      defer: form.background ? (execute, run) => enqueueBackgroundRun({ ...run, run: execute }, settings.queue.maxConcurrency) : undefined,
     });
     if (form.background && !form.stream) return accepted({ runId: started.runId, sessionId: started.sessionId, status: "PENDING" });
     if (form.background) {
@@ -291,40 +294,9 @@ export const cancelRun = defineRoute({
     const agent = agentOr404(settings, input.params.agent_id);
     const sessionId = input.query.session_id;
     requireSessionForNonAdmin(principal!, sessionId);
-    const runId = input.params.run_id;
-    const notFound = () => new HttpError(404, "Run not found");
-    if (settings.queue.durable) {
-      // A durable run's cancel is recorded in the database (the truth every worker reads) and
-      // signalled to every replica over Redis; the worker running it stops at once or at its next heartbeat.
-      const db = await getDatabase(settings);
-      const scope = dataScopeFor(principal!);
-      const stored = await getRun(db, { scope, runId, sessionId });
-      if (stored && stored.agent_id === agent.definition.id && (await requestJobCancel(db, { scope, id: runId })) !== null) {
-        requestCancel(runId);
-        queueCoordination(settings)?.publishCancel(runId);
-        return {};
-      }
-    }
-    const live = getLiveRun(runId);
-    if (live && !live.done) {
-      const mine = principal!.isAdmin || (live.userId === principal!.userId && live.sessionId === sessionId);
-      if (live.agentId !== agent.definition.id || !mine) throw notFound();
-      requestCancel(runId);
-      return {};
-    }
     const db = await getDatabase(settings);
-    const scope = dataScopeFor(principal!);
-    const stored = await getRun(db, { scope, runId, sessionId });
-    if (!stored) {
-      // Only an admin may record a cancel for a run this server has not seen (yet).
-      if (!principal!.isAdmin) throw notFound();
-      requestCancel(runId);
-      return {};
-    }
-    if (stored.agent_id !== agent.definition.id) throw notFound();
-    // A paused run is cancelled where it is stored, so a later continue finds it CANCELLED (409).
-    if (stored.status === "PAUSED") await transitionRunStatus(db, { scope, runId, from: "PAUSED", to: "CANCELLED" });
-    else requestCancel(runId);
+    const outcome = await cancelAgentRun({ db, settings, principal: principal! }, { agentId: agent.definition.id, runId: input.params.run_id, sessionId });
+    if (outcome === "not_found") throw new HttpError(404, "Run not found");
     return {};
   },
 });

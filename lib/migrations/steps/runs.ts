@@ -3,6 +3,7 @@ import { runTypeOf } from "../../db/runs/run-type.ts";
 import type { Statement } from "../../db/sql.ts";
 import { hasColumn, tableExists } from "../introspect.ts";
 import type { MigrationContext, MigrationStep } from "../types.ts";
+import { addIndexIfMissing } from "./helpers.ts";
 
 const SESSION_BATCH = 200;
 const ROWS_PER_INSERT = 50;
@@ -103,12 +104,16 @@ export async function backfillRunsFromLegacyBlobs(ctx: MigrationContext): Promis
   return copied;
 }
 
+/** The index a member's runs list (newest first) seeks on. */
+const USER_CREATED_INDEX = { name: "idx_agno_runs_user_id_created_at", columns: ["user_id", "created_at"] };
+
 export const runsSteps: MigrationStep[] = [
   {
     version: "3.0.0",
-    description: "one row per run in agno_runs, filled from the legacy session blobs",
+    description: "one row per run in agno_runs, filled from the legacy session blobs; the (user_id, created_at) index for per-user run lists",
     async up(ctx) {
       await backfillRunsFromLegacyBlobs(ctx);
+      await addIndexIfMissing(ctx, "agno_runs", USER_CREATED_INDEX);
     },
     irreversibleBecause:
       "runs written since the migration live only in agno_runs; keep the table (the legacy blob column is still there as the pre-v3 backup)",

@@ -4,6 +4,8 @@ import { addIndexIfMissing, dropIndexIfExists } from "./helpers.ts";
 
 /** The index per-user session lists (newest first) use; tables created at 3.0.0 have it from the spec. */
 const USER_UPDATED_INDEX = { name: "idx_agno_sessions_user_id_updated_at", columns: ["user_id", "updated_at"] };
+/** The index the dashboard's everyone's-sessions list (an admin's, newest first) seeks on. */
+const UPDATED_INDEX = { name: "idx_agno_sessions_updated_at", columns: ["updated_at"] };
 
 export const sessionsSteps: MigrationStep[] = [
   {
@@ -37,12 +39,17 @@ export const sessionsSteps: MigrationStep[] = [
   },
   {
     version: "3.0.0",
-    description: "sessions gain the (user_id, updated_at) index for per-user session lists",
+    description: "sessions gain the (user_id, updated_at) and (updated_at) indexes for session lists; a missing updated_at becomes created_at",
     async up(ctx) {
+      // Lists sort and seek on updated_at; a NULL there would hide the session from them.
+      const filled = await ctx.db.sql.exec("UPDATE agno_sessions SET updated_at = created_at WHERE updated_at IS NULL");
+      if (filled > 0) ctx.log(`agno_sessions: ${filled} sessions without updated_at given their created_at`);
       await addIndexIfMissing(ctx, "agno_sessions", USER_UPDATED_INDEX);
+      await addIndexIfMissing(ctx, "agno_sessions", UPDATED_INDEX);
     },
     async down(ctx) {
       await dropIndexIfExists(ctx, USER_UPDATED_INDEX.name);
+      await dropIndexIfExists(ctx, UPDATED_INDEX.name);
     },
   },
 ];

@@ -26,6 +26,7 @@ export const SESSIONS: TableSpec = {
     ix("agno_sessions", "session_type"),
     ix("agno_sessions", "created_at"),
     ix("agno_sessions", "user_id", "updated_at"),
+    ix("agno_sessions", "updated_at"),
   ],
 };
 
@@ -60,6 +61,7 @@ export const RUNS: TableSpec = {
     ix("agno_runs", "user_id"),
     ix("agno_runs", "status"),
     ix("agno_runs", "created_at"),
+    ix("agno_runs", "user_id", "created_at"),
   ],
 };
 

@@ -1,0 +1,64 @@
+import { FilterInput, FilterSelect, ListFilters, ListProblems } from "@/components/dashboard/list-filters.tsx";
+import { LiveRefresh } from "@/components/dashboard/live-refresh.tsx";
+import { RunsTable } from "@/components/dashboard/runs/runs-table.tsx";
+import { listRunSummaries } from "@/lib/db/runs/run-list.ts";
+import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
+import { allParams, dayParam, firstParam, listScope, pagingFrom, type SearchParams } from "@/lib/http/dashboard/list-params.ts";
+import { loadList } from "@/lib/http/dashboard/load-list.ts";
+import { userLabels } from "@/lib/http/dashboard/user-labels.ts";
+
+export const dynamic = "force-dynamic";
+
+const STATUSES = ["PENDING", "RUNNING", "COMPLETED", "PAUSED", "CANCELLED", "ERROR"];
+
+/** Runs across sessions: a member's own, an admin's everyone's (filterable by user). */
+export default async function RunsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const { db, principal, settings } = await requireDashboardSession();
+  const params = await searchParams;
+  const paging = pagingFrom(params, ["created_at"], "created_at");
+  const problems = [...paging.problems];
+  const statuses = allParams(params, "status").filter((s) => {
+    if (STATUSES.includes(s)) return true;
+    problems.push(`status must be one of ${STATUSES.join(", ")}, got "${s}"`);
+    return false;
+  });
+  const createdFrom = dayParam(params, "from", problems);
+  const createdTo = dayParam(params, "to", problems, { endOfDay: true });
+  const agentId = firstParam(params, "agent");
+  const labels = await userLabels(db, principal);
+  const page = await loadList(
+    (cursor) =>
+      listRunSummaries(db, { scope: listScope(principal, params), statuses, agentId, createdFrom, createdTo, order: paging.order, limit: paging.limit, ...cursor }),
+    { after: paging.after, before: paging.before },
+    problems,
+  );
+  const rows = page.rows.map((run) => ({ ...run, user_label: run.user_id ? (labels.get(run.user_id) ?? run.user_id) : null }));
+  const live = rows.some((r) => r.status === "PENDING" || r.status === "RUNNING");
+  const filtered = statuses.length > 0 || agentId || createdFrom !== undefined || createdTo !== undefined || firstParam(params, "user");
+  return (
+    <main className="mx-auto max-w-6xl p-4 md:p-6">
+      <header className="mb-4 flex items-center gap-3">
+        <h1 className="text-2xl font-semibold">Runs</h1>
+        <LiveRefresh active={live} />
+        {principal.isAdmin && <span className="text-sm text-slate-500">everyone&apos;s runs (you are an admin)</span>}
+      </header>
+      <ListProblems problems={problems} />
+      <ListFilters action="/dashboard/runs" sort={firstParam(params, "sort")} order={firstParam(params, "order")}>
+        <FilterSelect label="Status" name="status" value={statuses[0]} options={STATUSES.map((s) => ({ value: s, label: s }))} />
+        <FilterSelect label="Agent" name="agent" value={agentId} options={settings.agents.map((a) => ({ value: a.id, label: a.name }))} />
+        <FilterInput label="From" name="from" type="date" value={firstParam(params, "from")} />
+        <FilterInput label="To" name="to" type="date" value={firstParam(params, "to")} />
+        {principal.isAdmin && (
+          <FilterSelect label="User" name="user" value={firstParam(params, "user")} options={[...labels].map(([id, email]) => ({ value: id, label: email }))} />
+        )}
+      </ListFilters>
+      <RunsTable
+        rows={rows}
+        showUser={principal.isAdmin}
+        sort={{ field: paging.sort, order: paging.order }}
+        page={{ next: page.next, prev: page.prev, total: page.total, page: paging.page }}
+        empty={filtered ? "No runs match these filters." : "No runs yet. Start one from an agent's playground."}
+      />
+    </main>
+  );
+}

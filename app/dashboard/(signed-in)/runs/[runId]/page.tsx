@@ -1,0 +1,126 @@
+import { notFound } from "next/navigation";
+import { cancelRun } from "@/app/dashboard/_actions/runs.ts";
+import { ActionButton } from "@/components/dashboard/action-button.tsx";
+import { Breadcrumb } from "@/components/dashboard/breadcrumb.tsx";
+import { formatCount, formatDuration, formatTime } from "@/components/dashboard/format.ts";
+import { JsonView } from "@/components/dashboard/json-view.tsx";
+import { LiveRefresh } from "@/components/dashboard/live-refresh.tsx";
+import { ContinuePausedRun } from "@/components/dashboard/runs/continue-paused-run.tsx";
+import { Section } from "@/components/dashboard/section.tsx";
+import { StatusBadge } from "@/components/dashboard/status-badge.tsx";
+import { dataScopeFor } from "@/lib/auth/principal.ts";
+import { getRun } from "@/lib/db/runs/runs.ts";
+import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
+import { firstParam, type SearchParams } from "@/lib/http/dashboard/list-params.ts";
+import type { RunOutput } from "@/lib/runtime/run-output.ts";
+
+export const dynamic = "force-dynamic";
+
+const text = (value: unknown): string => (typeof value === "string" ? value : value === null || value === undefined ? "" : JSON.stringify(value, null, 2));
+
+/** One run: input, output, tool calls, events, metrics; cancel while it runs, continue when paused. */
+export default async function RunPage({ params, searchParams }: { params: Promise<{ runId: string }>; searchParams: Promise<SearchParams> }) {
+  const { db, principal } = await requireDashboardSession();
+  const { runId } = await params;
+  const sessionId = firstParam(await searchParams, "session_id");
+  const stored = await getRun(db, { scope: dataScopeFor(principal), runId: decodeURIComponent(runId), sessionId });
+  if (!stored) notFound();
+  const run = stored.run_data as unknown as RunOutput;
+  const live = stored.status === "PENDING" || stored.status === "RUNNING";
+  const agentId = stored.agent_id ?? "";
+  const events = Array.isArray(run.events) ? run.events : [];
+  const startedAt = Number(events[0]?.created_at ?? stored.created_at);
+  const metrics = (run.metrics ?? {}) as unknown as Record<string, unknown>;
+  return (
+    <main className="mx-auto max-w-5xl p-4 md:p-6">
+      <Breadcrumb parent={{ href: "/dashboard/runs", label: "Runs" }} current={stored.run_id} />
+      <header className="mb-4 flex flex-wrap items-center gap-3">
+        <h1 className="text-2xl font-semibold">Run</h1>
+        <StatusBadge status={stored.status} />
+        <LiveRefresh active={live} intervalMs={1000} />
+        <div className="ml-auto flex gap-2">
+          {live && agentId && (
+            <ActionButton action={cancelRun} fields={{ agentId, runId: stored.run_id, sessionId: stored.session_id }} label="Cancel run" pendingLabel="Cancelling…" tone="danger" />
+          )}
+          {agentId && (
+            <a className="rounded border border-slate-300 px-2 py-1 text-sm hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800" href={`/dashboard/sessions/${encodeURIComponent(stored.session_id)}`}>
+              Session
+            </a>
+          )}
+        </div>
+      </header>
+      <dl className="mb-4 grid grid-cols-2 gap-x-4 gap-y-1 rounded border border-slate-200 bg-white p-4 text-sm sm:grid-cols-4 dark:border-slate-800 dark:bg-slate-900">
+        <dt className="text-slate-500">Agent</dt>
+        <dd>{stored.agent_id ?? stored.team_id ?? stored.workflow_id ?? "—"}</dd>
+        <dt className="text-slate-500">Created (UTC)</dt>
+        <dd>{formatTime(stored.created_at)}</dd>
+        <dt className="text-slate-500">Duration</dt>
+        <dd>{formatDuration(typeof metrics.duration === "number" ? metrics.duration : null)}</dd>
+        <dt className="text-slate-500">Tokens</dt>
+        <dd data-testid="run-tokens">{formatCount(typeof metrics.total_tokens === "number" ? metrics.total_tokens : null)}</dd>
+        <dt className="text-slate-500">Model</dt>
+        <dd>{run.model ? `${run.model_provider ?? ""}/${run.model}` : "—"}</dd>
+        <dt className="text-slate-500">Session</dt>
+        <dd className="truncate font-mono text-xs">{stored.session_id}</dd>
+      </dl>
+
+      {stored.status === "PAUSED" && agentId && (
+        <Section title="Waiting for you" id="requirements">
+          <ContinuePausedRun agentId={agentId} runId={stored.run_id} sessionId={stored.session_id} requirements={run.requirements ?? []} />
+        </Section>
+      )}
+
+      <Section title="Input" id="input">
+        <p data-testid="run-input" className="whitespace-pre-wrap">
+          {text(run.input?.input_content) || <span className="text-slate-500">(no text input)</span>}
+        </p>
+      </Section>
+      <Section title="Output" id="output">
+        <p data-testid="run-output" className="whitespace-pre-wrap">
+          {text(run.content) || <span className="text-slate-500">{live ? "Still running…" : "(no output)"}</span>}
+        </p>
+      </Section>
+      <Section title={`Tool calls (${run.tools?.length ?? 0})`} id="tools">
+        {run.tools && run.tools.length > 0 ? (
+          <ol className="space-y-3">
+            {run.tools.map((tool) => (
+              <li key={tool.tool_call_id} data-testid="tool-call" className="rounded border border-slate-200 p-3 dark:border-slate-800">
+                <p className="mb-1 font-mono text-sm font-medium">
+                  {tool.tool_name}
+                  {tool.tool_call_error && <span className="ml-2 text-red-700 dark:text-red-300">error</span>}
+                  {tool.requires_confirmation && <span className="ml-2 text-amber-700 dark:text-amber-300">{tool.confirmed === false ? "rejected" : tool.confirmed ? "confirmed" : "needs confirmation"}</span>}
+                </p>
+                <div className="grid gap-2 md:grid-cols-2">
+                  <JsonView value={tool.tool_args} label={`${tool.tool_name} arguments`} />
+                  <JsonView value={tool.result ?? "(no result yet)"} label={`${tool.tool_name} result`} />
+                </div>
+              </li>
+            ))}
+          </ol>
+        ) : (
+          <p className="text-sm text-slate-500">No tools were called.</p>
+        )}
+      </Section>
+      <Section title={`Events (${events.length})`} id="events">
+        {events.length > 0 ? (
+          <ol className="relative space-y-1 border-l border-slate-200 pl-4 text-sm dark:border-slate-700" data-testid="events-timeline">
+            {events.map((event, i) => (
+              <li key={i} className="flex gap-3">
+                <span className="w-16 shrink-0 text-right font-mono text-xs text-slate-500">+{Math.max(0, Number(event.created_at ?? startedAt) - startedAt)} s</span>
+                <span className="font-medium">{String(event.event)}</span>
+                <span className="truncate text-slate-600 dark:text-slate-400">
+                  {typeof event.content === "string" ? event.content : typeof event.tool === "object" && event.tool ? String((event.tool as { tool_name?: string }).tool_name ?? "") : ""}
+                </span>
+              </li>
+            ))}
+          </ol>
+        ) : (
+          <p className="text-sm text-slate-500">No events were stored for this run (the agent&apos;s storeEvents setting is off).</p>
+        )}
+      </Section>
+      <Section title="Metrics" id="metrics">
+        <JsonView value={metrics} label="Metrics" />
+      </Section>
+    </main>
+  );
+}

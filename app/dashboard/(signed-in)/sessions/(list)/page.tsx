@@ -1,0 +1,59 @@
+import { FilterInput, FilterSelect, ListFilters, ListProblems } from "@/components/dashboard/list-filters.tsx";
+import { SessionsTable } from "@/components/dashboard/sessions/sessions-table.tsx";
+import { listSessionSummaries, type SessionSummarySort } from "@/lib/db/sessions/session-list.ts";
+import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
+import { firstParam, listScope, pagingFrom, type SearchParams } from "@/lib/http/dashboard/list-params.ts";
+import { loadList } from "@/lib/http/dashboard/load-list.ts";
+import { userLabels } from "@/lib/http/dashboard/user-labels.ts";
+
+export const dynamic = "force-dynamic";
+
+/** Sessions: a member's own, an admin's everyone's (with the owner and a user filter). */
+export default async function SessionsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const { db, principal, settings } = await requireDashboardSession();
+  const params = await searchParams;
+  const paging = pagingFrom(params, ["updated_at", "created_at"], "updated_at");
+  const problems = [...paging.problems];
+  const componentId = firstParam(params, "agent");
+  const name = firstParam(params, "q");
+  const labels = await userLabels(db, principal);
+  const page = await loadList(
+    (cursor) =>
+      listSessionSummaries(db, {
+        scope: listScope(principal, params),
+        componentId,
+        name,
+        sortBy: paging.sort as SessionSummarySort,
+        order: paging.order,
+        limit: paging.limit,
+        ...cursor,
+      }),
+    { after: paging.after, before: paging.before },
+    problems,
+  );
+  const rows = page.rows.map((s) => ({ ...s, user_label: s.user_id ? (labels.get(s.user_id) ?? s.user_id) : null }));
+  const filtered = componentId || name || firstParam(params, "user");
+  return (
+    <main className="mx-auto max-w-6xl p-4 md:p-6">
+      <header className="mb-4 flex items-center gap-3">
+        <h1 className="text-2xl font-semibold">Sessions</h1>
+        {principal.isAdmin && <span className="text-sm text-slate-500">everyone&apos;s sessions (you are an admin)</span>}
+      </header>
+      <ListProblems problems={problems} />
+      <ListFilters action="/dashboard/sessions" sort={firstParam(params, "sort")} order={firstParam(params, "order")}>
+        <FilterInput label="Name contains" name="q" value={name} placeholder="e.g. weather" />
+        <FilterSelect label="Agent" name="agent" value={componentId} options={settings.agents.map((a) => ({ value: a.id, label: a.name }))} />
+        {principal.isAdmin && (
+          <FilterSelect label="User" name="user" value={firstParam(params, "user")} options={[...labels].map(([id, email]) => ({ value: id, label: email }))} />
+        )}
+      </ListFilters>
+      <SessionsTable
+        rows={rows}
+        showUser={principal.isAdmin}
+        sort={{ field: paging.sort, order: paging.order }}
+        page={{ next: page.next, prev: page.prev, total: page.total, page: paging.page }}
+        empty={filtered ? "No sessions match these filters." : "No sessions yet. Chat with an agent to start one."}
+      />
+    </main>
+  );
+}

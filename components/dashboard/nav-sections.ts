@@ -1,0 +1,37 @@
+import type { NavSection } from "./nav-links.tsx";
+
+/**
+ * What the dashboard links to. Admins see everyone's sessions, runs and jobs on the workspace
+ * pages (with a user filter); the admin section holds what only admins manage. Schedules, evals, knowledge and metrics get their own entries in
+ * "Workspace" when their pages exist.
+ */
+export function navSections(isAdmin: boolean): NavSection[] {
+  const sections: NavSection[] = [
+    {
+      items: [
+        { href: "/dashboard", label: "Overview" },
+        { href: "/dashboard/agents", label: "Agents" },
+      ],
+    },
+    {
+      title: "Workspace",
+      items: [
+        { href: "/dashboard/sessions", label: "Sessions" },
+        { href: "/dashboard/runs", label: "Runs" },
+        { href: "/dashboard/queue", label: "Queue" },
+        { href: "/dashboard/memories", label: "Memories" },
+      ],
+    },
+  ];
+  if (isAdmin) {
+    sections.push({
+      title: "Admin",
+      items: [
+        { href: "/dashboard/admin/users", label: "Users" },
+        { href: "/dashboard/admin/service-accounts", label: "Service accounts" },
+        { href: "/dashboard/admin/database", label: "Database" },
+      ],
+    });
+  }
+  return sections;
+}

@@ -1,0 +1,82 @@
+import type { ToolExecution } from "@/lib/runtime/run-output.ts";
+import { readSse } from "./sse-events.ts";
+
+/** A run event as the API streams it: Agno's payload, which always names its own `event`. */
+export type RunStreamEvent = { event: string; run_id?: string; session_id?: string; [field: string]: unknown };
+
+/** The API refused a request; `message` is the server's `detail`. */
+export class ApiError extends Error {
+  override readonly name = "ApiError";
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+/** The server's `detail`: a string, or FastAPI-style validation items (`[{ msg }]`). */
+function detailText(detail: unknown): string | null {
+  if (typeof detail === "string" && detail) return detail;
+  if (Array.isArray(detail)) return detail.map((item) => (item && typeof item === "object" && "msg" in item ? String(item.msg) : JSON.stringify(item))).join("; ");
+  if (detail && typeof detail === "object") return JSON.stringify(detail);
+  return null;
+}
+
+async function refusal(response: Response): Promise<ApiError> {
+  const body: unknown = await response.json().catch(() => null);
+  const detail = body && typeof body === "object" ? detailText((body as { detail?: unknown }).detail) : null;
+  return new ApiError(detail ?? `The server answered ${response.status} ${response.statusText}`.trim(), response.status);
+}
+
+/** Same-origin POST: the signed-in dashboard cookie authenticates it. Network failures say so. */
+async function post(path: string, init: { body?: FormData; signal?: AbortSignal }): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(path, { method: "POST", body: init.body, signal: init.signal, headers: { accept: "text/event-stream, application/json" } });
+  } catch (error) {
+    if (init.signal?.aborted) throw error;
+    throw new ApiError(`Could not reach the server: ${(error as Error).message}`, 0);
+  }
+  if (!response.ok) throw await refusal(response);
+  return response;
+}
+
+async function* runEvents(response: Response): AsyncGenerator<RunStreamEvent> {
+  if (!response.body) return;
+  for await (const message of readSse(response.body)) {
+    let payload: unknown;
+    try {
+      payload = JSON.parse(message.data);
+    } catch {
+      continue; // not a run event (the API sends only JSON data; anything else is not ours to show)
+    }
+    if (payload && typeof payload === "object") yield { event: message.event, ...(payload as object) } as RunStreamEvent;
+  }
+}
+
+const runsPath = (agentId: string) => `/agents/${encodeURIComponent(agentId)}/runs`;
+
+/** POST /agents/{id}/runs with stream=true; the events as they arrive. Throws ApiError when refused. */
+export async function startRun({ agentId, message, sessionId, signal }: { agentId: string; message: string; sessionId: string | null; signal: AbortSignal }) {
+  const form = new FormData();
+  form.set("message", message);
+  form.set("stream", "true");
+  if (sessionId) form.set("session_id", sessionId);
+  return runEvents(await post(runsPath(agentId), { body: form, signal }));
+}
+
+/** POST …/runs/{run_id}/continue with the decided tool executions (Agno's agent `tools` field), streamed. */
+export async function continueRun({ agentId, runId, sessionId, tools, signal }: { agentId: string; runId: string; sessionId: string; tools: ToolExecution[]; signal: AbortSignal }) {
+  const form = new FormData();
+  form.set("tools", JSON.stringify(tools));
+  form.set("session_id", sessionId);
+  form.set("stream", "true");
+  return runEvents(await post(`${runsPath(agentId)}/${encodeURIComponent(runId)}/continue`, { body: form, signal }));
+}
+
+/** POST …/runs/{run_id}/cancel; the stream of the run then ends with RunCancelled. */
+export async function cancelRun({ agentId, runId, sessionId }: { agentId: string; runId: string; sessionId: string | null }): Promise<void> {
+  const query = sessionId ? `?session_id=${encodeURIComponent(sessionId)}` : "";
+  await post(`${runsPath(agentId)}/${encodeURIComponent(runId)}/cancel${query}`, {});
+}

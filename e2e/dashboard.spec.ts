@@ -1,0 +1,183 @@
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { E2E_ADMIN, cspViolations, fillSetup, fillSignIn, signInAsAdmin } from "./fixtures/dashboard.ts";
+import { E2E_PORTS } from "./fixtures/ports.ts";
+
+/**
+ * The dashboard's workspace pages against `next start` on SQLite: Runs, Sessions and the Queue
+ * (in-process on the default app; durable with the embedded worker on the durable app), with
+ * runs started through the public API as the signed-in user (the dashboard cookie authenticates
+ * same-origin API calls).
+ */
+
+const MEMBER_B = { email: "member-b@agentry.test", name: "Member B", password: "member b password" } as const;
+const durableApp = `http://127.0.0.1:${E2E_PORTS.durableApp}`;
+const shot = (page: Page, name: string) => page.screenshot({ path: `e2e/artifacts/screenshots/${name}.png`, fullPage: true });
+
+type Accepted = { run_id: string; session_id: string; status: string };
+
+/**
+ * Starts a run through the public API as the signed-in user: the page's cookies, sent same-origin
+ * (a cookie on a cross-site request authenticates no one).
+ */
+async function apiRun(page: Page, base: string, form: Record<string, string>): Promise<Accepted & Record<string, unknown>> {
+  const origin = new URL(page.url()).origin;
+  const response = await page.request.post(`${base || origin}/agents/assistant/runs`, { form: { stream: "false", ...form }, headers: { origin } });
+  expect(response.status(), await response.text()).toBeLessThan(300);
+  return (await response.json()) as Accepted & Record<string, unknown>;
+}
+
+/** Invites a member as the signed-in admin and creates their account in a browser of their own. */
+async function inviteMember(admin: Page, browser: Browser, who: typeof MEMBER_B, base = ""): Promise<Page> {
+  await admin.goto(`${base}/dashboard/admin/users`);
+  await admin.getByLabel("Email").fill(who.email);
+  await admin.getByRole("button", { name: "Create invite link" }).click();
+  const link = await admin.getByTestId("one-time-link").inputValue();
+  const member = await (await browser.newContext()).newPage();
+  await member.goto(link);
+  await member.getByLabel("Name").fill(who.name);
+  await member.getByLabel("Password", { exact: true }).fill(who.password);
+  await member.getByLabel("Confirm password").fill(who.password);
+  await member.getByRole("button", { name: "Create account" }).click();
+  await expect(member).toHaveURL(/\/dashboard$/);
+  return member;
+}
+
+test("Runs and Sessions show the signed-in user's runs with their content; sessions rename; user B sees none of user A's", async ({ page, browser }) => {
+  const violations = cspViolations(page);
+  await signInAsAdmin(page);
+  await shot(page, "overview");
+  const first = await apiRun(page, "", { message: "hello from A" });
+  expect(first.content).toBe("Echo: hello from A");
+  await page.waitForTimeout(1100); // created_at has one-second resolution: keep "newest first" unambiguous
+  await apiRun(page, "", { message: "add 2 and 3", session_id: first.session_id });
+
+  await page.getByRole("link", { name: "Runs", exact: true }).click();
+  await expect(page).toHaveURL(/\/dashboard\/runs$/);
+  const runs = page.getByTestId("runs-table");
+  await expect(runs.getByRole("link", { name: "hello from A" })).toBeVisible();
+  await expect(runs.getByTestId("table-row").first()).toContainText("add 2 and 3"); // newest first
+  await expect(runs.getByTestId("table-row").first()).toContainText(E2E_ADMIN.email); // the runs are the signed-in user's
+  await shot(page, "runs");
+
+  // Sorting is in the URL, and the back button restores the previous order.
+  await runs.getByRole("button", { name: /Created/ }).click();
+  await expect(page).toHaveURL(/sort=created_at&order=asc/);
+  await expect(runs.getByTestId("table-row").first()).toContainText("hello from A");
+  await page.goBack();
+  await expect(runs.getByTestId("table-row").first()).toContainText("add 2 and 3");
+  // Filters too: a status no run has gives the empty state.
+  await page.goto("/dashboard/runs?status=PAUSED");
+  await expect(page.getByText("No runs match these filters.")).toBeVisible();
+  await page.goto("/dashboard/runs?status=BOGUS&after=not-a-cursor");
+  await expect(page.getByRole("alert").filter({ hasText: "status must be one of" })).toBeVisible();
+  await expect(page.getByRole("alert").filter({ hasText: "cursor is not one this server issued" })).toBeVisible();
+
+  // The run's detail has the same content, its tool call and its events.
+  await page.goto("/dashboard/runs");
+  await page.getByTestId("runs-table").getByRole("link", { name: "add 2 and 3" }).click();
+  await expect(page.getByTestId("run-input")).toHaveText("add 2 and 3");
+  await expect(page.getByTestId("run-output")).toHaveText(`The result is {"result":5}.`);
+  await expect(page.getByTestId("tool-call")).toContainText("add");
+  // The sample agent does not store events (Agno's default); durable runs always do (below).
+  await expect(page.getByText("No events were stored for this run")).toBeVisible();
+  await shot(page, "run-detail");
+  const runUrl = page.url();
+
+  // Sessions: the session with both runs; its history; rename.
+  await page.getByRole("link", { name: "Sessions", exact: true }).click();
+  const sessions = page.getByTestId("sessions-table");
+  await expect(sessions.getByTestId("table-row").first()).toContainText("2");
+  await shot(page, "sessions");
+  await sessions.getByTestId("table-row").first().getByRole("link").first().click();
+  await expect(page.getByTestId("chat-history")).toContainText("Echo: hello from A");
+  await expect(page.getByTestId("chat-history")).toContainText(`The result is {"result":5}.`);
+  await page.getByLabel("Session name").fill("Arithmetic with A");
+  await page.getByRole("button", { name: "Rename" }).click();
+  await expect(page.getByText('Renamed to "Arithmetic with A".')).toBeVisible();
+  await page.reload();
+  await expect(page.getByTestId("session-name")).toHaveText("Arithmetic with A");
+  await shot(page, "session-detail");
+  const sessionUrl = page.url();
+  // "Continue chatting" opens the playground on this session, its history above the chat.
+  await page.getByRole("link", { name: "Continue chatting" }).click();
+  await expect(page.getByRole("list", { name: "Earlier in this session" })).toContainText("Echo: hello from A");
+  await expect(page.getByTestId("session")).toContainText(first.session_id);
+  await shot(page, "playground-continue-session");
+
+  // The queue without the durable queue: this server's background runs, and a note saying so.
+  await page.getByRole("link", { name: "Queue", exact: true }).click();
+  await expect(page.getByTestId("durable-off")).toContainText("Durable mode is off");
+  await expect(page.getByTestId("queue-connection")).toHaveText("● live");
+  await shot(page, "queue-in-process");
+
+  // User B: none of A's sessions or runs, and A's session's address is a 404.
+  const member = await inviteMember(page, browser, MEMBER_B);
+  await member.getByRole("link", { name: "Sessions", exact: true }).click();
+  await expect(member.getByText("No sessions yet.")).toBeVisible();
+  await member.getByRole("link", { name: "Runs", exact: true }).click();
+  await expect(member.getByText("No runs yet.")).toBeVisible();
+  await shot(member, "runs-member-empty");
+  expect((await member.goto(sessionUrl))?.status()).toBe(404);
+  expect((await member.goto(runUrl))?.status()).toBe(404);
+  await member.goto("/dashboard/sessions");
+  await expect(member.getByTestId("sessions-table")).not.toContainText("Arithmetic with A");
+
+  // Phone width: the menu folds away and the tables scroll inside their frame.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto("/dashboard/runs");
+  await shot(page, "runs-phone");
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  expect(violations).toEqual([]);
+});
+
+test("durable queue: a background run moves queued → running → completed on the Queue page without a reload; cancel a running run; requeue a failed job", async ({ page }) => {
+  test.setTimeout(120_000);
+  const violations = cspViolations(page);
+  await page.goto(`${durableApp}/dashboard`);
+  if (page.url().endsWith("/setup")) await fillSetup(page, E2E_ADMIN);
+  else await fillSignIn(page, E2E_ADMIN);
+  await expect(page).toHaveURL(/\/dashboard$/);
+
+  await page.goto(`${durableApp}/dashboard/queue`);
+  await expect(page.getByTestId("queue-connection")).toHaveText("● live");
+  // A marker that a reload would wipe.
+  await page.evaluate(() => ((window as unknown as { marker: string }).marker = "still here"));
+
+  // The second run of one session waits (queued) behind the first, then runs, then completes.
+  const ahead = await apiRun(page, durableApp, { message: "slow first", background: "true" });
+  const behind = await apiRun(page, durableApp, { message: "slow second", background: "true", session_id: ahead.session_id });
+  const row = page.getByTestId("jobs-table").getByTestId("table-row").filter({ has: page.locator(`a[href*="${behind.run_id}"]`) });
+  await expect(row.getByTestId("status")).toHaveText("queued", { timeout: 10_000 });
+  await shot(page, "queue-durable");
+  await expect(row.getByTestId("status")).toHaveText("running", { timeout: 20_000 });
+  await expect(row.getByTestId("status")).toHaveText("completed", { timeout: 30_000 });
+  await expect(page.getByTestId("count-completed")).not.toHaveText("0");
+  expect(await page.evaluate(() => (window as unknown as { marker?: string }).marker)).toBe("still here");
+
+  // Cancel a running run from its page.
+  const slow = await apiRun(page, durableApp, { message: "slow to cancel", background: "true" });
+  await page.goto(`${durableApp}/dashboard/runs/${slow.run_id}?session_id=${slow.session_id}`);
+  await expect(page.getByTestId("status").first()).toHaveText("RUNNING", { timeout: 15_000 });
+  await shot(page, "run-running");
+  await page.getByRole("button", { name: "Cancel run" }).click();
+  await expect(page.getByTestId("status").first()).toHaveText("CANCELLED", { timeout: 15_000 });
+  await expect(page.getByTestId("events-timeline")).toContainText("RunCancelled");
+  await shot(page, "run-cancelled");
+
+  // A failed job, requeued by the admin (a fresh failure needs force).
+  const failing = await apiRun(page, durableApp, { message: "fail please", background: "true" });
+  await page.goto(`${durableApp}/dashboard/queue?status=failed`);
+  const failed = page.getByTestId("jobs-table").getByTestId("table-row").filter({ has: page.locator(`a[href*="${failing.run_id}"]`) });
+  await expect(failed.getByTestId("status")).toHaveText("failed", { timeout: 20_000 });
+  await expect(failed).toContainText("1/1");
+  await failed.getByRole("button", { name: "Requeue" }).click();
+  await expect(failed.getByRole("alert")).toContainText("force");
+  await failed.getByLabel("force").check();
+  await failed.getByRole("button", { name: "Requeue" }).click();
+  await page.goto(`${durableApp}/dashboard/queue`);
+  const again = page.getByTestId("jobs-table").getByTestId("table-row").filter({ has: page.locator(`a[href*="${failing.run_id}"]`) });
+  // It ran again (and, the model still failing, failed again on its second attempt).
+  await expect(again).toContainText("2/2", { timeout: 20_000 });
+  await shot(page, "queue-after-requeue");
+  expect(violations).toEqual([]);
+});

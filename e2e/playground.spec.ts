@@ -1,0 +1,177 @@
+import { expect, test, type Locator, type Page } from "@playwright/test";
+import { cspViolations, signInAsAdmin } from "./fixtures/dashboard.ts";
+
+/**
+ * The agents list and the playground against `next start`, driven by the scripted model's rules
+ * (e2e/fixtures/serve-model.ts): "add A and B" calls a tool, "… server details" pauses for
+ * confirmation, "what time is it" pauses for user input, "fail …" errors, "slow …" streams slowly.
+ */
+
+const shot = (page: Page, name: string) => page.screenshot({ path: `e2e/artifacts/screenshots/${name}.png`, fullPage: true });
+
+/** Sends a message from the composer with Enter, and returns the turn it started. */
+async function send(page: Page, message: string): Promise<Locator> {
+  const before = await page.getByTestId("turn").count();
+  await page.getByLabel("Message").fill(message);
+  await page.getByLabel("Message").press("Enter");
+  await expect(page.getByTestId("turn")).toHaveCount(before + 1);
+  return page.getByTestId("turn").last();
+}
+
+/** The run id and session id a turn's "Run details" link points at. */
+async function runLink(turn: Locator): Promise<{ runId: string; sessionId: string }> {
+  const href = await turn.getByRole("link", { name: "Run details" }).getAttribute("href");
+  const match = /^\/dashboard\/runs\/([^?]+)\?session_id=(.+)$/.exec(href ?? "");
+  expect(match, `run details link ${href}`).not.toBeNull();
+  return { runId: decodeURIComponent(match![1]), sessionId: decodeURIComponent(match![2]) };
+}
+
+async function expectNoHorizontalScroll(page: Page): Promise<void> {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+}
+
+test.beforeEach(async ({ page }) => {
+  await signInAsAdmin(page);
+});
+
+test("the agents list shows each agent's model, description and tools, marking those that pause for a person", async ({ page }) => {
+  const violations = cspViolations(page);
+  await page.goto("/dashboard/agents");
+  const card = page.getByTestId("agent-assistant");
+  await expect(card.getByRole("heading", { name: "Assistant" })).toBeVisible();
+  await expect(card).toContainText("assistant · openai-compatible/scripted");
+  await expect(card).toContainText("A helpful general-purpose assistant.");
+  const tools = card.getByRole("list", { name: "Tools" }).getByRole("listitem");
+  await expect(tools).toHaveText(["add", "subtract", "multiply", "divide", "server_detailsneeds confirmation", "current_timeasks for input"]);
+  await shot(page, "agents-list");
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expectNoHorizontalScroll(page);
+  await shot(page, "agents-list-phone");
+
+  await card.getByRole("link", { name: "Open the playground of Assistant" }).click();
+  await expect(page).toHaveURL(/\/dashboard\/agents\/assistant$/);
+  await expect(page.getByRole("heading", { name: "Assistant" })).toBeVisible();
+  expect(violations).toEqual([]);
+});
+
+test("an unknown agent's playground is a 404", async ({ page }) => {
+  const response = await page.goto("/dashboard/agents/no-such-agent");
+  expect(response?.status()).toBe(404);
+});
+
+test("chat: the answer streams with its tool call, turns share one session, New chat starts another", async ({ page, request }) => {
+  const violations = cspViolations(page);
+  await page.goto("/dashboard/agents/assistant");
+  await expect(page.getByTestId("session")).toHaveText("A new session starts with the first message.");
+
+  const first = await send(page, "add 2 and 3");
+  const tool = first.getByTestId("tool-call");
+  await expect(tool).toContainText("add");
+  await expect(tool).toContainText('"a": 2');
+  await expect(tool).toContainText("done");
+  await expect(tool.getByText('"result": 5')).toBeVisible();
+  await expect(first.getByTestId("assistant-message")).toHaveText('The result is {"result":5}.');
+  await expect(first.getByTestId("run-status")).toContainText("completed");
+  const { runId, sessionId } = await runLink(first);
+  await expect(page.getByTestId("session")).toContainText(sessionId);
+
+  // Shift+Enter is a new line in the message, not a send.
+  await page.getByLabel("Message").fill("hello");
+  await page.getByLabel("Message").press("Shift+Enter");
+  await page.getByLabel("Message").pressSequentially("there");
+  await expect(page.getByTestId("turn")).toHaveCount(1);
+  await page.getByLabel("Message").press("Enter");
+  const second = page.getByTestId("turn").last();
+  await expect(second.getByTestId("user-message")).toHaveText("hello\nthere");
+  await expect(second.getByTestId("assistant-message")).toHaveText("Echo: hello\nthere");
+  const secondRun = await runLink(second);
+  expect(secondRun.sessionId).toBe(sessionId);
+  expect(secondRun.runId).not.toBe(runId);
+  const runs = (await (await request.get(`/sessions/${sessionId}/runs`)).json()) as { run_id: string }[];
+  expect(runs.map((r) => r.run_id)).toEqual([runId, secondRun.runId]);
+  await shot(page, "playground-chat");
+
+  await page.getByRole("button", { name: "New chat" }).click();
+  await expect(page.getByTestId("turn")).toHaveCount(0);
+  await expect(page.getByLabel("Message")).toBeFocused();
+  const fresh = await send(page, "hi again");
+  await expect(fresh.getByTestId("assistant-message")).toHaveText("Echo: hi again");
+  expect((await runLink(fresh)).sessionId).not.toBe(sessionId);
+  expect(violations).toEqual([]);
+});
+
+test("a paused run continues from its requirements form: confirmed, rejected, and with the user's input", async ({ page }) => {
+  await page.goto("/dashboard/agents/assistant");
+
+  const confirmTurn = await send(page, "Show me the server details");
+  const form = confirmTurn.getByRole("form", { name: "Decisions for the paused run" });
+  await expect(form).toContainText("server_details wants to run");
+  await expect(confirmTurn.getByTestId("tool-call")).toContainText("waiting for you");
+  await expect(confirmTurn.getByTestId("run-status")).toContainText("paused");
+  await shot(page, "playground-paused-confirmation");
+  await form.getByRole("button", { name: "Confirm" }).click();
+  await expect(form).toHaveCount(0);
+  await expect(confirmTurn.getByTestId("tool-call")).toContainText("done");
+  await expect(confirmTurn.getByTestId("tool-call")).toContainText('"node_version"');
+  await expect(confirmTurn.getByTestId("assistant-message")).toContainText("The result is {");
+  await expect(confirmTurn.getByTestId("run-status")).toContainText("completed");
+  await shot(page, "playground-confirmed");
+
+  const rejectTurn = await send(page, "Show the server details again");
+  await rejectTurn.getByRole("button", { name: "Reject" }).click();
+  await expect(rejectTurn.getByTestId("tool-call")).toContainText("rejected");
+  await expect(rejectTurn.getByTestId("assistant-message")).toHaveText("Understood, I did not run it.");
+
+  const inputTurn = await send(page, "What time is it?");
+  const inputForm = inputTurn.getByRole("form", { name: "Decisions for the paused run" });
+  await expect(inputForm).toContainText("current_time needs your input");
+  await inputForm.getByRole("button", { name: "Continue run" }).click();
+  await expect(inputForm.getByRole("alert")).toHaveText("time_zone is required.");
+  await inputForm.getByLabel("time_zone").fill("Europe/Oslo");
+  await inputForm.getByLabel("hour12").check();
+  await shot(page, "playground-user-input");
+  await inputForm.getByRole("button", { name: "Continue run" }).click();
+  await expect(inputForm).toHaveCount(0);
+  const tool = inputTurn.getByTestId("tool-call");
+  await expect(tool).toContainText("done");
+  await expect(tool).toContainText('"time_zone": "Europe/Oslo"');
+  await expect(tool).toContainText('"hour12": true');
+  await expect(inputTurn.getByTestId("assistant-message")).toContainText('The result is {"time_zone":"Europe/Oslo"');
+  await shot(page, "playground-user-input-answered");
+
+  // Every turn was one run in one session.
+  const sessions = await Promise.all([confirmTurn, rejectTurn, inputTurn].map(async (turn) => (await runLink(turn)).sessionId));
+  expect(new Set(sessions).size).toBe(1);
+});
+
+test("a failing model's RunError is shown plainly, and an in-flight run can be stopped", async ({ page }) => {
+  await page.goto("/dashboard/agents/assistant");
+  const failed = await send(page, "fail please");
+  await expect(failed.getByTestId("run-error")).toHaveText("Model provider returned 500: scripted failure");
+  await expect(failed.getByTestId("run-status")).toContainText("failed");
+  await shot(page, "playground-error");
+
+  const slow = await send(page, "slow please");
+  await expect(slow.getByTestId("assistant-message")).toContainText("word1");
+  await page.getByRole("button", { name: "Stop" }).click();
+  await expect(slow).toContainText("Cancelled");
+  await expect(slow.getByTestId("run-status")).toContainText("cancelled");
+  await expect(slow.getByTestId("assistant-message")).not.toContainText("word40");
+  await expect(page.getByRole("button", { name: "Send" })).toBeVisible();
+  await shot(page, "playground-cancelled");
+});
+
+test("on a phone: the playground fits the screen, paused run and all", async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto("/dashboard/agents/assistant");
+  await send(page, "add 20 and 22");
+  await expect(page.getByTestId("assistant-message").last()).toHaveText('The result is {"result":42}.');
+  const paused = await send(page, "What time is it?");
+  await expect(paused.getByLabel("time_zone")).toBeVisible();
+  await expectNoHorizontalScroll(page);
+  await shot(page, "playground-phone");
+  await page.emulateMedia({ colorScheme: "dark" });
+  await shot(page, "playground-phone-dark");
+});

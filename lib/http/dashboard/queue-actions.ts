@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { dataScopeFor } from "../../auth/principal.ts";
+import { requeueJob } from "../../db/jobs/requeue-job.ts";
+import { clearCancel } from "../../runtime/run-registry.ts";
+import { defineDashboardAction } from "./action.ts";
+
+const checkbox = z
+  .enum(["on", "true", "false"])
+  .optional()
+  .transform((v) => v === "on" || v === "true");
+
+/**
+ * Requeues a failed or cancelled job (admins), with the API's rules: a fresh failure needs
+ * `force`, a cancelled job `clearCancellation` — refusals come back as the form's error.
+ */
+export const requeueJobAction = defineDashboardAction({
+  name: "requeueJob",
+  access: "admin",
+  input: z.object({ jobId: z.string().min(1), force: checkbox, clearCancellation: checkbox }),
+  revalidate: "/dashboard/queue",
+  async handler({ input, principal, db }) {
+    const job = await requeueJob(db, { scope: dataScopeFor(principal), id: input.jobId, force: input.force, clearCancellation: input.clearCancellation });
+    // As the route does: only once the requeue took, so a refused one keeps a live cancel.
+    if (input.clearCancellation) clearCancel(job.id);
+    return { ok: true, message: `Requeued; a worker picks it up within the poll interval.` };
+  },
+});

@@ -1,0 +1,17 @@
+import { z } from "zod";
+import { NotFoundError } from "../../db/errors.ts";
+import { cancelAgentRun } from "../../queue/cancel-run.ts";
+import { defineDashboardAction } from "./action.ts";
+
+/** Cancels a run the signed-in user may see, through the same function as the cancel route. */
+export const cancelRunAction = defineDashboardAction({
+  name: "cancelRun",
+  access: "signed-in",
+  input: z.object({ agentId: z.string().min(1), runId: z.string().min(1), sessionId: z.string().min(1) }),
+  async handler({ input, principal, db, settings }) {
+    if (!settings.agents.some((a) => a.id === input.agentId)) throw new NotFoundError(`No agent '${input.agentId}'`);
+    const outcome = await cancelAgentRun({ db, settings, principal }, input);
+    if (outcome === "not_found") throw new NotFoundError("Run not found");
+    return { ok: true, message: "Cancel requested; the run stops at its next step." };
+  },
+});
