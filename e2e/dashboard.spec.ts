@@ -108,7 +108,19 @@ test("Runs and Sessions show the signed-in user's runs with their content; sessi
   await page.getByRole("link", { name: "Queue", exact: true }).click();
   await expect(page.getByTestId("durable-off")).toContainText("Durable mode is off");
   await expect(page.getByTestId("queue-connection")).toHaveText("● live");
+  // A background run appears while this server runs it, and goes when it ends — over SSE, no reload.
+  // Streamed, so the scripted model takes its time; the page's fetch stops reading after the first event.
+  const runId = await page.evaluate(async () => {
+    const response = await fetch("/agents/assistant/runs", { method: "POST", body: new URLSearchParams({ message: "slow in process", background: "true", stream: "true" }) });
+    const reader = response.body!.getReader();
+    const { value } = await reader.read();
+    await reader.cancel();
+    return /"run_id":\s*"([^"]+)"/.exec(new TextDecoder().decode(value))![1];
+  });
+  const inProcess = page.getByRole("table", { name: "In-process background runs" }).getByTestId("table-row").filter({ hasText: runId });
+  await expect(inProcess.getByTestId("status")).toHaveText("RUNNING", { timeout: 10_000 });
   await shot(page, "queue-in-process");
+  await expect(inProcess).toHaveCount(0, { timeout: 20_000 });
 
   // User B: none of A's sessions or runs, and A's session's address is a 404.
   const member = await inviteMember(page, browser, MEMBER_B);
@@ -179,5 +191,35 @@ test("durable queue: a background run moves queued → running → completed on 
   // It ran again (and, the model still failing, failed again on its second attempt).
   await expect(again).toContainText("2/2", { timeout: 20_000 });
   await shot(page, "queue-after-requeue");
+  expect(violations).toEqual([]);
+});
+
+test("a chat in the playground is the same run in Runs; a paused run continues from its run page", async ({ page }) => {
+  const violations = cspViolations(page);
+  await signInAsAdmin(page);
+  await page.goto("/dashboard/agents/assistant");
+  await page.getByLabel("Message").fill("add 4 and 5");
+  await page.getByLabel("Message").press("Enter");
+  const turn = page.getByTestId("turn").last();
+  await expect(turn.getByTestId("assistant-message")).toContainText("The result is");
+  const answer = (await turn.getByTestId("assistant-message").innerText()).trim();
+  await turn.getByRole("link", { name: "Run details" }).click();
+  await expect(page.getByTestId("run-input")).toHaveText("add 4 and 5");
+  await expect(page.getByTestId("run-output")).toHaveText(answer);
+  await expect(page.getByTestId("tool-call")).toContainText("add");
+
+  // A run that pauses in the chat, left there and continued from its page in Runs.
+  await page.goto("/dashboard/agents/assistant");
+  await page.getByLabel("Message").fill("Show me the server details");
+  await page.getByLabel("Message").press("Enter");
+  await expect(page.getByRole("form", { name: "Decisions for the paused run" })).toBeVisible();
+  await page.goto("/dashboard/runs?status=PAUSED");
+  await page.getByTestId("runs-table").getByRole("link", { name: "Show me the server details" }).first().click();
+  await expect(page.getByRole("region", { name: "Waiting for you" })).toContainText("server_details");
+  await shot(page, "run-paused");
+  await page.getByRole("button", { name: "Confirm" }).click();
+  await expect(page.getByTestId("status").first()).toHaveText("COMPLETED", { timeout: 15_000 });
+  await expect(page.getByTestId("run-output")).toContainText("The result is {");
+  await expect(page.getByTestId("tool-call")).toContainText("confirmed");
   expect(violations).toEqual([]);
 });

@@ -63,7 +63,7 @@ export function DataTable<T extends RowData>({ columns, rows, rowId, sortable, s
 
   return (
     <div data-testid={testId} aria-busy={pending} className={pending ? "opacity-60 transition-opacity" : undefined}>
-      <div className="overflow-x-auto rounded border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
+      <div className="relative overflow-x-auto rounded border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
         <table className="w-full min-w-[40rem] text-left text-sm" aria-label={label}>
           <thead className="bg-slate-50 text-slate-600 dark:bg-slate-800/60 dark:text-slate-300">
             {table.getHeaderGroups().map((group) => (

@@ -1,0 +1,78 @@
+import { z } from "zod";
+import { dataScopeFor } from "../../auth/principal.ts";
+import { NotFoundError } from "../../db/errors.ts";
+import { deleteMemories, getMemory, upsertMemory } from "../../db/memories/memories.ts";
+import { defineDashboardAction } from "./action.ts";
+
+/**
+ * The memories page's actions, open to every signed-in user. Each derives its scope from the
+ * caller's principal (never from a user id in the form), so a member reads, edits and deletes only
+ * its own memories; another user's memory is "not found", exactly like one that does not exist.
+ */
+const MEMORIES_PAGE = "/dashboard/memories";
+
+const MemoryText = z.string({ error: "write the memory's text" }).trim().min(1, "write the memory's text");
+
+/** "a, b,,a " → ["a", "b"]: comma-separated, trimmed, no blanks, no repeats. */
+const Topics = z
+  .string()
+  .optional()
+  .transform((value) => [...new Set((value ?? "").split(",").map((t) => t.trim()).filter(Boolean))]);
+
+const MemoryId = z.string({ error: "say which memory" }).min(1, "say which memory");
+
+const notFound = (memoryId: string) => new NotFoundError(`Memory ${memoryId} was not found (it may have been deleted).`);
+
+export const createMemoryAction = defineDashboardAction({
+  name: "createMemory",
+  access: "signed-in",
+  // `userId` lets an admin write for someone else; dataScopeFor ignores it for a member.
+  input: z.object({ memory: MemoryText, topics: Topics, userId: z.string().trim().optional() }),
+  revalidate: MEMORIES_PAGE,
+  async handler({ input, principal, db }) {
+    const scope = dataScopeFor(principal, input.userId || principal.userId);
+    const owner = scope.userId;
+    if (!owner) return { ok: false, status: 422, error: "userId: say whose memory this is" };
+    await upsertMemory(db, { scope, memory: { memory: input.memory, topics: input.topics, userId: owner } });
+    return { ok: true, message: "Memory added." };
+  },
+});
+
+export const updateMemoryAction = defineDashboardAction({
+  name: "updateMemory",
+  access: "signed-in",
+  input: z.object({ memoryId: MemoryId, memory: MemoryText, topics: Topics }),
+  revalidate: MEMORIES_PAGE,
+  async handler({ input, principal, db }) {
+    const scope = dataScopeFor(principal);
+    const existing = await getMemory(db, { scope, memoryId: input.memoryId });
+    if (!existing) throw notFound(input.memoryId);
+    // The text and topics change; who owns it and where it came from do not.
+    await upsertMemory(db, {
+      scope,
+      memory: {
+        memoryId: existing.memory_id,
+        memory: input.memory,
+        topics: input.topics,
+        agentId: existing.agent_id,
+        teamId: existing.team_id,
+        input: existing.input,
+        feedback: existing.feedback,
+        userId: existing.user_id,
+      },
+    });
+    return { ok: true, message: "Memory saved." };
+  },
+});
+
+export const deleteMemoryAction = defineDashboardAction({
+  name: "deleteMemory",
+  access: "signed-in",
+  input: z.object({ memoryId: MemoryId }),
+  revalidate: MEMORIES_PAGE,
+  async handler({ input, principal, db }) {
+    const deleted = await deleteMemories(db, { scope: dataScopeFor(principal), memoryIds: [input.memoryId] });
+    if (deleted === 0) throw notFound(input.memoryId);
+    return { ok: true, message: "Memory deleted." };
+  },
+});
