@@ -21,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { openDatabase, upsertRun, upsertSession, type Db, type DataScope } from "../lib/db/index.ts";
 import { MigrationManager } from "../lib/migrations/migration-manager.ts";
 import { fmtBytes, table } from "./report.ts";
+import { prng, sentence } from "./synthetic-text.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -82,40 +83,6 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 // ---------------------------------------------------------------------------------------------
 // Realistic run dicts (~2 KB, deterministic)
 // ---------------------------------------------------------------------------------------------
-
-const WORDS = (
-  "the a of to and in is for on that with as this by be are from at or an it not have can will your " +
-  "agent session storage database query index append run history message model token latency request " +
-  "response user assistant system tool call result error retry schema migration table column row page " +
-  "write read commit transaction journal checkpoint payload context memory knowledge vector search " +
-  "summary report customer order invoice shipment delivery refund account balance payment policy " +
-  "weather forecast temperature city travel flight hotel booking meeting calendar email draft reply " +
-  "code function test build deploy release version branch merge review comment issue bug fix feature " +
-  "price market stock trend analysis chart quarter revenue growth margin cost budget plan goal metric"
-).split(" ");
-
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function sentence(rand: () => number, chars: number): string {
-  const out: string[] = [];
-  let length = 0;
-  while (length < chars) {
-    const word = WORDS[Math.floor(rand() * WORDS.length)];
-    out.push(word);
-    length += word.length + 1;
-  }
-  const text = out.join(" ");
-  return text[0].toUpperCase() + text.slice(1) + ".";
-}
 
 const SYSTEM_PROMPT =
   "You are a helpful assistant for an operations team. Answer concisely, cite the records you used, " +
@@ -461,7 +428,6 @@ async function measure(probe: BytesProbe, logicalBytes: () => number, append: ()
 
 const fmtMs = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(3));
 const fmtRatio = (r: number) => (r >= 100 ? `${r.toFixed(0)}x` : r >= 10 ? `${r.toFixed(1)}x` : `${r.toFixed(2)}x`);
-
 
 // ---------------------------------------------------------------------------------------------
 // Main

@@ -25,22 +25,40 @@ export interface KeysetPage<T> {
 type CursorValue = string | number;
 
 export const MAX_PAGE_SIZE = 200;
+const MAX_ID_LENGTH = 512;
 
-export function encodeCursor(sortValue: CursorValue, id: string): string {
-  return Buffer.from(JSON.stringify([sortValue, id])).toString("base64url");
+/** What a cursor is bound to: the sort it was issued for, so it is never read under another. */
+export interface CursorTag {
+  sort: string;
+  order: "asc" | "desc";
 }
 
-function decodeCursor(cursor: string, sortKind: "number" | "string"): [CursorValue, string] {
+/** A cursor for the row (sortValue, id) under `tag`'s order (the list functions issue them; benchmarks build one). */
+export function encodeCursor(tag: CursorTag, sortValue: CursorValue, id: string): string {
+  return Buffer.from(JSON.stringify([tag.sort, tag.order, sortValue, id])).toString("base64url");
+}
+
+function decodeCursor(cursor: string, tag: CursorTag, sortKind: "number" | "string"): [CursorValue, string] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
   } catch {
     parsed = null;
   }
-  if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== sortKind || typeof parsed[1] !== "string") {
-    throw new PaginationError("cursor is not one this server issued (it may belong to another sort); start from the first page", "page");
+  const fields = Array.isArray(parsed) ? (parsed as unknown[]) : [];
+  const [sort, order, value, id] = fields;
+  // A number must survive the trip into a BIGINT comparison (PostgreSQL rejects 1.5 or 1e20).
+  const wellFormed =
+    fields.length === 4 &&
+    typeof value === sortKind &&
+    (sortKind !== "number" || Number.isSafeInteger(value)) &&
+    typeof id === "string" &&
+    id.length <= MAX_ID_LENGTH;
+  if (!wellFormed) throw new PaginationError("cursor is not one this server issued; start from the first page", "page");
+  if (sort !== tag.sort || order !== tag.order) {
+    throw new PaginationError("cursor belongs to another sort or order; start from the first page", "page");
   }
-  return parsed as [CursorValue, string];
+  return [value as CursorValue, id as string];
 }
 
 /**
@@ -51,7 +69,7 @@ function decodeCursor(cursor: string, sortKind: "number" | "string"): [CursorVal
 export function keysetQuery(
   request: KeysetRequest,
   { sortColumn, idColumn, sortKind }: { sortColumn: string; idColumn: string; sortKind: "number" | "string" },
-): { clause: string; params: unknown[]; orderBy: string; limit: number; backwards: boolean } {
+): { clause: string; params: unknown[]; orderBy: string; countOrderBy: string; limit: number; backwards: boolean; tag: CursorTag } {
   if (!Number.isInteger(request.limit) || request.limit < 1 || request.limit > MAX_PAGE_SIZE) {
     throw new PaginationError(`limit must be an integer from 1 to ${MAX_PAGE_SIZE}, got ${request.limit}`, "limit");
   }
@@ -62,15 +80,20 @@ export function keysetQuery(
   const descending = (request.order === "desc") !== backwards;
   const direction = descending ? "DESC" : "ASC";
   const orderBy = `${sortColumn} ${direction}, ${idColumn} ${direction}`;
-  if (!cursor) return { clause: "1=1", params: [], orderBy, limit: request.limit + 1, backwards };
-  const [value, id] = decodeCursor(cursor, sortKind);
+  // Counting needs no tie-break: the sort column alone lets an index on it serve the count.
+  const countOrderBy = `${sortColumn} ${direction}`;
+  const tag: CursorTag = { sort: sortColumn, order: request.order };
+  if (!cursor) return { clause: "1=1", params: [], orderBy, countOrderBy, limit: request.limit + 1, backwards, tag };
+  const [value, id] = decodeCursor(cursor, tag, sortKind);
   const [wide, strict] = descending ? ["<=", "<"] : [">=", ">"];
   return {
     clause: `${sortColumn} ${wide} ? AND (${sortColumn}, ${idColumn}) ${strict} (?, ?)`,
     params: [value, value, id],
     orderBy,
+    countOrderBy,
     limit: request.limit + 1,
     backwards,
+    tag,
   };
 }
 
@@ -81,13 +104,13 @@ export function keysetQuery(
 export function keysetPage<T>(
   fetched: T[],
   request: KeysetRequest,
-  backwards: boolean,
+  { backwards, tag }: { backwards: boolean; tag: CursorTag },
   keyOf: (row: T) => [CursorValue, string],
 ): KeysetPage<T> {
   const more = fetched.length > request.limit;
   const rows = fetched.slice(0, request.limit);
   if (backwards) rows.reverse();
-  const cursorOf = (row: T | undefined) => (row ? encodeCursor(...keyOf(row)) : null);
+  const cursorOf = (row: T | undefined) => (row ? encodeCursor(tag, ...keyOf(row)) : null);
   const hasNext = backwards ? true : more;
   const hasPrev = backwards ? more : Boolean(request.after);
   return { rows, next: hasNext ? cursorOf(rows.at(-1)) : null, prev: hasPrev ? cursorOf(rows[0]) : null };
@@ -96,9 +119,13 @@ export function keysetPage<T>(
 /** At most this many matching rows are counted; beyond it a list says "1,000+". */
 export const COUNT_CAP = 1000;
 
-/** A count that stops at COUNT_CAP + 1 rows, so counting never costs more than that many. */
-export function cappedCountSql(from: string, where: string): string {
-  return `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where} LIMIT ${COUNT_CAP + 1}) capped`;
+/**
+ * A count that stops at COUNT_CAP + 1 rows, so counting never costs more than that many. Given
+ * the list's ORDER BY, it walks the same index the page does instead of scanning the table for
+ * the first matches.
+ */
+export function cappedCountSql(from: string, where: string, orderBy?: string): string {
+  return `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where}${orderBy ? ` ORDER BY ${orderBy}` : ""} LIMIT ${COUNT_CAP + 1}) capped`;
 }
 
 export interface CappedCount {

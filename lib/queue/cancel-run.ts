@@ -10,13 +10,13 @@ import { queueCoordination } from "./embedded-worker.ts";
 /**
  * Cancels one of an agent's runs as `principal` sees it, wherever the run is: a durable job (the
  * intent recorded in the database, signalled over Redis), a live run in this process, a paused
- * run (made CANCELLED where it is stored, so a later continue gets 409), or — for admins only — a
- * run this server has not seen yet (the intent is kept). "not_found" when the principal may not
+ * run (made CANCELLED where it is stored, so a later continue gets 409), or — for admins only, and
+ * unless `recordUnseen` is false — a run this server has not seen yet (the intent is kept). "not_found" when the principal may not
  * see the run; the API answers 404 for it, the dashboard says so.
  */
 export async function cancelAgentRun(
   { db, settings, principal }: { db: Db; settings: Settings; principal: Principal },
-  { agentId, runId, sessionId }: { agentId: string; runId: string; sessionId?: string },
+  { agentId, runId, sessionId, recordUnseen = true }: { agentId: string; runId: string; sessionId?: string; recordUnseen?: boolean },
 ): Promise<"cancelled" | "not_found"> {
   const scope = dataScopeFor(principal);
   if (settings.queue.durable) {
@@ -36,7 +36,8 @@ export async function cancelAgentRun(
   }
   const stored = await getRun(db, { scope, runId, sessionId });
   if (!stored) {
-    if (!principal.isAdmin) return "not_found";
+    // The API lets an admin cancel a run before it exists; the dashboard only cancels runs it shows.
+    if (!principal.isAdmin || !recordUnseen) return "not_found";
     requestCancel(runId);
     return "cancelled";
   }

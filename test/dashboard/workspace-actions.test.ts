@@ -56,6 +56,8 @@ describe.each(DIALECTS)("dashboard workspace actions on $name", (dialect) => {
       const fields = { agentId: "assistant", runId: String(paused.run_id), sessionId };
       expect(await run(cancelRunAction, p.b, fields)).toMatchObject({ ok: false, status: 404 });
       expect(await run(cancelRunAction, p.a, { ...fields, agentId: "nobody" })).toMatchObject({ ok: false, status: 404 });
+      // The API lets an admin record a cancel for a run not seen yet; the dashboard only cancels what it shows.
+      expect(await run(cancelRunAction, p.admin, { ...fields, runId: "no-such-run" })).toMatchObject({ ok: false, status: 404 });
       expect((await getRun(db, { scope: p.scopes.a, runId: fields.runId }))?.status).toBe("PAUSED");
       expect(await run(cancelRunAction, p.a, fields)).toMatchObject({ ok: true });
       expect((await getRun(db, { scope: p.scopes.a, runId: fields.runId }))?.status).toBe("CANCELLED");

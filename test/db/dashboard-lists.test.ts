@@ -77,6 +77,18 @@ describe.each(DIALECTS)("dashboard lists on $name", (dialect) => {
       await expect(listRunSummaries(db, { scope, limit: 3, after: "not-a-cursor" })).rejects.toBeInstanceOf(PaginationError);
       const stringKeyed = Buffer.from(JSON.stringify(["2026-01-01", "x"])).toString("base64url");
       await expect(listRunSummaries(db, { scope, limit: 3, after: stringKeyed })).rejects.toThrow(/cursor is not one this server issued/);
+      // Numbers a BIGINT comparison would choke on are refused before they reach the database.
+      for (const value of [1.5, 1e20, -0.5]) {
+        const forged = Buffer.from(JSON.stringify(["created_at", "desc", value, "x"])).toString("base64url");
+        await expect(listRunSummaries(db, { scope, limit: 3, after: forged })).rejects.toBeInstanceOf(PaginationError);
+      }
+      // A cursor issued for one order is not read under another.
+      const p = mintPrincipals();
+      await seedSession(db, { scope: p.scopes.a, session: { sessionId: uid("s") }, runs: [1, 2, 3].map((i) => agnoRun({ sessionId: "", createdAt: T0 + i })) });
+      const descending = await listRunSummaries(db, { scope: p.scopes.a, limit: 1 });
+      await expect(listRunSummaries(db, { scope: p.scopes.a, limit: 1, order: "asc", after: descending.next! })).rejects.toThrow(/another sort or order/);
+      const sessions = await listSessionSummaries(db, { scope: p.scopes.a, limit: 1 });
+      await expect(listSessionSummaries(db, { scope: p.scopes.a, limit: 1, sortBy: "created_at", after: sessions.next ?? descending.next! })).rejects.toThrow(PaginationError);
       await expect(listRunSummaries(db, { scope, limit: 0 })).rejects.toBeInstanceOf(PaginationError);
       await expect(listRunSummaries(db, { scope, limit: 3, after: "a", before: "b" })).rejects.toBeInstanceOf(PaginationError);
     });

@@ -1,3 +1,5 @@
+import { sessionUserFromCookies } from "@/lib/auth/dashboard/session.ts";
+import { principalForUser } from "@/lib/auth/dashboard/user-principal.ts";
 import { currentDashboardSession } from "@/lib/http/dashboard/current-user.ts";
 import { listScope } from "@/lib/http/dashboard/list-params.ts";
 import { queueEventStream } from "@/lib/http/dashboard/queue-stream.ts";
@@ -7,12 +9,18 @@ export const dynamic = "force-dynamic";
 
 /**
  * GET /dashboard/queue-events: the queue page's live feed (SSE), as the signed-in user may see
- * it — a member's own jobs, an admin's everyone's or `?user=`'s.
+ * it — a member's own jobs, an admin's everyone's or `?user=`'s. The stream asks again who is
+ * signed in every so often, so a user disabled, demoted or signed out everywhere stops receiving it.
  */
 export async function GET(request: Request): Promise<Response> {
   const session = await currentDashboardSession();
   if (!session) return Response.json({ detail: "Sign in to the dashboard first" }, { status: 401 });
   const params = Object.fromEntries(new URL(request.url).searchParams);
-  const scope = listScope(session.principal, params);
-  return sseResponse(queueEventStream({ db: session.db, settings: session.settings, scope, signal: request.signal }));
+  const { db, settings } = session;
+  const cookieHeader = request.headers.get("cookie");
+  const authorize = async () => {
+    const user = await sessionUserFromCookies({ cookieHeader, settings, db });
+    return user ? listScope(principalForUser(user, settings), params) : null;
+  };
+  return sseResponse(queueEventStream({ db, settings, scope: listScope(session.principal, params), authorize, signal: request.signal }));
 }

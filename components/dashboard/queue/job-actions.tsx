@@ -4,12 +4,14 @@ import { useActionState } from "react";
 import { requeueJob } from "@/app/dashboard/_actions/queue.ts";
 import { cancelRun } from "@/app/dashboard/_actions/runs.ts";
 import type { StoredJob } from "@/lib/db/jobs/job-row.ts";
+
+type Job = Omit<StoredJob, "payload">;
 import { ActionButton } from "../action-button.tsx";
 import { ActionResult } from "../users/action-result.tsx";
 import { IDLE_STATE } from "../users/user-action-types.ts";
 
 /** Requeue (admins, failed or cancelled jobs) with the API's force / clear-cancellation choices. */
-function RequeueForm({ job }: { job: StoredJob }) {
+function RequeueForm({ job }: { job: Job }) {
   const [state, formAction, pending] = useActionState(requeueJob, IDLE_STATE);
   return (
     <form action={formAction} className="space-y-1 text-xs">
@@ -34,7 +36,7 @@ function RequeueForm({ job }: { job: StoredJob }) {
   );
 }
 
-export function JobActions({ job, isAdmin }: { job: StoredJob; isAdmin: boolean }) {
+export function JobActions({ job, isAdmin }: { job: Job; isAdmin: boolean }) {
   const cancellable = (job.status === "queued" || job.status === "running" || job.status === "paused") && job.cancel_requested_at === null;
   const requeueable = isAdmin && (job.status === "failed" || job.status === "cancelled");
   if (!cancellable && !requeueable) return job.cancel_requested_at !== null && job.status === "running" ? <span className="text-xs text-slate-500">cancel requested</span> : null;

@@ -9,7 +9,8 @@ import { listTable } from "../table/data-table.tsx";
 import type { DashboardTableFeatures } from "../table/features.ts";
 import { JobActions } from "./job-actions.tsx";
 
-export type JobRow = StoredJob & { user_label: string | null; is_admin: boolean };
+/** A job as the table gets it: without its payload (the run's input, which may hold secrets). */
+export type JobRow = Omit<StoredJob, "payload"> & { user_label: string | null; is_admin: boolean };
 
 const helper = createColumnHelper<DashboardTableFeatures, JobRow>();
 

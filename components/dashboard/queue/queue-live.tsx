@@ -18,7 +18,9 @@ export function QueueLive({ initial, feed }: { initial: QueueSnapshot; feed: str
   const [snapshot, setSnapshot] = useState(initial);
   const [connection, setConnection] = useState<"connecting" | "live" | "retrying">("connecting");
   const [problem, setProblem] = useState<string | null>(null);
-  const fingerprint = useRef(initial.durable ? initial.fingerprint : "");
+  // Counts change too when a job is claimed and finished within one second (same fingerprint).
+  const versionOf = (s: QueueSnapshot) => (s.durable ? `${s.fingerprint}|${JSON.stringify(s.stats.counts)}` : "");
+  const version = useRef(versionOf(initial));
   useEffect(() => {
     const source = new EventSource(feed);
     source.addEventListener("open", () => setConnection("live"));
@@ -27,8 +29,8 @@ export function QueueLive({ initial, feed }: { initial: QueueSnapshot; feed: str
       setSnapshot(next);
       setProblem(null);
       setConnection("live");
-      if (next.durable && next.fingerprint !== fingerprint.current) {
-        fingerprint.current = next.fingerprint;
+      if (next.durable && versionOf(next) !== version.current) {
+        version.current = versionOf(next);
         router.refresh();
       }
     });

@@ -22,9 +22,9 @@ export async function listJobPage(db: Db, options: ListJobPageOptions): Promise<
   const seek = keysetQuery(request, { sortColumn: "created_at", idColumn: "id", sortKind: "number" });
   const [rows, counted] = await Promise.all([
     db.sql.query(`SELECT ${JOB_COLUMNS} FROM agno_jobs WHERE ${filter} AND ${seek.clause} ORDER BY ${seek.orderBy} LIMIT ${seek.limit}`, [...params, ...seek.params]),
-    db.sql.query<{ n: unknown }>(cappedCountSql("agno_jobs", filter), params),
+    db.sql.query<{ n: unknown }>(cappedCountSql("agno_jobs", filter, seek.countOrderBy), params),
   ]);
-  return { ...keysetPage(rows.map(toStoredJob), request, seek.backwards, (job) => [job.created_at, job.id]), total: cappedCount(counted[0]?.n) };
+  return { ...keysetPage(rows.map(toStoredJob), request, seek, (job) => [job.created_at, job.id]), total: cappedCount(counted[0]?.n) };
 }
 
 /**

@@ -81,7 +81,7 @@ export async function listMemoryPage(db: Db, options: ListMemoryPageOptions): Pr
         ORDER BY ${seek.orderBy} LIMIT ${seek.limit}`,
       [...params, ...seek.params],
     ),
-    db.sql.query<{ n: unknown }>(cappedCountSql("agno_memories", filter), params),
+    db.sql.query<{ n: unknown }>(cappedCountSql("agno_memories", filter, seek.countOrderBy), params),
   ]);
   const items = rows.map((row): MemoryListItem => {
     const topics = parseJson(row.topics);
@@ -97,5 +97,5 @@ export async function listMemoryPage(db: Db, options: ListMemoryPageOptions): Pr
       updated_at: row.updated_at === null || row.updated_at === undefined ? createdAt : Number(row.updated_at),
     };
   });
-  return { ...keysetPage(items, request, seek.backwards, (m) => [m[sortBy], m.memory_id]), total: cappedCount(counted[0]?.n) };
+  return { ...keysetPage(items, request, seek, (m) => [m[sortBy], m.memory_id]), total: cappedCount(counted[0]?.n) };
 }

@@ -75,7 +75,7 @@ export async function listRunSummaries(db: Db, options: ListRunSummariesOptions)
         ORDER BY ${seek.orderBy} LIMIT ${seek.limit}`,
       [...params, ...seek.params],
     ),
-    db.sql.query<{ n: unknown }>(cappedCountSql("agno_runs", filter), params),
+    db.sql.query<{ n: unknown }>(cappedCountSql("agno_runs", filter, seek.countOrderBy), params),
   ]);
   const summaries = rows.map(
     (row): RunSummary => ({
@@ -94,5 +94,5 @@ export async function listRunSummaries(db: Db, options: ListRunSummariesOptions)
       input_preview: row.input_preview === null || row.input_preview === undefined ? null : String(row.input_preview),
     }),
   );
-  return { ...keysetPage(summaries, request, seek.backwards, (r) => [r.created_at, r.run_id]), total: cappedCount(counted[0]?.n) };
+  return { ...keysetPage(summaries, request, seek, (r) => [r.created_at, r.run_id]), total: cappedCount(counted[0]?.n) };
 }

@@ -63,7 +63,7 @@ export async function listSessionSummaries(
         ORDER BY ${seek.orderBy} LIMIT ${seek.limit}`,
       [...params, ...seek.params],
     ),
-    db.sql.query<{ n: unknown }>(cappedCountSql("agno_sessions s", filter), params),
+    db.sql.query<{ n: unknown }>(cappedCountSql("agno_sessions s", filter, seek.countOrderBy), params),
   ]);
   const summaries = rows.map(
     (row): SessionSummary => ({
@@ -78,5 +78,5 @@ export async function listSessionSummaries(
       updated_at: Number(row.updated_at ?? row.created_at),
     }),
   );
-  return { ...keysetPage(summaries, request, seek.backwards, (s) => [s[sortBy], s.session_id]), total: cappedCount(counted[0]?.n) };
+  return { ...keysetPage(summaries, request, seek, (s) => [s[sortBy], s.session_id]), total: cappedCount(counted[0]?.n) };
 }

@@ -34,7 +34,8 @@ export function dayParam(params: SearchParams, name: string, problems: string[],
   const raw = firstParam(params, name);
   if (!raw) return undefined;
   const ms = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? Date.parse(`${raw}T00:00:00Z`) : Number.NaN;
-  if (Number.isNaN(ms)) {
+  // Date.parse rolls 2026-02-31 over to March; a date that does not survive the round trip is no date.
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== raw) {
     problems.push(`${name} must be a date like 2026-12-01, got "${raw}"`);
     return undefined;
   }

@@ -2,11 +2,20 @@ import { PaginationError } from "../../db/errors.ts";
 
 /**
  * Loads one page of a dashboard list; a cursor the server cannot read (edited, or from another
- * sort) becomes a problem to show and the first page, never an error page.
+ * sort) or one that leads nowhere any more becomes a problem to show and the first page, never an
+ * error page or a false "no rows yet".
  */
-export async function loadList<T>(load: (cursor: { after?: string; before?: string }) => Promise<T>, cursor: { after?: string; before?: string }, problems: string[]): Promise<T> {
+export async function loadList<T extends { rows: unknown[] }>(
+  load: (cursor: { after?: string; before?: string }) => Promise<T>,
+  cursor: { after?: string; before?: string },
+  problems: string[],
+): Promise<T> {
   try {
-    return await load(cursor);
+    const page = await load(cursor);
+    if (page.rows.length > 0 || (!cursor.after && !cursor.before)) return page;
+    // Nothing past a cursor whose rows have since gone (deleted): the first page, not "no rows".
+    problems.push("the rows this page followed are gone; showing the first page");
+    return await load({});
   } catch (error) {
     if (!(error instanceof PaginationError)) throw error;
     problems.push(`${error.message}`);

@@ -1,55 +1,101 @@
-import "server-only";
+import { randomUUID } from "node:crypto";
 import type { Settings } from "../../config/settings.ts";
 import type { Db } from "../../db/open-database.ts";
 import type { DataScope } from "../../db/scope.ts";
+import { log } from "../../log.ts";
 import { HEARTBEAT_MS, sseFrame } from "../sse.ts";
 import { queueSnapshot } from "./queue-snapshot.ts";
 
 /** How often the live queue view re-reads the queue; a snapshot is sent only when it changed. */
 export const QUEUE_POLL_MS = 1000;
+/** How often the stream checks again who is watching (a disabled or demoted user stops seeing it). */
+export const REAUTHORIZE_MS = 15_000;
 
 /**
- * An SSE stream of the queue as `scope` sees it: a `snapshot` event at once and whenever it
- * changes, a comment every HEARTBEAT_MS so proxies keep the connection open. Stops when the client
- * goes away; a failed read is sent as an `error` event and retried at the next tick.
+ * An SSE stream of the queue as the viewer may see it: a `snapshot` event at once and whenever it
+ * changes, a comment every HEARTBEAT_MS so proxies keep the connection open. `authorize` gives the
+ * viewer's scope now (null once they are signed out, disabled or no longer allowed); it is asked
+ * again every `reauthorizeMs` and the stream ends when it says null. A failed read is an `error`
+ * event naming an error id (the cause goes to the log); the next good read is sent whatever it holds.
  */
-export function queueEventStream({ db, settings, scope, signal }: { db: Db; settings: Settings; scope: DataScope; signal: AbortSignal }): ReadableStream<Uint8Array> {
+export function queueEventStream({
+  db,
+  settings,
+  scope: initialScope,
+  authorize,
+  signal,
+  pollMs = QUEUE_POLL_MS,
+  reauthorizeMs = REAUTHORIZE_MS,
+}: {
+  db: Db;
+  settings: Settings;
+  scope: DataScope;
+  authorize: () => Promise<DataScope | null>;
+  signal: AbortSignal;
+  pollMs?: number;
+  reauthorizeMs?: number;
+}): ReadableStream<Uint8Array> {
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let closed = false;
+  let scope = initialScope;
   let last = "";
   let lastSent = Date.now();
+  let authorizedAt = Date.now();
   return new ReadableStream<Uint8Array>({
     start(controller) {
       const stop = () => {
+        if (closed) return;
+        closed = true;
         clearTimeout(timer);
         try {
           controller.close();
         } catch {
-          // already closed
+          // the client has gone already
         }
       };
+      const send = (chunk: Uint8Array) => {
+        try {
+          controller.enqueue(chunk);
+        } catch {
+          stop();
+        }
+      };
+      if (signal.aborted) return stop();
       signal.addEventListener("abort", stop, { once: true });
       const tick = async () => {
-        if (signal.aborted) return;
         try {
+          if (Date.now() - authorizedAt >= reauthorizeMs) {
+            const now = await authorize();
+            if (closed) return;
+            if (!now) return stop();
+            scope = now;
+            authorizedAt = Date.now();
+          }
           const snapshot = await queueSnapshot(db, settings, scope);
+          if (closed) return;
           const text = JSON.stringify(snapshot);
           if (text !== last) {
             last = text;
-            controller.enqueue(sseFrame("snapshot", snapshot));
+            send(sseFrame("snapshot", snapshot));
             lastSent = Date.now();
           } else if (Date.now() - lastSent >= HEARTBEAT_MS) {
-            controller.enqueue(new TextEncoder().encode(": keep-alive\n\n"));
+            send(new TextEncoder().encode(": keep-alive\n\n"));
             lastSent = Date.now();
           }
         } catch (error) {
-          if (signal.aborted) return;
-          controller.enqueue(sseFrame("error", { detail: `Could not read the queue: ${(error as Error).message}` }));
+          if (closed) return;
+          const errorId = randomUUID();
+          log.error(`[error ${errorId}] dashboard queue stream: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          // Whatever the next good read holds, it is sent: the page must not keep showing the error.
+          last = "";
+          send(sseFrame("error", { detail: `Could not read the queue (error ${errorId}); retrying.` }));
         }
-        if (!signal.aborted) timer = setTimeout(() => void tick(), QUEUE_POLL_MS);
+        if (!closed) timer = setTimeout(() => void tick(), pollMs);
       };
       void tick();
     },
     cancel() {
+      closed = true;
       clearTimeout(timer);
     },
   });

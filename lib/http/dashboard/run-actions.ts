@@ -10,7 +10,7 @@ export const cancelRunAction = defineDashboardAction({
   input: z.object({ agentId: z.string().min(1), runId: z.string().min(1), sessionId: z.string().min(1) }),
   async handler({ input, principal, db, settings }) {
     if (!settings.agents.some((a) => a.id === input.agentId)) throw new NotFoundError(`No agent '${input.agentId}'`);
-    const outcome = await cancelAgentRun({ db, settings, principal }, input);
+    const outcome = await cancelAgentRun({ db, settings, principal }, { ...input, recordUnseen: false });
     if (outcome === "not_found") throw new NotFoundError("Run not found");
     return { ok: true, message: "Cancel requested; the run stops at its next step." };
   },

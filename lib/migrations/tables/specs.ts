@@ -62,6 +62,7 @@ export const RUNS: TableSpec = {
     ix("agno_runs", "status"),
     ix("agno_runs", "created_at"),
     ix("agno_runs", "user_id", "created_at"),
+    ix("agno_runs", "status", "created_at"),
   ],
 };
 

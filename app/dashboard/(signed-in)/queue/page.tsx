@@ -48,7 +48,8 @@ export default async function QueuePage({ searchParams }: { searchParams: Promis
     { after: paging.after, before: paging.before },
     problems,
   );
-  const rows = page.rows.map((job) => ({ ...job, user_label: job.user_id ? (labels.get(job.user_id) ?? job.user_id) : null, is_admin: principal.isAdmin }));
+  // The payload (the run's input, dependencies, attachments) never goes to the browser.
+  const rows = page.rows.map(({ payload: _payload, ...job }) => ({ ...job, user_label: job.user_id ? (labels.get(job.user_id) ?? job.user_id) : null, is_admin: principal.isAdmin }));
   return (
     <main className="mx-auto max-w-6xl p-4 md:p-6">
       <header className="mb-4 flex items-center gap-3">
