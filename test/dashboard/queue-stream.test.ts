@@ -87,4 +87,18 @@ describe("the queue page's live stream", () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(reads).toBe(after);
   });
+
+  it("pages watching the same scope share one read per interval", async () => {
+    let reads = 0;
+    const db = { dialect: "sqlite", sql: { query: async (text: string) => (text.includes("GROUP BY") && reads++, []) } } as unknown as Db;
+    const abort = new AbortController();
+    const open = () => queueEventStream({ db, settings: durable, scope: userScope("shared"), authorize: async () => userScope("shared"), signal: abort.signal, pollMs: 100 });
+    const streams = [open(), open(), open()].map((stream) => stream.getReader());
+    await Promise.all(streams.map((reader) => reader.read()));
+    await new Promise((r) => setTimeout(r, 450));
+    abort.abort();
+    // About five intervals passed: one stream alone reads about five times; three share those reads.
+    expect(reads).toBeGreaterThanOrEqual(3);
+    expect(reads).toBeLessThanOrEqual(7);
+  });
 });

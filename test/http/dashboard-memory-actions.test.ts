@@ -75,6 +75,9 @@ describe.each(DIALECTS)("the memories page's actions on $name", (dialect) => {
       expect(await call(deleteMemoryAction, a, { memoryId: id })).toEqual({ ok: true, message: "Memory deleted." });
       expect(await getMemory(db, { scope: adminScope(), memoryId: id })).toBeNull();
       expect(await call(deleteMemoryAction, a, { memoryId: id })).toMatchObject({ ok: false, status: 404 });
+      // An edit arriving after the delete (a second tab) does not bring the memory back.
+      expect(await call(updateMemoryAction, a, { memoryId: id, memory: "Lives in Nice" })).toMatchObject({ ok: false, status: 404 });
+      expect(await getMemory(db, { scope: adminScope(), memoryId: id })).toBeNull();
     });
 
     it("an admin edits anyone's memory (the owner stays) and adds one for a named user", async () => {

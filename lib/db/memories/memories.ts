@@ -121,6 +121,23 @@ export async function listMemories(db: Db, options: ListMemoriesOptions): Promis
   };
 }
 
+/**
+ * Changes an existing memory's text and topics in one scoped UPDATE; its owner, origin and
+ * creation time stay. Returns whether it applied: false when it does not exist for this scope
+ * (another user's, or deleted meanwhile — an edit never brings a deleted memory back).
+ */
+export async function updateMemoryContent(
+  db: Db,
+  { scope, memoryId, memory, topics }: { scope: DataScope; memoryId: string; memory: unknown; topics: string[] },
+): Promise<boolean> {
+  const owner = ownerSql(scope);
+  const changed = await db.sql.exec(
+    `UPDATE agno_memories SET memory = ?, topics = ?, updated_at = ? WHERE memory_id = ? AND ${owner.clause}`,
+    [JSON.stringify(memory), topics, Math.floor(Date.now() / 1000), memoryId, ...owner.params],
+  );
+  return changed === 1;
+}
+
 /** Deletes memories within the scope; returns how many went. */
 export async function deleteMemories(db: Db, { scope, memoryIds }: { scope: DataScope; memoryIds: string[] }): Promise<number> {
   const result = await db.prisma.memory.deleteMany({ where: { memory_id: { in: memoryIds }, ...ownerWhere(scope) } });

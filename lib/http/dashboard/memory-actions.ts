@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { dataScopeFor } from "../../auth/principal.ts";
 import { NotFoundError } from "../../db/errors.ts";
-import { deleteMemories, getMemory, upsertMemory } from "../../db/memories/memories.ts";
+import { deleteMemories, updateMemoryContent, upsertMemory } from "../../db/memories/memories.ts";
 import { defineDashboardAction } from "./action.ts";
 
 /**
@@ -44,23 +44,9 @@ export const updateMemoryAction = defineDashboardAction({
   input: z.object({ memoryId: MemoryId, memory: MemoryText, topics: Topics }),
   revalidate: MEMORIES_PAGE,
   async handler({ input, principal, db }) {
-    const scope = dataScopeFor(principal);
-    const existing = await getMemory(db, { scope, memoryId: input.memoryId });
-    if (!existing) throw notFound(input.memoryId);
-    // The text and topics change; who owns it and where it came from do not.
-    await upsertMemory(db, {
-      scope,
-      memory: {
-        memoryId: existing.memory_id,
-        memory: input.memory,
-        topics: input.topics,
-        agentId: existing.agent_id,
-        teamId: existing.team_id,
-        input: existing.input,
-        feedback: existing.feedback,
-        userId: existing.user_id,
-      },
-    });
+    // One scoped UPDATE: the text and topics change; who owns it and where it came from do not.
+    const applied = await updateMemoryContent(db, { scope: dataScopeFor(principal), memoryId: input.memoryId, memory: input.memory, topics: input.topics });
+    if (!applied) throw notFound(input.memoryId);
     return { ok: true, message: "Memory saved." };
   },
 });

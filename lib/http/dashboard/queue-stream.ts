@@ -4,12 +4,31 @@ import type { Db } from "../../db/open-database.ts";
 import type { DataScope } from "../../db/scope.ts";
 import { log } from "../../log.ts";
 import { HEARTBEAT_MS, sseFrame } from "../sse.ts";
-import { queueSnapshot } from "./queue-snapshot.ts";
+import { queueSnapshot, type QueueSnapshot } from "./queue-snapshot.ts";
 
 /** How often the live queue view re-reads the queue; a snapshot is sent only when it changed. */
 export const QUEUE_POLL_MS = 1000;
 /** How often the stream checks again who is watching (a disabled or demoted user stops seeing it). */
 export const REAUTHORIZE_MS = 15_000;
+
+/**
+ * One read of the queue per scope per poll interval in this process, however many pages watch it:
+ * streams of the same scope share the read in flight or just made (within QUEUE_POLL_MS).
+ */
+const sharedReads = new Map<string, { at: number; read: Promise<QueueSnapshot> }>();
+
+function sharedSnapshot(db: Db, settings: Settings, scope: DataScope, maxAgeMs: number): Promise<QueueSnapshot> {
+  const key = `${settings.database.id}|${JSON.stringify(scope)}`;
+  const now = Date.now();
+  const recent = sharedReads.get(key);
+  if (recent && now - recent.at < maxAgeMs) return recent.read;
+  for (const [k, entry] of sharedReads) if (now - entry.at >= maxAgeMs) sharedReads.delete(k);
+  const read = queueSnapshot(db, settings, scope);
+  sharedReads.set(key, { at: now, read });
+  // A failed read is not shared: the next tick of any stream tries again.
+  read.catch(() => sharedReads.get(key)?.read === read && sharedReads.delete(key));
+  return read;
+}
 
 /**
  * An SSE stream of the queue as the viewer may see it: a `snapshot` event at once and whenever it
@@ -71,7 +90,7 @@ export function queueEventStream({
             scope = now;
             authorizedAt = Date.now();
           }
-          const snapshot = await queueSnapshot(db, settings, scope);
+          const snapshot = await sharedSnapshot(db, settings, scope, pollMs);
           if (closed) return;
           const text = JSON.stringify(snapshot);
           if (text !== last) {
