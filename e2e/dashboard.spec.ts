@@ -221,5 +221,16 @@ test("a chat in the playground is the same run in Runs; a paused run continues f
   await expect(page.getByTestId("status").first()).toHaveText("COMPLETED", { timeout: 15_000 });
   await expect(page.getByTestId("run-output")).toContainText("The result is {");
   await expect(page.getByTestId("tool-call")).toContainText("confirmed");
+
+  // A paused run can also be cancelled from its page (after saying yes to the question).
+  await page.goto("/dashboard/agents/assistant");
+  await page.getByLabel("Message").fill("Show me the server details, again");
+  await page.getByLabel("Message").press("Enter");
+  await page.getByTestId("turn").last().getByRole("link", { name: "Run details" }).click();
+  await expect(page.getByTestId("status").first()).toHaveText("PAUSED");
+  page.once("dialog", (dialog) => void dialog.accept());
+  await page.getByRole("button", { name: "Cancel run" }).click();
+  await expect(page.getByTestId("status").first()).toHaveText("CANCELLED", { timeout: 10_000 });
+  await expect(page.getByRole("region", { name: "Waiting for you" })).toHaveCount(0);
   expect(violations).toEqual([]);
 });

@@ -1,12 +1,13 @@
 "use client";
 
-import { useActionState } from "react";
+import { useRouter } from "next/navigation";
+import { useActionState, useEffect } from "react";
 import { ActionResult } from "./users/action-result.tsx";
 import { IDLE_STATE, type UserAction } from "./users/user-action-types.ts";
 
 /**
  * One server action behind one button, with its hidden fields; shows progress while it runs and
- * its outcome after. `confirm` asks first (destructive actions).
+ * its outcome after, and re-renders the page once it succeeded. `confirm` asks first (destructive actions).
  */
 export function ActionButton({
   action,
@@ -26,6 +27,11 @@ export function ActionButton({
   children?: React.ReactNode;
 }) {
   const [state, formAction, pending] = useActionState(action, IDLE_STATE);
+  const router = useRouter();
+  // What the action changed shows at once, whichever page it was on.
+  useEffect(() => {
+    if (state.ok) router.refresh();
+  }, [state, router]);
   const tones = {
     neutral: "border-slate-300 hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800",
     danger: "border-red-300 text-red-700 hover:bg-red-50 dark:border-red-800 dark:text-red-300 dark:hover:bg-red-950",

@@ -60,6 +60,7 @@ export function queueEventStream({
   let last = "";
   let lastSent = Date.now();
   let authorizedAt = Date.now();
+  let failures = 0;
   return new ReadableStream<Uint8Array>({
     start(controller) {
       const stop = () => {
@@ -92,6 +93,7 @@ export function queueEventStream({
           }
           const snapshot = await sharedSnapshot(db, settings, scope, pollMs);
           if (closed) return;
+          failures = 0;
           const text = JSON.stringify(snapshot);
           if (text !== last) {
             last = text;
@@ -103,13 +105,15 @@ export function queueEventStream({
           }
         } catch (error) {
           if (closed) return;
+          failures++;
           const errorId = randomUUID();
           log.error(`[error ${errorId}] dashboard queue stream: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
           // Whatever the next good read holds, it is sent: the page must not keep showing the error.
           last = "";
           send(sseFrame("error", { detail: `Could not read the queue (error ${errorId}); retrying.` }));
         }
-        if (!closed) timer = setTimeout(() => void tick(), pollMs);
+        // While reads fail, wait longer between tries (up to 30 s), so an outage is not hammered.
+        if (!closed) timer = setTimeout(() => void tick(), failures === 0 ? pollMs : Math.min(30_000, pollMs * 2 ** failures));
       };
       void tick();
     },

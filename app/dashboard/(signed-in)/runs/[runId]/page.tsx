@@ -39,8 +39,15 @@ export default async function RunPage({ params, searchParams }: { params: Promis
         <StatusBadge status={stored.status} />
         <LiveRefresh active={live} intervalMs={1000} />
         <div className="ml-auto flex gap-2">
-          {live && agentId && (
-            <ActionButton action={cancelRun} fields={{ agentId, runId: stored.run_id, sessionId: stored.session_id }} label="Cancel run" pendingLabel="Cancelling…" tone="danger" />
+          {(live || stored.status === "PAUSED") && agentId && (
+            <ActionButton
+              action={cancelRun}
+              fields={{ agentId, runId: stored.run_id, sessionId: stored.session_id }}
+              label="Cancel run"
+              pendingLabel="Cancelling…"
+              tone="danger"
+              confirm={stored.status === "PAUSED" ? "Cancel this paused run? It cannot be continued afterwards." : undefined}
+            />
           )}
           {agentId && (
             <a className="rounded border border-slate-300 px-2 py-1 text-sm hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800" href={`/dashboard/sessions/${encodeURIComponent(stored.session_id)}`}>
