@@ -122,6 +122,11 @@ test("Runs and Sessions show the signed-in user's runs with their content; sessi
   await shot(page, "queue-in-process");
   await expect(inProcess).toHaveCount(0, { timeout: 20_000 });
 
+  // The overview lists the user's latest runs.
+  await page.goto("/dashboard");
+  await expect(page.getByTestId("recent-runs")).toContainText("add 2 and 3");
+  await shot(page, "overview-recent");
+
   // User B: none of A's sessions or runs, and A's session's address is a 404.
   const member = await inviteMember(page, browser, MEMBER_B);
   await member.getByRole("link", { name: "Sessions", exact: true }).click();
@@ -129,6 +134,8 @@ test("Runs and Sessions show the signed-in user's runs with their content; sessi
   await member.getByRole("link", { name: "Runs", exact: true }).click();
   await expect(member.getByText("No runs yet.")).toBeVisible();
   await shot(member, "runs-member-empty");
+  await member.goto("/dashboard");
+  await expect(member.getByText("No runs yet. Chat with an agent")).toBeVisible();
   expect((await member.goto(sessionUrl))?.status()).toBe(404);
   expect((await member.goto(runUrl))?.status()).toBe(404);
   await member.goto("/dashboard/sessions");

@@ -17,8 +17,9 @@ test("the API answers and the dashboard renders in Chromium", async ({ page, req
   await page.goto("/");
   await expect(page).toHaveURL(/\/dashboard$/);
   await expect(page.getByRole("heading", { name: "Agents" })).toBeVisible();
-  await expect(page.getByText("Assistant")).toBeVisible();
-  await expect(page.getByText("openai-compatible/scripted")).toBeVisible();
+  const agents = page.getByRole("region", { name: "Agents" });
+  await expect(agents).toContainText("Assistant (assistant)");
+  await expect(agents).toContainText("openai-compatible/scripted");
   await expect(page.getByTestId("database")).toContainText("sqlite");
   await page.screenshot({ path: "e2e/artifacts/dashboard.png", fullPage: true });
 

@@ -16,6 +16,9 @@ export default async function SignedInLayout({ children }: { children: ReactNode
   const sections = navSections(principal.isAdmin);
   return (
     <div className="min-h-screen md:flex">
+      <a href="#content" className="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-10 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:shadow dark:focus:bg-slate-900">
+        Skip to content
+      </a>
       <aside className="border-b border-slate-200 bg-white md:w-56 md:shrink-0 md:border-r md:border-b-0 dark:border-slate-800 dark:bg-slate-900">
         {/* The column runs the page's full height; its contents stay in view while the page scrolls. */}
         <div className="md:sticky md:top-0 md:max-h-screen md:overflow-y-auto">
@@ -36,7 +39,7 @@ export default async function SignedInLayout({ children }: { children: ReactNode
           </nav>
         </div>
       </aside>
-      <div className="min-w-0 flex-1">
+      <div id="content" className="min-w-0 flex-1">
         <header className="border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
           <div className="flex flex-wrap items-center justify-end gap-3 px-4 py-2 text-sm md:px-6">
             <span data-testid="signed-in-user" className="text-slate-600 dark:text-slate-400">

@@ -1,11 +1,22 @@
+import { formatTime } from "@/components/dashboard/format.ts";
+import { LiveRefresh } from "@/components/dashboard/live-refresh.tsx";
+import { StatusBadge } from "@/components/dashboard/status-badge.tsx";
+import { dataScopeFor } from "@/lib/auth/principal.ts";
+import { listRunSummaries } from "@/lib/db/runs/run-list.ts";
 import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
 import { systemStatus } from "@/lib/status/system-status.ts";
 
 export const dynamic = "force-dynamic";
 
+const RECENT_RUNS = 5;
+
+/** What is going on: the signed-in user's latest runs (live while any is unsettled), the agents, the installation. */
 export default async function DashboardHome() {
-  const { settings } = await requireDashboardSession();
+  const { settings, db, principal, user } = await requireDashboardSession();
   const status = await systemStatus(settings);
+  // The user's own runs, admins included: the workspace pages show admins everyone's.
+  const recent = await listRunSummaries(db, { scope: dataScopeFor(principal, principal.isAdmin ? user.id : undefined), limit: RECENT_RUNS });
+  const live = recent.rows.some((r) => r.status === "PENDING" || r.status === "RUNNING");
   return (
     <main className="mx-auto max-w-5xl p-4 md:p-6">
       <header className="mb-6 flex items-center justify-between">
@@ -15,6 +26,31 @@ export default async function DashboardHome() {
           <a className="underline" href="/health">Health</a>
         </nav>
       </header>
+      <section aria-labelledby="recent" className="mb-6 rounded border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
+        <div className="mb-2 flex items-center gap-3">
+          <h2 id="recent" className="text-lg font-medium">Your recent runs</h2>
+          <LiveRefresh active={live} />
+          <a className="ml-auto text-sm underline" href="/dashboard/runs">All runs</a>
+        </div>
+        {recent.rows.length === 0 ? (
+          <p className="text-sm text-slate-500">
+            No runs yet. <a className="underline" href="/dashboard/agents">Chat with an agent</a> to start one.
+          </p>
+        ) : (
+          <ul className="divide-y divide-slate-200 dark:divide-slate-800" data-testid="recent-runs">
+            {recent.rows.map((run) => (
+              <li key={run.run_id} className="flex items-center gap-3 py-2 text-sm">
+                <StatusBadge status={run.status} />
+                <a className="min-w-0 flex-1 truncate text-sky-700 hover:underline dark:text-sky-400" href={`/dashboard/runs/${encodeURIComponent(run.run_id)}?session_id=${encodeURIComponent(run.session_id)}`}>
+                  {run.input_preview || "(no text input)"}
+                </a>
+                <span className="hidden text-slate-500 sm:inline">{run.agent_id}</span>
+                <span className="whitespace-nowrap text-slate-500">{formatTime(run.created_at)}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
       <section aria-labelledby="agents" className="mb-6 rounded border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
         <h2 id="agents" className="mb-2 text-lg font-medium">Agents</h2>
         <ul className="divide-y divide-slate-200 dark:divide-slate-800">
