@@ -16,6 +16,9 @@ export function FormField({ label, id, ...input }: { label: string; id: string }
   );
 }
 
+/** A full-width text input or textarea in a dashboard form. */
+export const textInput = "w-full rounded border border-slate-300 bg-white px-3 py-2 text-sm dark:border-slate-700 dark:bg-slate-950";
+
 export const primaryButton =
   "w-full rounded bg-slate-900 px-3 py-2 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-60 dark:bg-slate-100 dark:text-slate-900 dark:hover:bg-slate-300";
 

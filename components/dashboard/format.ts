@@ -26,3 +26,10 @@ export function formatAge(seconds: number | null | undefined): string {
   if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h`;
   return `${Math.floor(seconds / 86_400)} d`;
 }
+
+/** A stored value as text to show: strings as they are, anything else as JSON (pretty on request), nothing as "". */
+export function displayText(value: unknown, { pretty = false } = {}): string {
+  if (typeof value === "string") return value;
+  if (value === null || value === undefined) return "";
+  return pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value);
+}

@@ -60,3 +60,8 @@ export function ListProblems({ problems }: { problems: string[] }) {
     </div>
   );
 }
+
+/** The admin's "whose rows" filter (`?user=`), from the user labels of the page. */
+export function UserFilter({ labels, value }: { labels: Map<string, string>; value?: string }) {
+  return <FilterSelect label="User" name="user" value={value} options={[...labels].map(([id, email]) => ({ value: id, label: email }))} />;
+}

@@ -11,6 +11,31 @@ export interface SystemStatus {
   authMode: string;
 }
 
+/**
+ * Recent results per database, on `globalThis` so every route bundle of the process shares them
+ * (and a migration run anywhere in it forgets them).
+ */
+const key = Symbol.for("agentry.system-status");
+type Holder = { [key]?: Map<string, { at: number; status: Promise<SystemStatus> }> };
+const recent = () => ((globalThis as Holder)[key] ??= new Map());
+
+/**
+ * The status, read at most once per `maxAgeMs` per database: pages that re-render every second
+ * while a run is live would otherwise introspect the schema every second.
+ */
+export function recentSystemStatus(settings: Settings, maxAgeMs: number): Promise<SystemStatus> {
+  const cached = recent().get(settings.database.id);
+  if (cached && Date.now() - cached.at < maxAgeMs) return cached.status;
+  const status = systemStatus(settings);
+  recent().set(settings.database.id, { at: Date.now(), status });
+  return status;
+}
+
+/** After a migration: the next status read looks at the schema again. */
+export function forgetSystemStatus(): void {
+  recent().clear();
+}
+
 export async function systemStatus(settings: Settings): Promise<SystemStatus> {
   const unconfigured = settings.agents.filter((a) => !a.model);
   let database: SystemStatus["database"] = { dialect: null, location: null, error: null, pendingMigrations: [] };

@@ -13,15 +13,9 @@ import { errorResponse } from "@/lib/http/errors.ts";
 import { DIALECTS, openMigrated, type TestDb } from "../support/databases.ts";
 import { testSettings } from "../support/settings.ts";
 import { PASSWORD, createUser, tokenOf, uniqueEmail } from "./dashboard-support.ts";
+import { ACTION_ORIGIN, formOf } from "../support/dashboard-actions.ts";
 
 const settings = testSettings();
-const ORIGIN = "http://127.0.0.1:7777";
-
-function form(fields: Record<string, string>): FormData {
-  const data = new FormData();
-  for (const [key, value] of Object.entries(fields)) data.set(key, value);
-  return data;
-}
 
 describe.each(DIALECTS)("user management on $name", (dialect) => {
   describe.skipIf(dialect.skipReason !== null)(dialect.name, () => {
@@ -43,10 +37,10 @@ describe.each(DIALECTS)("user management on $name", (dialect) => {
       const other = await createUser(db);
       const attempts: [string, () => Promise<unknown>][] = [
         ["listUsersFor", () => listUsersFor(db, member)],
-        ["inviteUser", () => inviteUser(db, { principal: member, email: uniqueEmail("x"), role: "admin", origin: ORIGIN })],
+        ["inviteUser", () => inviteUser(db, { principal: member, email: uniqueEmail("x"), role: "admin", origin: ACTION_ORIGIN })],
         ["changeRole", () => changeRole(db, { principal: member, userId: memberId, role: "admin" })],
         ["setEnabled", () => setEnabled(db, { principal: member, userId: other.id, enabled: false })],
-        ["passwordResetLink", () => passwordResetLink(db, { principal: member, userId: other.id, origin: ORIGIN })],
+        ["passwordResetLink", () => passwordResetLink(db, { principal: member, userId: other.id, origin: ACTION_ORIGIN })],
         ["withdrawInvite", () => withdrawInvite(db, { principal: member, inviteId: "any" })],
         ["endSessions of another", () => endSessions(db, { principal: member, userId: other.id })],
         ["listUsers (lib/db)", () => listUsers(db, { scope: { kind: "user", userId: memberId } })],
@@ -76,8 +70,8 @@ describe.each(DIALECTS)("user management on $name", (dialect) => {
         [revokeInviteAction, { inviteId: "any" }],
       ];
       for (const [action, fields] of calls) {
-        expect(await action.run({ principal: member, formData: form(fields), db, settings, origin: ORIGIN }), action.name).toMatchObject({ ok: false, status: 403 });
-        expect(await action.run({ principal: null, formData: form(fields), db, settings, origin: ORIGIN }), action.name).toMatchObject({ ok: false, status: 401 });
+        expect(await action.run({ principal: member, formData: formOf(fields), db, settings, origin: ACTION_ORIGIN }), action.name).toMatchObject({ ok: false, status: 403 });
+        expect(await action.run({ principal: null, formData: formOf(fields), db, settings, origin: ACTION_ORIGIN }), action.name).toMatchObject({ ok: false, status: 401 });
       }
       expect(await getUser(db, { scope: { kind: "admin" }, userId: memberId })).toMatchObject({ role: "member" });
       expect(await getUser(db, { scope: { kind: "admin" }, userId: other.id })).toMatchObject({ disabledAt: null });
@@ -86,7 +80,7 @@ describe.each(DIALECTS)("user management on $name", (dialect) => {
 
     it("an admin invites by one-time link; the link creates the user with the role once, and only its hash is stored", async () => {
       const email = uniqueEmail("Invitee").toUpperCase();
-      const result = await inviteUserAction.run({ principal: admin, formData: form({ email, role: "member" }), db, settings, origin: ORIGIN });
+      const result = await inviteUserAction.run({ principal: admin, formData: formOf({ email, role: "member" }), db, settings, origin: ACTION_ORIGIN });
       expect(result).toMatchObject({ ok: true, link: expect.stringMatching(/^http:\/\/127\.0\.0\.1:7777\/dashboard\/invite\/[A-Za-z0-9_-]{43}$/) });
       const token = tokenOf(result.link!);
       const stored = await db.sql.query(`SELECT * FROM agentry_user_tokens WHERE email = ?`, [email.toLowerCase()]);
@@ -100,19 +94,19 @@ describe.each(DIALECTS)("user management on $name", (dialect) => {
       expect(await acceptInvite(db, { token, name: "Again", password: PASSWORD })).toMatchObject({ ok: false, error: expect.stringMatching(/invalid, expired or already used/) });
       expect(await describeLink(db, { token, purpose: "invite" })).toBeNull();
       // Inviting an existing email is a conflict.
-      expect(await inviteUserAction.run({ principal: admin, formData: form({ email, role: "member" }), db, settings, origin: ORIGIN })).toMatchObject({ ok: false, status: 409 });
+      expect(await inviteUserAction.run({ principal: admin, formData: formOf({ email, role: "member" }), db, settings, origin: ACTION_ORIGIN })).toMatchObject({ ok: false, status: 409 });
     });
 
     it("an invite can be withdrawn, and a withdrawn link no longer works", async () => {
-      const { invite, link } = await inviteUser(db, { principal: admin, email: uniqueEmail("late"), role: "admin", origin: ORIGIN });
-      expect((await revokeInviteAction.run({ principal: admin, formData: form({ inviteId: invite.id }), db, settings, origin: ORIGIN })).ok).toBe(true);
+      const { invite, link } = await inviteUser(db, { principal: admin, email: uniqueEmail("late"), role: "admin", origin: ACTION_ORIGIN });
+      expect((await revokeInviteAction.run({ principal: admin, formData: formOf({ inviteId: invite.id }), db, settings, origin: ACTION_ORIGIN })).ok).toBe(true);
       expect(await acceptInvite(db, { token: tokenOf(link), name: "", password: PASSWORD })).toMatchObject({ ok: false });
     });
 
     it("a reset link sets a new password, ends the user's sessions, works once, and replaces earlier links", async () => {
       const user = await createUser(db);
-      const first = await resetLinkAction.run({ principal: admin, formData: form({ userId: user.id }), db, settings, origin: ORIGIN });
-      const second = await resetLinkAction.run({ principal: admin, formData: form({ userId: user.id }), db, settings, origin: ORIGIN });
+      const first = await resetLinkAction.run({ principal: admin, formData: formOf({ userId: user.id }), db, settings, origin: ACTION_ORIGIN });
+      const second = await resetLinkAction.run({ principal: admin, formData: formOf({ userId: user.id }), db, settings, origin: ACTION_ORIGIN });
       expect(second.link).toMatch(/\/dashboard\/reset-password\//);
       expect(await resetPassword(db, { token: tokenOf(first.link!), password: "a brand new password" })).toMatchObject({ ok: false });
       const reset = await resetPassword(db, { token: tokenOf(second.link!), password: "a brand new password" });
@@ -126,7 +120,7 @@ describe.each(DIALECTS)("user management on $name", (dialect) => {
       const fresh = await openMigrated(dialect);
       try {
         const only = principalForUser(await createUser(fresh, { role: "admin" }), settings);
-        const call = (action: DashboardAction, fields: Record<string, string>) => action.run({ principal: only, formData: form(fields), db: fresh, settings, origin: ORIGIN });
+        const call = (action: DashboardAction, fields: Record<string, string>) => action.run({ principal: only, formData: formOf(fields), db: fresh, settings, origin: ACTION_ORIGIN });
         expect(await call(setRoleAction, { userId: only.userId!, role: "member" })).toMatchObject({ ok: false, status: 409 });
         expect(await call(setEnabledAction, { userId: only.userId!, enabled: "false" })).toMatchObject({ ok: false, status: 409 });
         const m = await createUser(fresh);

@@ -13,22 +13,16 @@ import { agnoRun, seedSession, uid } from "../support/agno-runs.ts";
 import { DIALECTS, useMigratedDb, type TestDb } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";
 import { testSettings } from "../support/settings.ts";
+import { ACTION_ORIGIN, formOf } from "../support/dashboard-actions.ts";
 
-const ORIGIN = "http://127.0.0.1:7777";
 const settings = testSettings({ file: { agents: [defineAgent({ id: "assistant", name: "Assistant", model: null })] } });
 const durableSettings = testSettings({ env: { AGENTRY_QUEUE_DURABLE: "true" }, file: { agents: [defineAgent({ id: "assistant", name: "Assistant", model: null })] } });
-
-const form = (fields: Record<string, string>) => {
-  const data = new FormData();
-  for (const [k, v] of Object.entries(fields)) data.set(k, v);
-  return data;
-};
 
 describe.each(DIALECTS)("dashboard workspace actions on $name", (dialect) => {
   let db: TestDb;
   useMigratedDb(dialect, (opened) => (db = opened));
   const run = (action: DashboardAction, principal: Parameters<DashboardAction["run"]>[0]["principal"], fields: Record<string, string>, s = settings) =>
-    action.run({ principal, formData: form(fields), db, settings: s, origin: ORIGIN });
+    action.run({ principal, formData: formOf(fields), db, settings: s, origin: ACTION_ORIGIN });
 
   describe.skipIf(dialect.skipReason !== null)(dialect.name, () => {
     it("rename and delete reach only the caller's own sessions: another user's is not found and stays as it was", async () => {

@@ -16,19 +16,13 @@ import { uid } from "../support/agno-runs.ts";
 import { createUser } from "../auth/dashboard-support.ts";
 import { DIALECTS, openMigrated, type TestDb } from "../support/databases.ts";
 import { testSettings } from "../support/settings.ts";
+import { ACTION_ORIGIN, formOf } from "../support/dashboard-actions.ts";
 
 const settings = testSettings();
-const ORIGIN = "http://127.0.0.1:7777";
 const DAY = 86_400;
 
-function form(fields: Record<string, string>): FormData {
-  const data = new FormData();
-  for (const [key, value] of Object.entries(fields)) data.set(key, value);
-  return data;
-}
-
 const run = (db: TestDb, action: DashboardAction, principal: Principal | null, fields: Record<string, string> = {}) =>
-  action.run({ principal, formData: form(fields), db, settings, origin: ORIGIN });
+  action.run({ principal, formData: formOf(fields), db, settings, origin: ACTION_ORIGIN });
 
 describe.each(DIALECTS)("the admin console's actions on $name", (dialect) => {
   describe.skipIf(dialect.skipReason !== null)(dialect.name, () => {

@@ -9,15 +9,9 @@ import { createMemoryAction, deleteMemoryAction, updateMemoryAction } from "@/li
 import { createUser } from "../auth/dashboard-support.ts";
 import { DIALECTS, openMigrated, type TestDb } from "../support/databases.ts";
 import { testSettings } from "../support/settings.ts";
+import { ACTION_ORIGIN, formOf } from "../support/dashboard-actions.ts";
 
 const settings = testSettings();
-const ORIGIN = "http://127.0.0.1:7777";
-
-function form(fields: Record<string, string>): FormData {
-  const data = new FormData();
-  for (const [key, value] of Object.entries(fields)) data.set(key, value);
-  return data;
-}
 
 describe.each(DIALECTS)("the memories page's actions on $name", (dialect) => {
   describe.skipIf(dialect.skipReason !== null)(dialect.name, () => {
@@ -26,7 +20,7 @@ describe.each(DIALECTS)("the memories page's actions on $name", (dialect) => {
     let a: Principal;
     let b: Principal;
     const call = (action: DashboardAction, principal: Principal | null, fields: Record<string, string>) =>
-      action.run({ principal, formData: form(fields), db, settings, origin: ORIGIN });
+      action.run({ principal, formData: formOf(fields), db, settings, origin: ACTION_ORIGIN });
     /** A memory of `owner`'s, written as the API would. */
     const memoryOf = async (owner: Principal, text: string) =>
       (await upsertMemory(db, { scope: dataScopeFor(owner), memory: { memory: text, topics: ["kept"], agentId: "assistant", input: "said so", userId: owner.userId } })).memory_id;

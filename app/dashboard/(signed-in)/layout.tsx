@@ -2,8 +2,7 @@ import type { ReactNode } from "react";
 import { signOutAction, signOutEverywhereAction } from "@/app/dashboard/_actions/auth.ts";
 import { NavLinks } from "@/components/dashboard/nav-links.tsx";
 import { navSections } from "@/components/dashboard/nav-sections.ts";
-import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
-import { systemStatus } from "@/lib/status/system-status.ts";
+import { dashboardSystemStatus, requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
 
 /**
  * The signed-in dashboard's frame: navigation, who is signed in, and the banners every page needs
@@ -12,7 +11,7 @@ import { systemStatus } from "@/lib/status/system-status.ts";
  */
 export default async function SignedInLayout({ children }: { children: ReactNode }) {
   const { user, settings, principal } = await requireDashboardSession();
-  const status = await systemStatus(settings);
+  const status = await dashboardSystemStatus();
   const sections = navSections(principal.isAdmin);
   return (
     <div className="min-h-screen md:flex">

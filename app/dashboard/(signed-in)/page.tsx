@@ -1,10 +1,10 @@
 import { formatTime } from "@/components/dashboard/format.ts";
 import { LiveRefresh } from "@/components/dashboard/live-refresh.tsx";
+import { Section } from "@/components/dashboard/section.tsx";
 import { StatusBadge } from "@/components/dashboard/status-badge.tsx";
 import { dataScopeFor } from "@/lib/auth/principal.ts";
 import { listRunSummaries } from "@/lib/db/runs/run-list.ts";
-import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
-import { systemStatus } from "@/lib/status/system-status.ts";
+import { dashboardSystemStatus, requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
 
 export const dynamic = "force-dynamic";
 
@@ -13,7 +13,7 @@ const RECENT_RUNS = 5;
 /** What is going on: the signed-in user's latest runs (live while any is unsettled), the agents, the installation. */
 export default async function DashboardHome() {
   const { settings, db, principal, user } = await requireDashboardSession();
-  const status = await systemStatus(settings);
+  const status = await dashboardSystemStatus();
   // The user's own runs, admins included: the workspace pages show admins everyone's.
   const recent = await listRunSummaries(db, { scope: dataScopeFor(principal, principal.isAdmin ? user.id : undefined), limit: RECENT_RUNS });
   const live = recent.rows.some((r) => r.status === "PENDING" || r.status === "RUNNING");
@@ -26,12 +26,18 @@ export default async function DashboardHome() {
           <a className="underline" href="/health">Health</a>
         </nav>
       </header>
-      <section aria-labelledby="recent" className="mb-6 rounded border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
-        <div className="mb-2 flex items-center gap-3">
-          <h2 id="recent" className="text-lg font-medium">Your recent runs</h2>
-          <LiveRefresh active={live} />
-          <a className="ml-auto text-sm underline" href="/dashboard/runs">All runs</a>
-        </div>
+      <Section
+        id="recent"
+        title="Your recent runs"
+        actions={
+          <span className="flex items-center gap-3">
+            <LiveRefresh active={live} />
+            <a className="text-sm underline" href="/dashboard/runs">
+              All runs
+            </a>
+          </span>
+        }
+      >
         {recent.rows.length === 0 ? (
           <p className="text-sm text-slate-500">
             No runs yet. <a className="underline" href="/dashboard/agents">Chat with an agent</a> to start one.
@@ -50,9 +56,8 @@ export default async function DashboardHome() {
             ))}
           </ul>
         )}
-      </section>
-      <section aria-labelledby="agents" className="mb-6 rounded border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
-        <h2 id="agents" className="mb-2 text-lg font-medium">Agents</h2>
+      </Section>
+      <Section id="agents" title="Agents">
         <ul className="divide-y divide-slate-200 dark:divide-slate-800">
           {status.agents.map((agent) => (
             <li key={agent.id} className="flex justify-between py-2">
@@ -61,9 +66,8 @@ export default async function DashboardHome() {
             </li>
           ))}
         </ul>
-      </section>
-      <section aria-labelledby="system" className="rounded border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
-        <h2 id="system" className="mb-2 text-lg font-medium">System</h2>
+      </Section>
+      <Section id="system" title="System">
         <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
           <dt className="text-slate-500">Database</dt>
           <dd data-testid="database">{status.database.dialect ? `${status.database.dialect} — ${status.database.location}` : "unavailable"}</dd>
@@ -72,7 +76,7 @@ export default async function DashboardHome() {
           <dt className="text-slate-500">OS id</dt>
           <dd>{settings.osId}</dd>
         </dl>
-      </section>
+      </Section>
     </main>
   );
 }

@@ -1,6 +1,4 @@
-import { sessionUserFromCookies } from "@/lib/auth/dashboard/session.ts";
-import { principalForUser } from "@/lib/auth/dashboard/user-principal.ts";
-import { currentDashboardSession } from "@/lib/http/dashboard/current-user.ts";
+import { currentDashboardSession, dashboardSessionFrom } from "@/lib/http/dashboard/current-user.ts";
 import { listScope } from "@/lib/http/dashboard/list-params.ts";
 import { queueEventStream } from "@/lib/http/dashboard/queue-stream.ts";
 import { sseResponse } from "@/lib/http/sse.ts";
@@ -19,8 +17,8 @@ export async function GET(request: Request): Promise<Response> {
   const { db, settings } = session;
   const cookieHeader = request.headers.get("cookie");
   const authorize = async () => {
-    const user = await sessionUserFromCookies({ cookieHeader, settings, db });
-    return user ? listScope(principalForUser(user, settings), params) : null;
+    const now = await dashboardSessionFrom(cookieHeader);
+    return now ? listScope(now.principal, params) : null;
   };
   return sseResponse(queueEventStream({ db, settings, scope: listScope(session.principal, params), authorize, signal: request.signal }));
 }

@@ -1,12 +1,13 @@
 "use client";
 
-import { useActionState, useRef, useState, useTransition } from "react";
+import { useRef, useState } from "react";
+import { textInput } from "@/components/dashboard/form-field.tsx";
+import { useKeepingForm } from "@/components/dashboard/use-keeping-form.ts";
 import { ActionResult } from "@/components/dashboard/users/action-result.tsx";
 import { DEFAULT_EXPIRY, EXPIRY_CHOICES, type CreatedServiceAccountState, type ExpiryChoice } from "@/lib/http/dashboard/service-account-form.ts";
 
 type CreateAction = (previous: CreatedServiceAccountState, formData: FormData) => Promise<CreatedServiceAccountState>;
 
-const input = "w-full rounded border border-slate-300 bg-white px-3 py-2 text-sm dark:border-slate-700 dark:bg-slate-950";
 const EXPIRY_LABELS: Record<ExpiryChoice, string> = { "30": "30 days", "90": "90 days", "365": "1 year", never: "Never" };
 
 /**
@@ -14,35 +15,21 @@ const EXPIRY_LABELS: Record<ExpiryChoice, string> = { "30": "30 days", "90": "90
  * submitted by hand, not reset by React), and empties itself once the account exists.
  */
 export function ServiceAccountCreateForm({ action }: { action: CreateAction }) {
-  const form = useRef<HTMLFormElement>(null);
-  const [, startTransition] = useTransition();
-  const [state, dispatch, pending] = useActionState<CreatedServiceAccountState, FormData>(async (previous, formData) => {
-    const result = await action(previous, formData);
-    if (result.ok) form.current?.reset();
-    return result;
-  }, { ok: null });
+  const { ref, onSubmit, state, pending } = useKeepingForm(action, { ok: null });
   return (
     <div>
-      <form
-        ref={form}
-        onSubmit={(event) => {
-          event.preventDefault();
-          const formData = new FormData(event.currentTarget);
-          startTransition(() => dispatch(formData));
-        }}
-        className="grid gap-3 md:grid-cols-2"
-      >
+      <form ref={ref} onSubmit={onSubmit} className="grid gap-3 md:grid-cols-2">
         <div>
           <label htmlFor="sa-name" className="mb-1 block text-sm font-medium">
             Name
           </label>
-          <input id="sa-name" name="name" required maxLength={128} placeholder="ci-deploy" className={input} />
+          <input id="sa-name" name="name" required maxLength={128} placeholder="ci-deploy" className={textInput} />
         </div>
         <div>
           <label htmlFor="sa-expires" className="mb-1 block text-sm font-medium">
             Expires after
           </label>
-          <select id="sa-expires" name="expires" defaultValue={DEFAULT_EXPIRY} className={input}>
+          <select id="sa-expires" name="expires" defaultValue={DEFAULT_EXPIRY} className={textInput}>
             {EXPIRY_CHOICES.map((choice) => (
               <option key={choice} value={choice}>
                 {EXPIRY_LABELS[choice]}
@@ -54,13 +41,13 @@ export function ServiceAccountCreateForm({ action }: { action: CreateAction }) {
           <label htmlFor="sa-allow" className="mb-1 block text-sm font-medium">
             Allowed scopes
           </label>
-          <textarea id="sa-allow" name="allow" required rows={3} placeholder="agents:read agents:run sessions:read" aria-describedby="sa-scopes-hint" className={`${input} font-mono`} />
+          <textarea id="sa-allow" name="allow" required rows={3} placeholder="agents:read agents:run sessions:read" aria-describedby="sa-scopes-hint" className={`${textInput} font-mono`} />
         </div>
         <div>
           <label htmlFor="sa-deny" className="mb-1 block text-sm font-medium">
             Denied scopes <span className="font-normal text-slate-500">(optional; a deny wins over any allow)</span>
           </label>
-          <textarea id="sa-deny" name="deny" rows={3} placeholder="agents:secret:run" aria-describedby="sa-scopes-hint" className={`${input} font-mono`} />
+          <textarea id="sa-deny" name="deny" rows={3} placeholder="agents:secret:run" aria-describedby="sa-scopes-hint" className={`${textInput} font-mono`} />
         </div>
         <p id="sa-scopes-hint" className="text-xs text-slate-500 md:col-span-2">
           Separate scopes with spaces, commas or new lines: <code>resource:action</code>, <code>resource:&lt;id&gt;:action</code> or <code>resource:*</code>.

@@ -1,12 +1,10 @@
 "use client";
 
-import { useActionState, useRef, useTransition } from "react";
+import { textInput } from "@/components/dashboard/form-field.tsx";
+import { useKeepingForm } from "@/components/dashboard/use-keeping-form.ts";
 import { ActionResult } from "@/components/dashboard/users/action-result.tsx";
 import { IDLE_STATE } from "@/components/dashboard/users/user-action-types.ts";
-import type { ActionState } from "@/lib/http/dashboard/action.ts";
 import type { MemoryAction } from "./memory-row.ts";
-
-const input = "w-full rounded border border-slate-300 bg-white px-3 py-2 text-sm dark:border-slate-700 dark:bg-slate-950";
 
 /**
  * Adds a memory: its text and comma-separated topics. Admins also choose whose memory it is
@@ -14,41 +12,27 @@ const input = "w-full rounded border border-slate-300 bg-white px-3 py-2 text-sm
  * refusal (the form is submitted by hand, not reset by React) and is cleared once it is saved.
  */
 export function MemoryAddForm({ action, owners }: { action: MemoryAction; owners?: { options: { id: string; label: string }[]; selected: string } }) {
-  const form = useRef<HTMLFormElement>(null);
-  const [, startTransition] = useTransition();
-  const [state, dispatch, pending] = useActionState(async (previous: ActionState, formData: FormData) => {
-    const result = await action(previous, formData);
-    if (result.ok) form.current?.reset();
-    return result;
-  }, IDLE_STATE);
+  const { ref, onSubmit, state, pending } = useKeepingForm(action, IDLE_STATE);
   return (
-    <form
-      ref={form}
-      onSubmit={(event) => {
-        event.preventDefault();
-        const formData = new FormData(event.currentTarget);
-        startTransition(() => dispatch(formData));
-      }}
-      className="grid gap-3 md:grid-cols-[1fr_16rem]"
-    >
+    <form ref={ref} onSubmit={onSubmit} className="grid gap-3 md:grid-cols-[1fr_16rem]">
       <div className="md:row-span-2">
         <label htmlFor="memory-text" className="mb-1 block text-sm font-medium">
           Memory
         </label>
-        <textarea id="memory-text" name="memory" required rows={3} placeholder="Prefers answers in French" className={input} />
+        <textarea id="memory-text" name="memory" required rows={3} placeholder="Prefers answers in French" className={textInput} />
       </div>
       <div>
         <label htmlFor="memory-topics" className="mb-1 block text-sm font-medium">
           Topics <span className="font-normal text-slate-500">(comma-separated)</span>
         </label>
-        <input id="memory-topics" name="topics" placeholder="language, preferences" className={input} />
+        <input id="memory-topics" name="topics" placeholder="language, preferences" className={textInput} />
       </div>
       {owners && (
         <div>
           <label htmlFor="memory-user" className="mb-1 block text-sm font-medium">
             For user
           </label>
-          <select id="memory-user" name="userId" defaultValue={owners.selected} className={input}>
+          <select id="memory-user" name="userId" defaultValue={owners.selected} className={textInput}>
             {owners.options.map((owner) => (
               <option key={owner.id} value={owner.id}>
                 {owner.label}

@@ -1,7 +1,5 @@
 import type { SearchParams } from "@/lib/http/dashboard/search-params.ts";
 
-export { allParams, firstParam, type SearchParams } from "@/lib/http/dashboard/search-params.ts";
-
 /**
  * The list state every dashboard table keeps in its URL (sort, order, after/before cursors, page,
  * filters): the path with `changes`, keeping `current`'s other filters; undefined drops a parameter. */

@@ -2,25 +2,19 @@ import { jsonTextSql } from "../json.ts";
 import { cappedCount, cappedCountSql, keysetPage, keysetQuery, type CappedCount, type KeysetPage, type KeysetRequest } from "../keyset.ts";
 import type { Db } from "../open-database.ts";
 import { ownerSql, type DataScope } from "../scope.ts";
+import type { StoredRun } from "./runs.ts";
 
 /** What a runs table shows of a run: its row's columns and a few fields of its data. */
-export interface RunSummary {
-  run_id: string;
-  session_id: string;
-  run_type: string;
-  agent_id: string | null;
-  team_id: string | null;
-  workflow_id: string | null;
-  user_id: string | null;
-  status: string | null;
-  created_at: number;
-  updated_at: number | null;
+export type RunSummary = Pick<
+  StoredRun,
+  "run_id" | "session_id" | "run_type" | "agent_id" | "team_id" | "workflow_id" | "user_id" | "status" | "created_at" | "updated_at"
+> & {
   total_tokens: number | null;
   /** Seconds, as the run's metrics record it. */
   duration: number | null;
   /** The start of the run's input (at most 160 characters). */
   input_preview: string | null;
-}
+};
 
 export interface ListRunSummariesOptions extends Omit<KeysetRequest, "order"> {
   scope: DataScope;
@@ -81,7 +75,7 @@ export async function listRunSummaries(db: Db, options: ListRunSummariesOptions)
     (row): RunSummary => ({
       run_id: String(row.run_id),
       session_id: String(row.session_id),
-      run_type: String(row.run_type),
+      run_type: row.run_type as StoredRun["run_type"],
       agent_id: (row.agent_id as string | null) ?? null,
       team_id: (row.team_id as string | null) ?? null,
       workflow_id: (row.workflow_id as string | null) ?? null,

@@ -1,5 +1,5 @@
 import { ConflictError } from "../errors.ts";
-import { parseJson } from "../json.ts";
+import { jsonTextSql, parseJson } from "../json.ts";
 import type { Db } from "../open-database.ts";
 import { pageWindow, type PageRequest } from "../pagination.ts";
 import { toStoredRun, type StoredRun } from "../runs/runs.ts";
@@ -221,8 +221,7 @@ export async function listSessions(db: Db, options: ListSessionsOptions): Promis
     }
   }
   if (options.sessionName) {
-    const nameExpr =
-      db.dialect === "postgres" ? "(session_data ->> 'session_name')" : "json_extract(session_data, '$.session_name')";
+    const nameExpr = jsonTextSql(db.dialect, "session_data", "session_name");
     where.push(`LOWER(${nameExpr}) LIKE ?`);
     params.push(`%${options.sessionName.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   }

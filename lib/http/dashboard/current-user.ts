@@ -9,6 +9,7 @@ import type { Principal } from "../../auth/principal.ts";
 import type { Settings } from "../../config/settings.ts";
 import type { Db } from "../../db/open-database.ts";
 import type { DashboardUser } from "../../db/users/users.ts";
+import { recentSystemStatus, type SystemStatus } from "../../status/system-status.ts";
 import { getDatabase, getSettings } from "../app-context.ts";
 
 export interface DashboardSession {
@@ -22,12 +23,24 @@ export interface DashboardSession {
  * The signed-in, enabled user of this request (checked against the database), or null. Read once
  * per request however many layouts, pages and actions ask (React's per-request cache).
  */
-export const currentDashboardSession = cache(async (): Promise<DashboardSession | null> => {
+export const currentDashboardSession = cache(async (): Promise<DashboardSession | null> => dashboardSessionFrom((await headers()).get("cookie")));
+
+/**
+ * The enabled user a Cookie header signs in, read from the database now — for code that outlives
+ * its request's render (a live stream asking again who is watching).
+ */
+export async function dashboardSessionFrom(cookieHeader: string | null): Promise<DashboardSession | null> {
   const settings = getSettings();
   const db = await getDatabase(settings);
-  const user = await sessionUserFromCookies({ cookieHeader: (await headers()).get("cookie"), settings, db });
+  const user = await sessionUserFromCookies({ cookieHeader, settings, db });
   return user ? { user, principal: principalForUser(user, settings), settings, db } : null;
-});
+}
+
+/**
+ * The installation's status (migrations, model providers) for the banners and the overview: once
+ * per request, and at most every few seconds however often live pages re-render.
+ */
+export const dashboardSystemStatus = cache((): Promise<SystemStatus> => recentSystemStatus(getSettings(), 5_000));
 
 /** For dashboard pages: the session, or a redirect to sign-in (to setup while no user exists). */
 export async function requireDashboardSession(): Promise<DashboardSession> {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { log } from "../../log.ts";
 import { MigrationManager, type TableOutcome } from "../../migrations/migration-manager.ts";
+import { forgetSystemStatus } from "../../status/system-status.ts";
 import { MigrationError } from "../../migrations/types.ts";
 import { defineDashboardAction, type ActionState } from "./action.ts";
 
@@ -22,6 +23,7 @@ export const migrateDatabaseAction = defineDashboardAction({
   async handler({ db }) {
     try {
       const outcomes = await new MigrationManager(db, { log: (m) => log.info(`[migrate] ${m}`) }).up();
+      forgetSystemStatus();
       const changed = outcomes.filter((o) => o.action !== "unchanged").length;
       const state: MigrateState = {
         ok: true,
@@ -30,6 +32,7 @@ export const migrateDatabaseAction = defineDashboardAction({
       };
       return state;
     } catch (error) {
+      forgetSystemStatus(); // the tables before the failing one are migrated
       // A failed step's message names the table, the version and what to do; it is the answer.
       if (!(error instanceof MigrationError)) throw error;
       log.error(`[migrate] ${error.message}`);

@@ -12,3 +12,8 @@ export async function userLabels(db: Db, principal: Principal): Promise<Map<stri
   const { users } = await listUsersFor(db, principal);
   return new Map(users.map((u) => [u.id, u.email]));
 }
+
+/** What a list shows as a row's owner: the email when known, else the id; null for shared rows. */
+export function labelOf(labels: Map<string, string>, userId: string | null): string | null {
+  return userId === null ? null : (labels.get(userId) ?? userId);
+}

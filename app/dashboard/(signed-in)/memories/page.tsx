@@ -9,6 +9,7 @@ import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
 import { allParams, firstParam, listScope, pagingFrom, type SearchParams } from "@/lib/http/dashboard/list-params.ts";
 import { loadList } from "@/lib/http/dashboard/load-list.ts";
 import { userLabels } from "@/lib/http/dashboard/user-labels.ts";
+import { Section } from "@/components/dashboard/section.tsx";
 
 export const dynamic = "force-dynamic";
 
@@ -62,12 +63,9 @@ export default async function MemoriesPage({ searchParams }: { searchParams: Pro
           : "What agents remember about you. Only you (and admins) can see these."}
       </p>
 
-      <section aria-labelledby="add-memory" className="mb-6 rounded border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
-        <h2 id="add-memory" className="mb-3 text-lg font-medium">
-          Add a memory
-        </h2>
+      <Section id="add-memory" title="Add a memory">
         <MemoryAddForm action={createMemory} owners={isAdmin ? { options: people, selected: userFilter ?? me.id } : undefined} />
-      </section>
+      </Section>
 
       <ListProblems problems={problems} />
       <ListFilters action={PATH} sort={firstParam(params, "sort")} order={firstParam(params, "order")}>

@@ -1,4 +1,4 @@
-import { FilterSelect, ListFilters, ListProblems } from "@/components/dashboard/list-filters.tsx";
+import { FilterSelect, ListFilters, ListProblems, UserFilter } from "@/components/dashboard/list-filters.tsx";
 import { JobsTable } from "@/components/dashboard/queue/jobs-table.tsx";
 import { QueueLive } from "@/components/dashboard/queue/queue-live.tsx";
 import { JOB_STATUSES, type JobStatus } from "@/lib/db/jobs/job-row.ts";
@@ -7,7 +7,7 @@ import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
 import { allParams, firstParam, listScope, pagingFrom, type SearchParams } from "@/lib/http/dashboard/list-params.ts";
 import { loadList } from "@/lib/http/dashboard/load-list.ts";
 import { queueSnapshot } from "@/lib/http/dashboard/queue-snapshot.ts";
-import { userLabels } from "@/lib/http/dashboard/user-labels.ts";
+import { labelOf, userLabels } from "@/lib/http/dashboard/user-labels.ts";
 
 export const dynamic = "force-dynamic";
 
@@ -49,7 +49,7 @@ export default async function QueuePage({ searchParams }: { searchParams: Promis
     problems,
   );
   // The payload (the run's input, dependencies, attachments) never goes to the browser.
-  const rows = page.rows.map(({ payload: _payload, ...job }) => ({ ...job, user_label: job.user_id ? (labels.get(job.user_id) ?? job.user_id) : null, is_admin: principal.isAdmin }));
+  const rows = page.rows.map(({ payload: _payload, ...job }) => ({ ...job, user_label: labelOf(labels, job.user_id), is_admin: principal.isAdmin }));
   return (
     <main className="mx-auto max-w-6xl p-4 md:p-6">
       <header className="mb-4 flex items-center gap-3">
@@ -60,7 +60,7 @@ export default async function QueuePage({ searchParams }: { searchParams: Promis
       <ListProblems problems={problems} />
       <ListFilters action="/dashboard/queue" sort={firstParam(params, "sort")} order={firstParam(params, "order")}>
         <FilterSelect label="Status" name="status" value={statuses[0]} options={JOB_STATUSES.map((s) => ({ value: s, label: s }))} />
-        {principal.isAdmin && <FilterSelect label="User" name="user" value={user} options={[...labels].map(([id, email]) => ({ value: id, label: email }))} />}
+        {principal.isAdmin && <UserFilter labels={labels} value={user} />}
       </ListFilters>
       <JobsTable
         rows={rows}

@@ -2,6 +2,7 @@ import { migrateDatabase } from "@/app/dashboard/_actions/database.ts";
 import { MigrateForm } from "@/components/dashboard/admin/migrate-form.tsx";
 import { databaseSchemaStatus } from "@/lib/http/dashboard/database-status.ts";
 import { requireDashboardAdmin } from "@/lib/http/dashboard/current-user.ts";
+import { Section } from "@/components/dashboard/section.tsx";
 
 export const dynamic = "force-dynamic";
 
@@ -18,10 +19,7 @@ export default async function AdminDatabasePage() {
         <code>npx agentry migrate</code> and <code>POST /databases/{db.id}/migrate</code>.
       </p>
 
-      <section aria-labelledby="db-info" className="mb-6 rounded border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
-        <h2 id="db-info" className="mb-2 text-lg font-medium">
-          Database <span className="font-mono text-base">{db.id}</span>
-        </h2>
+      <Section id="db-info" title={<>Database <span className="font-mono text-base">{db.id}</span></>}>
         <dl className="mb-4 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
           <dt className="text-slate-500">Dialect</dt>
           <dd>{db.dialect}</dd>
@@ -37,12 +35,9 @@ export default async function AdminDatabasePage() {
           <dd data-testid="pending-count">{pending.length === 0 ? "none: every table is at the latest version" : `${pending.length} of ${tables.length} tables`}</dd>
         </dl>
         <MigrateForm action={migrateDatabase} pendingCount={pending.length} />
-      </section>
+      </Section>
 
-      <section aria-labelledby="tables" className="rounded border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
-        <h2 id="tables" className="mb-3 text-lg font-medium">
-          Tables ({tables.length})
-        </h2>
+      <Section id="tables" title={<>Tables ({tables.length})</>}>
         <div className="overflow-x-auto">
           <table className="w-full text-left text-sm">
             <thead className="text-slate-500">
@@ -73,7 +68,7 @@ export default async function AdminDatabasePage() {
             </tbody>
           </table>
         </div>
-      </section>
+      </Section>
     </main>
   );
 }

@@ -7,6 +7,7 @@ import { firstParam, type SearchParams } from "@/lib/http/dashboard/list-params.
 import { dataScopeFor } from "@/lib/auth/principal.ts";
 import { listServiceAccounts, type StoredServiceAccount } from "@/lib/db/service-accounts/service-accounts.ts";
 import { requireDashboardAdmin } from "@/lib/http/dashboard/current-user.ts";
+import { Section } from "@/components/dashboard/section.tsx";
 
 export const dynamic = "force-dynamic";
 
@@ -41,17 +42,11 @@ export default async function AdminServiceAccountsPage({ searchParams }: { searc
         API credentials for programs: each has a bearer token (<code>agno_pat_…</code>) limited to the scopes granted here. Its data is its own, seen by no one else but admins.
       </p>
 
-      <section aria-labelledby="create-account" className="mb-6 rounded border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
-        <h2 id="create-account" className="mb-3 text-lg font-medium">
-          Create a service account
-        </h2>
+      <Section id="create-account" title="Create a service account">
         <ServiceAccountCreateForm action={createServiceAccount} />
-      </section>
+      </Section>
 
-      <section aria-labelledby="accounts" className="rounded border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
-        <h2 id="accounts" className="mb-3 text-lg font-medium">
-          Accounts ({totalCount})
-        </h2>
+      <Section id="accounts" title={<>Accounts ({totalCount})</>}>
         {totalCount === 0 ? (
           <p className="text-sm text-slate-500">None yet. Create one above to give a program access to the API.</p>
         ) : accounts.length === 0 ? (
@@ -146,7 +141,7 @@ export default async function AdminServiceAccountsPage({ searchParams }: { searc
             )}
           </nav>
         )}
-      </section>
+      </Section>
     </main>
   );
 }

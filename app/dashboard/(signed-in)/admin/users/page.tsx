@@ -4,6 +4,7 @@ import { RevokeInviteButton } from "@/components/dashboard/users/revoke-invite-b
 import { UserRowActions } from "@/components/dashboard/users/user-row-actions.tsx";
 import { listUsersFor } from "@/lib/auth/dashboard/user-admin.ts";
 import { requireDashboardAdmin } from "@/lib/http/dashboard/current-user.ts";
+import { Section } from "@/components/dashboard/section.tsx";
 
 export const dynamic = "force-dynamic";
 
@@ -17,17 +18,11 @@ export default async function AdminUsersPage() {
     <main className="mx-auto max-w-5xl p-6">
       <h1 className="mb-6 text-2xl font-semibold">Users</h1>
 
-      <section aria-labelledby="invite" className="mb-6 rounded border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
-        <h2 id="invite" className="mb-3 text-lg font-medium">
-          Invite someone
-        </h2>
+      <Section id="invite" title="Invite someone">
         <InviteForm action={inviteUser} />
-      </section>
+      </Section>
 
-      <section aria-labelledby="people" className="mb-6 rounded border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
-        <h2 id="people" className="mb-3 text-lg font-medium">
-          People ({users.length})
-        </h2>
+      <Section id="people" title={<>People ({users.length})</>}>
         <table className="w-full text-left text-sm">
           <thead className="text-slate-500">
             <tr>
@@ -58,12 +53,9 @@ export default async function AdminUsersPage() {
             ))}
           </tbody>
         </table>
-      </section>
+      </Section>
 
-      <section aria-labelledby="invites" className="rounded border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
-        <h2 id="invites" className="mb-3 text-lg font-medium">
-          Pending invites ({invites.length})
-        </h2>
+      <Section id="invites" title={<>Pending invites ({invites.length})</>}>
         {invites.length === 0 ? (
           <p className="text-sm text-slate-500">None.</p>
         ) : (
@@ -90,7 +82,7 @@ export default async function AdminUsersPage() {
             </tbody>
           </table>
         )}
-      </section>
+      </Section>
     </main>
   );
 }

@@ -1,4 +1,5 @@
 import { notFound } from "next/navigation";
+import { displayText } from "@/components/dashboard/format.ts";
 import { agentSummary } from "@/components/dashboard/playground/agent-summary.ts";
 import { Playground } from "@/components/dashboard/playground/playground.tsx";
 import { dataScopeFor, hasScope } from "@/lib/auth/principal.ts";
@@ -9,8 +10,6 @@ import { agentResponse } from "@/lib/http/routes/agents.ts";
 import { findAgent } from "@/lib/runtime/agents.ts";
 
 export const dynamic = "force-dynamic";
-
-const text = (value: unknown): string => (typeof value === "string" ? value : value === null || value === undefined ? "" : JSON.stringify(value));
 
 /**
  * Chat with one agent; an agent that does not exist (or that this user may not see) is a 404.
@@ -25,9 +24,9 @@ export default async function AgentPlaygroundPage({ params, searchParams }: { pa
   const session = sessionId ? await getSessionRuns(db, { scope: dataScopeFor(principal), sessionId, sessionType: "agent" }) : null;
   if (sessionId && (!session || session.agent_id !== agentId)) notFound();
   const history = (session?.runs ?? []).map((run) => ({
-    runId: text(run.run_id),
-    input: text((run.input as Record<string, unknown> | undefined)?.input_content),
-    output: text(run.content),
+    runId: displayText(run.run_id),
+    input: displayText((run.input as Record<string, unknown> | undefined)?.input_content),
+    output: displayText(run.content),
   }));
   return (
     <main className="mx-auto max-w-3xl px-4 pt-4 sm:px-6 sm:pt-6">

@@ -1,11 +1,11 @@
-import { FilterInput, FilterSelect, ListFilters, ListProblems } from "@/components/dashboard/list-filters.tsx";
+import { FilterInput, FilterSelect, ListFilters, ListProblems, UserFilter } from "@/components/dashboard/list-filters.tsx";
 import { LiveRefresh } from "@/components/dashboard/live-refresh.tsx";
 import { RunsTable } from "@/components/dashboard/runs/runs-table.tsx";
 import { listRunSummaries } from "@/lib/db/runs/run-list.ts";
 import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
 import { allParams, dayParam, firstParam, listScope, pagingFrom, type SearchParams } from "@/lib/http/dashboard/list-params.ts";
 import { loadList } from "@/lib/http/dashboard/load-list.ts";
-import { userLabels } from "@/lib/http/dashboard/user-labels.ts";
+import { labelOf, userLabels } from "@/lib/http/dashboard/user-labels.ts";
 
 export const dynamic = "force-dynamic";
 
@@ -32,7 +32,7 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
     { after: paging.after, before: paging.before },
     problems,
   );
-  const rows = page.rows.map((run) => ({ ...run, user_label: run.user_id ? (labels.get(run.user_id) ?? run.user_id) : null }));
+  const rows = page.rows.map((run) => ({ ...run, user_label: labelOf(labels, run.user_id) }));
   const live = rows.some((r) => r.status === "PENDING" || r.status === "RUNNING");
   const filtered = statuses.length > 0 || agentId || createdFrom !== undefined || createdTo !== undefined || firstParam(params, "user");
   return (
@@ -49,7 +49,7 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
         <FilterInput label="From" name="from" type="date" value={firstParam(params, "from")} />
         <FilterInput label="To" name="to" type="date" value={firstParam(params, "to")} />
         {principal.isAdmin && (
-          <FilterSelect label="User" name="user" value={firstParam(params, "user")} options={[...labels].map(([id, email]) => ({ value: id, label: email }))} />
+          <UserFilter labels={labels} value={firstParam(params, "user")} />
         )}
       </ListFilters>
       <RunsTable

@@ -2,7 +2,7 @@ import { notFound } from "next/navigation";
 import { cancelRun } from "@/app/dashboard/_actions/runs.ts";
 import { ActionButton } from "@/components/dashboard/action-button.tsx";
 import { Breadcrumb } from "@/components/dashboard/breadcrumb.tsx";
-import { formatCount, formatDuration, formatTime } from "@/components/dashboard/format.ts";
+import { displayText, formatCount, formatDuration, formatTime } from "@/components/dashboard/format.ts";
 import { JsonView } from "@/components/dashboard/json-view.tsx";
 import { LiveRefresh } from "@/components/dashboard/live-refresh.tsx";
 import { ContinuePausedRun } from "@/components/dashboard/runs/continue-paused-run.tsx";
@@ -15,8 +15,6 @@ import { firstParam, type SearchParams } from "@/lib/http/dashboard/list-params.
 import type { RunOutput } from "@/lib/runtime/run-output.ts";
 
 export const dynamic = "force-dynamic";
-
-const text = (value: unknown): string => (typeof value === "string" ? value : value === null || value === undefined ? "" : JSON.stringify(value, null, 2));
 
 /** One run: input, output, tool calls, events, metrics; cancel while it runs, continue when paused. */
 export default async function RunPage({ params, searchParams }: { params: Promise<{ runId: string }>; searchParams: Promise<SearchParams> }) {
@@ -79,12 +77,12 @@ export default async function RunPage({ params, searchParams }: { params: Promis
 
       <Section title="Input" id="input">
         <p data-testid="run-input" className="whitespace-pre-wrap">
-          {text(run.input?.input_content) || <span className="text-slate-500">(no text input)</span>}
+          {displayText(run.input?.input_content, { pretty: true }) || <span className="text-slate-500">(no text input)</span>}
         </p>
       </Section>
       <Section title="Output" id="output">
         <p data-testid="run-output" className="whitespace-pre-wrap">
-          {text(run.content) || <span className="text-slate-500">{live ? "Still running…" : "(no output)"}</span>}
+          {displayText(run.content, { pretty: true }) || <span className="text-slate-500">{live ? "Still running…" : "(no output)"}</span>}
         </p>
       </Section>
       <Section title={`Tool calls (${run.tools?.length ?? 0})`} id="tools">

@@ -1,10 +1,10 @@
-import { FilterInput, FilterSelect, ListFilters, ListProblems } from "@/components/dashboard/list-filters.tsx";
+import { FilterInput, FilterSelect, ListFilters, ListProblems, UserFilter } from "@/components/dashboard/list-filters.tsx";
 import { SessionsTable } from "@/components/dashboard/sessions/sessions-table.tsx";
 import { listSessionSummaries, type SessionSummarySort } from "@/lib/db/sessions/session-list.ts";
 import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
 import { firstParam, listScope, pagingFrom, type SearchParams } from "@/lib/http/dashboard/list-params.ts";
 import { loadList } from "@/lib/http/dashboard/load-list.ts";
-import { userLabels } from "@/lib/http/dashboard/user-labels.ts";
+import { labelOf, userLabels } from "@/lib/http/dashboard/user-labels.ts";
 
 export const dynamic = "force-dynamic";
 
@@ -31,7 +31,7 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
     { after: paging.after, before: paging.before },
     problems,
   );
-  const rows = page.rows.map((s) => ({ ...s, user_label: s.user_id ? (labels.get(s.user_id) ?? s.user_id) : null }));
+  const rows = page.rows.map((s) => ({ ...s, user_label: labelOf(labels, s.user_id) }));
   const filtered = componentId || name || firstParam(params, "user");
   return (
     <main className="mx-auto max-w-6xl p-4 md:p-6">
@@ -44,7 +44,7 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
         <FilterInput label="Name contains" name="q" value={name} placeholder="e.g. weather" />
         <FilterSelect label="Agent" name="agent" value={componentId} options={settings.agents.map((a) => ({ value: a.id, label: a.name }))} />
         {principal.isAdmin && (
-          <FilterSelect label="User" name="user" value={firstParam(params, "user")} options={[...labels].map(([id, email]) => ({ value: id, label: email }))} />
+          <UserFilter labels={labels} value={firstParam(params, "user")} />
         )}
       </ListFilters>
       <SessionsTable

@@ -2,7 +2,7 @@ import { notFound } from "next/navigation";
 import { deleteSession, renameSession } from "@/app/dashboard/_actions/sessions.ts";
 import { ActionButton } from "@/components/dashboard/action-button.tsx";
 import { Breadcrumb } from "@/components/dashboard/breadcrumb.tsx";
-import { formatCount, formatDuration, formatTime } from "@/components/dashboard/format.ts";
+import { displayText, formatCount, formatDuration, formatTime } from "@/components/dashboard/format.ts";
 import { LiveRefresh } from "@/components/dashboard/live-refresh.tsx";
 import { Section } from "@/components/dashboard/section.tsx";
 import { RenameSessionForm } from "@/components/dashboard/sessions/rename-session-form.tsx";
@@ -14,7 +14,6 @@ import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
 export const dynamic = "force-dynamic";
 
 type RunDict = Record<string, unknown>;
-const text = (value: unknown): string => (typeof value === "string" ? value : value === null || value === undefined ? "" : JSON.stringify(value));
 const metric = (run: RunDict, key: string): number | null => {
   const value = (run.metrics as Record<string, unknown> | undefined)?.[key];
   return typeof value === "number" ? value : null;
@@ -27,7 +26,7 @@ export default async function SessionPage({ params }: { params: Promise<{ sessio
   const session = await getSessionRuns(db, { scope: dataScopeFor(principal), sessionId: decodeURIComponent(sessionId) });
   if (!session) notFound();
   const runs = session.runs as RunDict[];
-  const name = text((session.session_data as RunDict | null)?.session_name);
+  const name = displayText((session.session_data as RunDict | null)?.session_name);
   const live = runs.some((r) => r.status === "PENDING" || r.status === "RUNNING");
   const componentId = session.agent_id ?? session.team_id ?? session.workflow_id;
   return (
@@ -66,12 +65,12 @@ export default async function SessionPage({ params }: { params: Promise<{ sessio
         ) : (
           <ol className="space-y-3" data-testid="chat-history">
             {runs.map((run, i) => (
-              <li key={text(run.run_id) || i} className="space-y-2">
+              <li key={displayText(run.run_id) || i} className="space-y-2">
                 <div className="ml-auto w-fit max-w-[85%] rounded-lg bg-sky-50 p-3 text-sm whitespace-pre-wrap dark:bg-sky-950">
-                  {text((run.input as RunDict | undefined)?.input_content) || <span className="text-slate-500">(no text input)</span>}
+                  {displayText((run.input as RunDict | undefined)?.input_content) || <span className="text-slate-500">(no text input)</span>}
                 </div>
                 <div className="w-fit max-w-[85%] rounded-lg bg-slate-100 p-3 text-sm whitespace-pre-wrap dark:bg-slate-800">
-                  {text(run.content) || <span className="text-slate-500">{run.status === "RUNNING" || run.status === "PENDING" ? "Still running…" : `(no answer — ${text(run.status).toLowerCase()})`}</span>}
+                  {displayText(run.content) || <span className="text-slate-500">{run.status === "RUNNING" || run.status === "PENDING" ? "Still running…" : `(no answer — ${displayText(run.status).toLowerCase()})`}</span>}
                 </div>
               </li>
             ))}
@@ -93,14 +92,14 @@ export default async function SessionPage({ params }: { params: Promise<{ sessio
             </thead>
             <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
               {runs.map((run, i) => (
-                <tr key={text(run.run_id) || i}>
+                <tr key={displayText(run.run_id) || i}>
                   <td className="py-1 pr-3">{i + 1}</td>
                   <td className="py-1 pr-3">
-                    <StatusBadge status={text(run.status) || null} />
+                    <StatusBadge status={displayText(run.status) || null} />
                   </td>
                   <td className="py-1 pr-3 font-mono text-xs">
-                    <a className="text-sky-700 hover:underline dark:text-sky-400" href={`/dashboard/runs/${encodeURIComponent(text(run.run_id))}?session_id=${encodeURIComponent(session.session_id)}`}>
-                      {text(run.run_id)}
+                    <a className="text-sky-700 hover:underline dark:text-sky-400" href={`/dashboard/runs/${encodeURIComponent(displayText(run.run_id))}?session_id=${encodeURIComponent(session.session_id)}`}>
+                      {displayText(run.run_id)}
                     </a>
                   </td>
                   <td className="py-1 pr-3">{formatDuration(metric(run, "duration"))}</td>
