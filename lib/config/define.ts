@@ -107,6 +107,10 @@ export const FileConfigSchema = z
         issuer: z.string().optional(),
         /** On by default; turn off only for single-tenant installs. */
         userIsolation: z.boolean().optional(),
+        /** Reverse proxies (IPs or CIDRs) whose X-Forwarded-For entry names the client; none by default. */
+        trustedProxies: z.array(z.string()).optional(),
+        /** Longest lifetime, in days, of a service-account token a non-admin creates (default 90). */
+        serviceAccountMaxDays: z.number().int().min(1).max(3650).optional(),
         /** Removed in v3: present only so it can be rejected with a pointer to verificationKeys. */
         secretKey: z.unknown().optional(),
       })

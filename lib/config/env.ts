@@ -56,6 +56,9 @@ export const EnvSchema = z.object({
   JWT_JWKS_URL: optionalString,
   JWT_AUDIENCE: optionalString,
   JWT_ISSUER: optionalString,
+  /** Reverse proxies whose X-Forwarded-For entry is believed (IPs or CIDRs, comma-separated). */
+  AGENTRY_TRUSTED_PROXIES: optionalString,
+  AGENTRY_SERVICE_ACCOUNT_MAX_DAYS: optionalInt("AGENTRY_SERVICE_ACCOUNT_MAX_DAYS", 1, 3650),
   AGENTRY_USER_ISOLATION: optionalBool("AGENTRY_USER_ISOLATION"),
   AGNO_BACKGROUND_MAX_CONCURRENCY: optionalInt("AGNO_BACKGROUND_MAX_CONCURRENCY", 1, 10_000),
   PORT: optionalInt("PORT", 1, 65_535),

@@ -2,6 +2,7 @@ import { ConfigError, FileConfigSchema, type AgentDefinition, type FileConfig } 
 import type { Env } from "./env.ts";
 import type { AuthMode } from "../auth/principal.ts";
 import { resolveDashboardSettings, type DashboardSettings } from "./dashboard-settings.ts";
+import { parseTrustedProxies, type ProxyRange } from "./trusted-proxies.ts";
 
 /**
  * Everything the server runs with, resolved from the environment and agentry.config.ts under one
@@ -25,6 +26,10 @@ export interface Settings {
     audience?: string;
     issuer?: string;
     userIsolation: boolean;
+    /** Reverse proxies whose X-Forwarded-For entry names the client (sign-in throttling); none by default. */
+    trustedProxies: ProxyRange[];
+    /** Longest lifetime, in days, of a service-account token a non-admin creates. */
+    serviceAccountMaxDays: number;
   };
   /** Dashboard sign-in (Auth.js): secret, public origin, OAuth providers. */
   dashboard: DashboardSettings;
@@ -82,6 +87,8 @@ export const DEFAULT_QUEUE_SETTINGS = {
 } as const satisfies Omit<QueueSettings, "redis" | "deploymentId">;
 
 export const DEFAULT_PORT = 7777;
+/** A non-admin's service-account tokens last at most this many days unless configured otherwise. */
+export const DEFAULT_SERVICE_ACCOUNT_MAX_DAYS = 90;
 export const DEFAULT_DATABASE_URL = "file:./data/agentry.db";
 export const AGNO_CHAT_UI_ORIGIN = "http://localhost:3000";
 const MiB = 1024 * 1024;
@@ -177,6 +184,17 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
       audience: pick<string | undefined>("auth.audience", "JWT_AUDIENCE", env.JWT_AUDIENCE, file.auth?.audience, undefined),
       issuer: pick<string | undefined>("auth.issuer", "JWT_ISSUER", env.JWT_ISSUER, file.auth?.issuer, undefined),
       userIsolation: pick("auth.userIsolation", "AGENTRY_USER_ISOLATION", env.AGENTRY_USER_ISOLATION, file.auth?.userIsolation, true),
+      trustedProxies: parseTrustedProxies(
+        pick<string[]>("auth.trustedProxies", "AGENTRY_TRUSTED_PROXIES", env.AGENTRY_TRUSTED_PROXIES?.split(","), file.auth?.trustedProxies, []),
+        sources["auth.trustedProxies"] ?? "auth.trustedProxies",
+      ),
+      serviceAccountMaxDays: pick(
+        "auth.serviceAccountMaxDays",
+        "AGENTRY_SERVICE_ACCOUNT_MAX_DAYS",
+        env.AGENTRY_SERVICE_ACCOUNT_MAX_DAYS,
+        file.auth?.serviceAccountMaxDays,
+        DEFAULT_SERVICE_ACCOUNT_MAX_DAYS,
+      ),
     },
     dashboard: resolveDashboardSettings(env),
     corsOrigins,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import type { Principal } from "../../auth/principal.ts";
+import { serviceAccountLifetimeDays } from "../../auth/service-account-lifetime.ts";
 import { assertMayGrant } from "../../auth/service-account-scopes.ts";
 import { mintServiceAccountToken } from "../../auth/service-account-tokens.ts";
 import {
@@ -19,7 +20,6 @@ import { isoTime, pageOf } from "../schemas/list-query.ts";
 import {
   CreateServiceAccountBody,
   CreatedServiceAccountSchema,
-  DEFAULT_EXPIRES_IN_DAYS,
   ListServiceAccountsQuery,
   ServiceAccountListSchema,
   ServiceAccountParams,
@@ -74,7 +74,12 @@ export const createServiceAccountRoute = defineRoute({
     const scope = accountScope(principal);
     assertMayGrant({ caller: principal!, entries: body.scopes, allowPrivileged: body.allow_privileged_scopes });
     const now = Math.floor(Date.now() / 1000);
-    const days = body.never_expires ? null : (body.expires_in_days ?? DEFAULT_EXPIRES_IN_DAYS);
+    const days = serviceAccountLifetimeDays({
+      caller: principal!,
+      expiresInDays: body.expires_in_days,
+      neverExpires: body.never_expires,
+      maxDays: settings.auth.serviceAccountMaxDays,
+    });
     const minted = mintServiceAccountToken();
     const db = await getDatabase(settings);
     const account = await createServiceAccount(db, {
