@@ -409,10 +409,22 @@ describe.each(DIALECTS)("Agno v2 → v3 migration on $name", (dialect) => {
           });
         }
 
-        const shared = await read(learnings.twoWriters.learning_id);
-        expect(shared).toMatchObject({ namespace: QUARANTINE_NAMESPACE, user_id: null, content: learnings.twoWriters.content });
+        // Two writers: moved to the quarantine key, out of the user namespace, owner-less.
+        expect(await read(learnings.twoWriters.learning_id)).toBeUndefined();
+        const shared = await read("entity_quarantined_user_company_acme");
+        expect(shared).toMatchObject({
+          namespace: "quarantined_user",
+          user_id: null,
+          entity_type: "company",
+          entity_id: "acme",
+          content: learnings.twoWriters.content,
+        });
         expect(QUARANTINE_NAMESPACE).toBe("quarantined_user");
-        expect((shared?.metadata as Record<string, unknown>).quarantined_writers).toEqual(learnings.twoWriters.writers);
+        expect(shared?.metadata).toMatchObject({
+          source: "agent",
+          quarantined_writers: learnings.twoWriters.writers,
+          quarantined_from: learnings.twoWriters.learning_id,
+        });
         for (const writer of learnings.twoWriters.writers) {
           expect(await read(userEntityKey(writer, learnings.twoWriters.entity_type, learnings.twoWriters.entity_id))).toBeUndefined();
         }
@@ -430,6 +442,42 @@ describe.each(DIALECTS)("Agno v2 → v3 migration on $name", (dialect) => {
         expect((error as Error).message).toMatch(/cannot be reversed/);
         expect((await versions(db)).agno_learnings).toBe(LATEST_VERSION);
         expect(await read(userEntityKey(learnings.singleWriter.writer, "person", "alice"))).toBeDefined();
+      });
+    });
+
+    it("never overwrites a row holding the quarantine key, and a rerun of the step moves nothing", async () => {
+      await withFreshDb(dialect, async (db) => {
+        const { learnings } = await seededV2(db);
+        const insert = (id: string, namespace: string, content: unknown) =>
+          db.sql.exec(
+            `INSERT INTO agno_learnings (learning_id, learning_type, namespace, user_id, entity_id, entity_type, content, created_at)
+             VALUES (?, 'entity_memory', ?, NULL, 'acme', 'company', ?, 1)`,
+            [id, namespace, content],
+          );
+        // A row already at the quarantine key, and a second pre-v3 row of the same entity.
+        await insert("entity_quarantined_user_company_acme", "quarantined_user", { note: "already here" });
+        await insert("entity_user_company_acme_2", "user", { facts: [{ user_id: "u7", fact: "x" }, { user_id: "u8", fact: "y" }] });
+        const before = (await rowCounts(db, ["agno_learnings"])).agno_learnings;
+        await new MigrationManager(db).up();
+
+        const rows = await db.sql.query<{ learning_id: string; namespace: string; content: unknown; metadata: unknown }>(
+          "SELECT learning_id, namespace, content, metadata FROM agno_learnings WHERE entity_type = 'company' AND entity_id = 'acme' ORDER BY learning_id",
+        );
+        expect(rows.length).toBe(4);
+        const byId = new Map(rows.map((r) => [r.learning_id, { ...r, content: parseJson(r.content), metadata: parseJson(r.metadata) }]));
+        expect(byId.get("entity_quarantined_user_company_acme")?.content).toEqual({ note: "already here" });
+        const suffix = (id: string) => `entity_quarantined_user_company_acme_${sha256(id).slice(0, 16)}`;
+        expect(byId.get(suffix(learnings.twoWriters.learning_id))).toMatchObject({ namespace: "quarantined_user", content: learnings.twoWriters.content });
+        expect(byId.get(suffix("entity_user_company_acme_2"))?.metadata).toMatchObject({ quarantined_writers: ["u7", "u8"] });
+        expect(byId.get(learnings.global.learning_id)?.namespace).toBe("global");
+        expect((await rowCounts(db, ["agno_learnings"])).agno_learnings).toBe(before);
+
+        // The step again (as a rerun over an unstamped table runs it): nothing moves, nothing is lost.
+        const ids = async () => (await db.sql.query<{ learning_id: string }>("SELECT learning_id FROM agno_learnings ORDER BY learning_id")).map((r) => r.learning_id);
+        const idsBefore = await ids();
+        await db.sql.exec("DELETE FROM agno_schema_versions WHERE table_name = 'agno_learnings'");
+        expect((await new MigrationManager(db).up({ tables: ["learnings"] }))[0]).toMatchObject({ table: "agno_learnings", action: "migrated" });
+        expect(await ids()).toEqual(idsBefore);
       });
     });
 

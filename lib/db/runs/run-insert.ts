@@ -1,3 +1,4 @@
+import { sessionJsonSql } from "../json.ts";
 import type { Db } from "../open-database.ts";
 import type { DataScope } from "../scope.ts";
 import { hasLegacyRunsColumn } from "../sessions/legacy-runs.ts";
@@ -48,11 +49,12 @@ export async function runInsertStatement(
       ? "EXISTS (SELECT 1 FROM agno_sessions s WHERE s.session_id = ? AND s.user_id = ?)"
       : "EXISTS (SELECT 1 FROM agno_sessions s WHERE s.session_id = ?)";
   const guardParams = scope.kind === "user" ? [run.sessionId, scope.userId] : [run.sessionId];
-  // A session written by a pre-v3 process may hold runs only in its legacy blob: new runs go after them.
+  // A session written by a pre-v3 process may hold runs only in its legacy blob (double-encoded on
+  // SQLite): new runs go after them.
   const legacyLength = (await hasLegacyRunsColumn(db))
     ? db.dialect === "postgres"
       ? "(SELECT CASE WHEN json_typeof(s.runs::json) = 'array' THEN json_array_length(s.runs::json) ELSE 0 END FROM agno_sessions s WHERE s.session_id = ?)"
-      : "(SELECT CASE WHEN json_valid(s.runs) THEN json_array_length(s.runs) ELSE 0 END FROM agno_sessions s WHERE s.session_id = ?)"
+      : `(SELECT json_array_length(${sessionJsonSql("sqlite", "s.runs")}) FROM agno_sessions s WHERE s.session_id = ?)`
     : null;
   const nextIndex = `COALESCE((SELECT MAX(r.run_index) FROM agno_runs r WHERE r.session_id = ?), -1) + 1`;
   const indexExpression = legacyLength

@@ -1,4 +1,4 @@
-import { parseJson } from "../json.ts";
+import { parseSessionJson } from "../json.ts";
 import type { Db } from "../open-database.ts";
 
 /**
@@ -31,7 +31,7 @@ export function hasLegacyRunsColumn(db: Db): Promise<boolean> {
 export async function readLegacyRuns(db: Db, sessionId: string): Promise<Record<string, unknown>[]> {
   if (!(await hasLegacyRunsColumn(db))) return [];
   const [row] = await db.sql.query<{ runs: unknown }>("SELECT runs FROM agno_sessions WHERE session_id = ?", [sessionId]);
-  const runs = parseJson(row?.runs);
+  const runs = parseSessionJson(row?.runs);
   return Array.isArray(runs) ? runs.filter((r): r is Record<string, unknown> => !!r && typeof r === "object") : [];
 }
 
@@ -63,7 +63,7 @@ export async function cleanupLegacyRunsColumn(db: Db, { force = false }: { force
     );
     if (sessions.length === 0) break;
     for (const session of sessions) {
-      const runs = parseJson(session.runs);
+      const runs = parseSessionJson(session.runs);
       if (!Array.isArray(runs)) continue;
       const stored = await db.sql.query<{ run_id: string; run_data: unknown }>(
         "SELECT run_id, run_data FROM agno_runs WHERE session_id = ?",
@@ -105,7 +105,7 @@ export async function legacyBlobRemovals(db: Db, runIds: readonly string[]): Pro
     [...runIds],
   );
   return sessions.flatMap((session) => {
-    const runs = parseJson(session.runs);
+    const runs = parseSessionJson(session.runs);
     if (!Array.isArray(runs)) return [];
     const kept = runs.filter((run) => !wanted.has(String((run as { run_id?: unknown })?.run_id)));
     return kept.length === runs.length

@@ -1,4 +1,4 @@
-import { parseJson } from "../json.ts";
+import { parseSessionJson } from "../json.ts";
 import type { Db } from "../open-database.ts";
 import { ownerSql, type DataScope } from "../scope.ts";
 
@@ -20,7 +20,10 @@ const MAX_ATTEMPTS = 8;
  * Adds one run's token counts to the session's `session_data.session_metrics` (and optionally
  * replaces `session_state`), keeping `session_name` and everything else. Optimistic: the update
  * applies only if the row is unchanged since it was read, and retries otherwise, so two runs
- * finishing at once in one session both count. Only session_data and updated_at are written.
+ * finishing at once in one session both count. Only session_data and updated_at are written,
+ * single-encoded (an Agno-written, double-encoded session_data is decoded first). Returns false,
+ * writing nothing, when the session does not exist for this scope or its session_data holds
+ * something other than a JSON object (or null), which is left as it is rather than replaced.
  */
 export async function addSessionMetrics(
   db: Db,
@@ -38,7 +41,9 @@ export async function addSessionMetrics(
       [sessionId, ...owner.params],
     );
     if (!row) return false;
-    const data = (parseJson(row.session_data) as Record<string, unknown> | null) ?? {};
+    const stored = parseSessionJson(row.session_data);
+    if (stored !== null && (typeof stored !== "object" || Array.isArray(stored))) return false;
+    const data = (stored as Record<string, unknown> | null) ?? {};
     const current = (data.session_metrics as Record<string, number> | undefined) ?? {};
     const summed: Record<string, number> = { ...current };
     for (const field of METRIC_FIELDS) {
@@ -46,11 +51,14 @@ export async function addSessionMetrics(
     }
     const next = { ...data, session_metrics: summed, ...(sessionState !== undefined ? { session_state: sessionState } : {}) };
     const now = Math.floor(Date.now() / 1000);
+    // Unchanged since read: SQLite compares the stored text; PostgreSQL the JSONB value (the
+    // driver reads SQL NULL and JSON null both as null, so both compare as JSON null).
+    const unchanged =
+      db.dialect === "postgres" ? "COALESCE(session_data, 'null'::jsonb) = ?::jsonb" : "session_data IS NOT DISTINCT FROM ?";
     const changed = await db.sql.exec(
       `UPDATE agno_sessions SET session_data = ?, updated_at = ?
-        WHERE session_id = ? AND ${owner.clause}
-          AND updated_at IS NOT DISTINCT FROM ? AND session_data IS NOT DISTINCT FROM ${db.dialect === "postgres" ? "?::jsonb" : "?"}`,
-      [next, now, sessionId, ...owner.params, row.updated_at, row.session_data ?? null],
+        WHERE session_id = ? AND ${owner.clause} AND updated_at IS NOT DISTINCT FROM ? AND ${unchanged}`,
+      [next, now, sessionId, ...owner.params, row.updated_at, db.dialect === "postgres" ? JSON.stringify(row.session_data ?? null) : (row.session_data ?? null)],
     );
     if (changed === 1) return true;
   }

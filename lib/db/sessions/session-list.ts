@@ -1,4 +1,4 @@
-import { jsonTextSql } from "../json.ts";
+import { sessionJsonTextSql } from "../json.ts";
 import { cappedCount, cappedCountSql, keysetPage, keysetQuery, type CappedCount, type KeysetPage, type KeysetRequest } from "../keyset.ts";
 import type { Db } from "../open-database.ts";
 import { ownerSql, type DataScope } from "../scope.ts";
@@ -47,7 +47,7 @@ export async function listSessionSummaries(
     where.push("(s.agent_id = ? OR s.team_id = ? OR s.workflow_id = ?)");
     params.push(options.componentId, options.componentId, options.componentId);
   }
-  const name = jsonTextSql(db.dialect, "s.session_data", "session_name");
+  const name = sessionJsonTextSql(db.dialect, "s.session_data", "session_name");
   if (options.name) {
     where.push(`LOWER(${name}) LIKE ? ESCAPE '\\'`);
     params.push(`%${options.name.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
@@ -57,7 +57,7 @@ export async function listSessionSummaries(
   const [rows, counted] = await Promise.all([
     db.sql.query<Record<string, unknown>>(
       `SELECT s.session_id, s.session_type, COALESCE(s.agent_id, s.team_id, s.workflow_id) AS component_id, ${name} AS session_name,
-              s.user_id, s.created_at, s.updated_at, ${jsonTextSql(db.dialect, "s.session_data", "session_metrics.total_tokens")} AS total_tokens,
+              s.user_id, s.created_at, s.updated_at, ${sessionJsonTextSql(db.dialect, "s.session_data", "session_metrics.total_tokens")} AS total_tokens,
               (SELECT COUNT(*) FROM agno_runs r WHERE r.session_id = s.session_id) AS run_count
          FROM agno_sessions s WHERE ${filter} AND ${seek.clause}
         ORDER BY ${seek.orderBy} LIMIT ${seek.limit}`,

@@ -1,4 +1,5 @@
 import { ConflictError } from "../errors.ts";
+import { sessionJsonSql } from "../json.ts";
 import type { Db } from "../open-database.ts";
 import { ownerSql, type DataScope } from "../scope.ts";
 import { SESSION_INSERT, getSession, getSessionRow, sessionInsertValues, type SessionInput, type SessionType, type SessionWithRuns, type StoredSession } from "./sessions.ts";
@@ -28,11 +29,24 @@ export interface UpdateSessionOptions {
   summary?: Record<string, unknown>;
 }
 
-/** `session_data` as a JSON object to edit (anything else stored there counts as empty). */
-function sessionDataBase(db: Db): string {
-  return db.dialect === "postgres"
-    ? "(CASE WHEN jsonb_typeof(session_data) = 'object' THEN session_data ELSE '{}'::jsonb END)"
-    : "(CASE WHEN json_valid(session_data) THEN (CASE WHEN json_type(session_data) = 'object' THEN session_data ELSE '{}' END) ELSE '{}' END)";
+/**
+ * SQL for the session_data document to edit, and the condition under which editing it loses
+ * nothing: session_data is SQL NULL, JSON null or a JSON object, single- or double-encoded
+ * (sessionJsonSql). The edit writes the object back single-encoded. Anything else stored there
+ * (text that is not JSON, an array, a scalar) is never replaced: the UPDATE does not apply.
+ */
+function sessionDataEdit(db: Db): { base: string; editable: string } {
+  if (db.dialect === "postgres") {
+    return {
+      base: "(CASE WHEN jsonb_typeof(session_data) = 'object' THEN session_data ELSE '{}'::jsonb END)",
+      editable: "(session_data IS NULL OR jsonb_typeof(session_data) IN ('object', 'null'))",
+    };
+  }
+  const doc = sessionJsonSql("sqlite", "session_data");
+  return {
+    base: `(CASE WHEN json_type(${doc}) = 'object' THEN ${doc} ELSE '{}' END)`,
+    editable: `(session_data IS NULL OR json_type(${doc}) IN ('object', 'null'))`,
+  };
 }
 
 /**
@@ -40,13 +54,15 @@ function sessionDataBase(db: Db): string {
  * keys of session_data are edited in place by the database (so a concurrent write of, say,
  * session_metrics is not lost) and the runs are never touched. Options left undefined stay as
  * they are. Returns the session with its runs, or null when it does not exist for this scope —
- * a non-admin can never change another user's (or a shared) session.
+ * a non-admin can never change another user's (or a shared) session. A name or state edit of a
+ * session whose session_data is not a JSON object is a ConflictError and changes nothing.
  */
 export async function updateSession(db: Db, options: UpdateSessionOptions): Promise<SessionWithRuns | null> {
   const { scope, sessionId, sessionType } = options;
   const postgres = db.dialect === "postgres";
   const params: unknown[] = [];
-  let sessionData = sessionDataBase(db);
+  const edit = sessionDataEdit(db);
+  let sessionData = edit.base;
   if (options.sessionName !== undefined) {
     sessionData = postgres
       ? `jsonb_set(${sessionData}, '{session_name}', to_jsonb(?::text))`
@@ -79,10 +95,18 @@ export async function updateSession(db: Db, options: UpdateSessionOptions): Prom
     where.push("session_type = ?");
     whereParams.push(sessionType);
   }
+  if (params.length > 0) where.push(edit.editable);
   const rows = await db.sql.query(
     `UPDATE agno_sessions SET ${sets.join(", ")} WHERE ${where.join(" AND ")} RETURNING session_id`,
     [...setParams, ...whereParams],
   );
-  if (rows.length === 0) return null;
+  if (rows.length === 0) {
+    if (params.length > 0 && (await getSessionRow(db, { scope, sessionId, sessionType }))) {
+      throw new ConflictError(
+        `Session ${sessionId} holds session_data that is not a JSON object, so its name and state cannot be edited; nothing was changed`,
+      );
+    }
+    return null;
+  }
   return getSession(db, { scope, sessionId, sessionType });
 }

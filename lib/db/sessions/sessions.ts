@@ -1,5 +1,5 @@
 import { ConflictError } from "../errors.ts";
-import { jsonTextSql, parseJson } from "../json.ts";
+import { parseJson, parseSessionJson, sessionJsonTextSql } from "../json.ts";
 import type { Db } from "../open-database.ts";
 import { pageWindow, type PageRequest } from "../pagination.ts";
 import { toStoredRun, type StoredRun } from "../runs/runs.ts";
@@ -54,22 +54,22 @@ type SessionRow = Omit<StoredSession, "created_at" | "updated_at" | "session_typ
   updated_at: bigint | number | null;
 };
 
-const asObject = (value: unknown) => (value && typeof value === "object" ? (value as Record<string, unknown>) : null);
+const asObject = (value: unknown) => (value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null);
 
 /** The session columns every read selects (the legacy `runs` blob is read separately). */
 const SESSION_COLUMNS = `session_id, session_type, agent_id, team_id, workflow_id, user_id, session_data, agent_data, team_data,
               workflow_data, metadata, summary, created_at, updated_at`;
 
-/** A raw row (JSON as text on SQLite) as a StoredSession. */
+/** A raw row (JSON as text on SQLite, single- or double-encoded) as a StoredSession. */
 function fromRawRow(row: Record<string, unknown>): StoredSession {
   return toStoredSession({
     ...(row as SessionRow),
-    session_data: parseJson(row.session_data),
-    agent_data: parseJson(row.agent_data),
-    team_data: parseJson(row.team_data),
-    workflow_data: parseJson(row.workflow_data),
-    metadata: parseJson(row.metadata),
-    summary: parseJson(row.summary),
+    session_data: parseSessionJson(row.session_data),
+    agent_data: parseSessionJson(row.agent_data),
+    team_data: parseSessionJson(row.team_data),
+    workflow_data: parseSessionJson(row.workflow_data),
+    metadata: parseSessionJson(row.metadata),
+    summary: parseSessionJson(row.summary),
   } as SessionRow);
 }
 
@@ -221,7 +221,7 @@ export async function listSessions(db: Db, options: ListSessionsOptions): Promis
     }
   }
   if (options.sessionName) {
-    const nameExpr = jsonTextSql(db.dialect, "session_data", "session_name");
+    const nameExpr = sessionJsonTextSql(db.dialect, "session_data", "session_name");
     where.push(`LOWER(${nameExpr}) LIKE ?`);
     params.push(`%${options.sessionName.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   }

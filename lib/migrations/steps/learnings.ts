@@ -15,6 +15,21 @@ export function userEntityKey(userId: string, entityType: string, entityId: stri
   return `entity_user_${userKeyDigest(userId)}_${entityType}_${entityId}`;
 }
 
+/** The row key a quarantined pre-v3 user entity row moves to (namespace QUARANTINE_NAMESPACE). */
+export function quarantinedEntityKey(entityType: string, entityId: string): string {
+  return `entity_${QUARANTINE_NAMESPACE}_${entityType}_${entityId}`;
+}
+
+/**
+ * The keys a quarantined row may move to, in order of preference: QUARANTINE_NAMESPACE's key for
+ * the entity, then — for when another row holds it (two pre-v3 rows of one entity) — that key with
+ * a digest of the row's own old key appended. Deterministic, so a rerun picks the same key.
+ */
+function quarantineKeyCandidates(learningId: string, entityType: string, entityId: string): string[] {
+  const base = quarantinedEntityKey(entityType, entityId);
+  return [base, `${base}_${createHash("sha256").update(learningId, "utf8").digest("hex").slice(0, 16)}`];
+}
+
 /**
  * Every user id the row shows evidence of having been written by: its user_id column, any
  * `metadata.user_ids` / `metadata.written_by`, and `user_id` fields inside its content (entity
@@ -61,8 +76,18 @@ const BATCH = 500;
 export const learningsSteps: MigrationStep[] = [
   {
     version: "3.0.0",
-    description: "entity learnings in the user namespace are keyed per user; rows two users wrote are quarantined",
+    description:
+      "entity learnings in the user namespace are keyed per user; rows two users wrote move to entity_quarantined_user_{entity_type}_{entity_id} in namespace quarantined_user",
     async up({ db, log }) {
+      const existingKeys = async (keys: string[]) => {
+        const rows = await db.sql.query<{ learning_id: string }>(
+          `SELECT learning_id FROM agno_learnings WHERE learning_id IN (${keys.map(() => "?").join(", ")})`,
+          keys,
+        );
+        return rows.map((r) => r.learning_id);
+      };
+      // Keys this run moves rows to: a batch's updates run only after the whole batch is planned.
+      const planned = new Set<string>();
       let after = "";
       let rekeyed = 0;
       let quarantined = 0;
@@ -88,12 +113,20 @@ export const learningsSteps: MigrationStep[] = [
             rekeyed++;
           } else {
             const metadata = (parseJson(row.metadata) as Record<string, unknown> | null) ?? {};
+            const candidates = quarantineKeyCandidates(row.learning_id, entityType, entityId);
+            const taken = new Set([...planned, ...(await existingKeys(candidates))]);
+            // A key another row holds is never overwritten; should both be taken (practically
+            // never), the row keeps its key and only leaves the namespace.
+            const key = candidates.find((candidate) => !taken.has(candidate)) ?? row.learning_id;
+            planned.add(key);
             statements.push({
-              text: `UPDATE agno_learnings SET namespace = ?, user_id = NULL, metadata = ? WHERE learning_id = ?`,
+              text: `UPDATE agno_learnings SET learning_id = ?, namespace = ?, user_id = NULL, metadata = ? WHERE learning_id = ?`,
               params: [
+                key,
                 QUARANTINE_NAMESPACE,
                 {
                   ...metadata,
+                  quarantined_from: row.learning_id,
                   quarantined_writers: writers,
                   quarantine_reason:
                     writers.length === 0 ? "pre-v3 user entity row with no known owner" : "pre-v3 user entity row written by several users",

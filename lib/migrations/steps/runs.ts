@@ -1,4 +1,4 @@
-import { parseJson } from "../../db/json.ts";
+import { parseSessionJson } from "../../db/json.ts";
 import { runTypeOf } from "../../db/runs/run-type.ts";
 import type { Statement } from "../../db/sql.ts";
 import { hasColumn, tableExists } from "../introspect.ts";
@@ -34,7 +34,11 @@ interface LegacySession {
 const str = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : null);
 const epoch = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? Math.trunc(value) : null);
 
-/** The agno_runs row values for one legacy run at `position` in its session's blob. */
+/**
+ * The agno_runs row values for one legacy run at `position` in its session's blob. The owner is
+ * the session's: a run inside a user's session belongs to that user, whatever user_id the run
+ * dict carries (owner-scoped reads and isolation go by the session).
+ */
 export function legacyRunRow(session: LegacySession, run: Record<string, unknown>, position: number): unknown[] {
   const createdAt = epoch(run.created_at) ?? session.created_at ?? Math.floor(Date.now() / 1000);
   return [
@@ -44,7 +48,7 @@ export function legacyRunRow(session: LegacySession, run: Record<string, unknown
     str(run.agent_id),
     str(run.team_id),
     str(run.workflow_id),
-    str(run.user_id) ?? session.user_id,
+    session.user_id,
     str(run.parent_run_id),
     str(run.status),
     position,
@@ -70,12 +74,17 @@ function insertStatements(rows: unknown[][]): Statement[] {
 
 /**
  * Copies every run of every legacy `agno_sessions.runs` blob into agno_runs (run_index = position
- * in the blob). Idempotent: reruns skip what is there. The blob column stays as the backup.
+ * in the blob). Only the blob's top-level runs become rows; a team run's `member_responses` stay
+ * nested in its run_data. The blob is read single- or double-encoded (Agno 2.x on SQLite stores it
+ * double-encoded). Idempotent: reruns skip what is there. The blob column stays as the backup.
+ * Returns how many rows it inserted.
  */
 export async function backfillRunsFromLegacyBlobs(ctx: MigrationContext): Promise<number> {
   const { db } = ctx;
   if (!(await tableExists(db, "agno_sessions")) || !(await hasColumn(db, "agno_sessions", "runs"))) return 0;
   let copied = 0;
+  let found = 0;
+  let unreadable = 0;
   let after = "";
   for (;;) {
     const sessions = await db.sql.query<LegacySession & Record<string, unknown>>(
@@ -86,8 +95,11 @@ export async function backfillRunsFromLegacyBlobs(ctx: MigrationContext): Promis
     if (sessions.length === 0) break;
     const rows: unknown[][] = [];
     for (const session of sessions) {
-      const runs = parseJson(session.runs);
-      if (!Array.isArray(runs)) continue;
+      const runs = parseSessionJson(session.runs);
+      if (!Array.isArray(runs)) {
+        if (runs !== null) unreadable++;
+        continue;
+      }
       runs.forEach((run, position) => {
         if (run && typeof run === "object" && (run as { run_id?: unknown }).run_id) {
           rows.push(legacyRunRow(session, run as Record<string, unknown>, position));
@@ -95,12 +107,18 @@ export async function backfillRunsFromLegacyBlobs(ctx: MigrationContext): Promis
       });
     }
     if (rows.length > 0) {
-      await db.sql.batch(insertStatements(rows));
-      copied += rows.length;
+      found += rows.length;
+      const inserted = await db.sql.batch(insertStatements(rows));
+      copied += inserted.reduce((sum, n) => sum + n, 0);
     }
     after = sessions[sessions.length - 1].session_id;
   }
-  ctx.log(`agno_runs: copied ${copied} legacy runs (already-copied ones skipped)`);
+  const skipped = found - copied;
+  ctx.log(
+    `agno_runs: copied ${copied} legacy runs` +
+      (skipped > 0 ? ` (${skipped} already there, skipped)` : "") +
+      (unreadable > 0 ? `; ${unreadable} sessions' runs column holds no run list and was left as it is` : ""),
+  );
   return copied;
 }
 

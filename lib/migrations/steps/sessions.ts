@@ -1,6 +1,7 @@
 import { postgresHasPrimaryKey, uniqueKeysOn } from "../introspect.ts";
 import type { MigrationStep } from "../types.ts";
 import { addIndexIfMissing, dropIndexIfExists } from "./helpers.ts";
+import { decodeStringSessionColumns } from "./session-json.ts";
 
 /** The index per-user session lists (newest first) use; tables created at 3.0.0 have it from the spec. */
 const USER_UPDATED_INDEX = { name: "idx_agno_sessions_user_id_updated_at", columns: ["user_id", "updated_at"] };
@@ -39,8 +40,10 @@ export const sessionsSteps: MigrationStep[] = [
   },
   {
     version: "3.0.0",
-    description: "sessions gain the (user_id, updated_at) and (updated_at) indexes for session lists; a missing updated_at becomes created_at",
+    description:
+      "sessions gain the (user_id, updated_at) and (updated_at) indexes for session lists; a missing updated_at becomes created_at; on PostgreSQL, double-encoded JSON values are decoded",
     async up(ctx) {
+      await decodeStringSessionColumns(ctx);
       // Lists sort and seek on updated_at; a NULL there would hide the session from them.
       const filled = await ctx.db.sql.exec("UPDATE agno_sessions SET updated_at = created_at WHERE updated_at IS NULL");
       if (filled > 0) ctx.log(`agno_sessions: ${filled} sessions without updated_at given their created_at`);
