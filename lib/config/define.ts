@@ -121,6 +121,7 @@ export const FileConfigSchema = z
       .object({
         maxJsonBytes: z.number().int().positive().optional(),
         maxUploadBytes: z.number().int().positive().optional(),
+        maxFormFieldBytes: z.number().int().positive().optional(),
       })
       .strict()
       .optional(),

@@ -35,7 +35,8 @@ export interface Settings {
   dashboard: DashboardSettings;
   /** Allowed CORS origins. With auth mode `none`, Agno's chat UI origin is added by default. */
   corsOrigins: string[];
-  limits: { maxJsonBytes: number; maxUploadBytes: number };
+  /** Body caps: JSON bodies, whole form bodies (uploads included), each text field of a form. */
+  limits: { maxJsonBytes: number; maxUploadBytes: number; maxFormFieldBytes: number };
   docsEnabled: boolean;
   redisUrl?: string;
   queue: QueueSettings;
@@ -201,6 +202,7 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
     limits: {
       maxJsonBytes: file.limits?.maxJsonBytes ?? MiB,
       maxUploadBytes: pick("limits.maxUploadBytes", "AGENTRY_MAX_UPLOAD_BYTES", env.AGENTRY_MAX_UPLOAD_BYTES, file.limits?.maxUploadBytes, 25 * MiB),
+      maxFormFieldBytes: pick("limits.maxFormFieldBytes", "AGENTRY_MAX_FORM_FIELD_BYTES", env.AGENTRY_MAX_FORM_FIELD_BYTES, file.limits?.maxFormFieldBytes, MiB),
     },
     docsEnabled: pick("docs.enabled", "AGENTRY_DOCS_ENABLED", env.AGENTRY_DOCS_ENABLED, file.docs?.enabled, true),
     redisUrl: pick<string | undefined>("redis.url", "REDIS_URL", env.REDIS_URL, file.redis?.url, undefined),

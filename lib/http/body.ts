@@ -1,4 +1,5 @@
-import { HttpError } from "./errors.ts";
+import { HttpError, refuseUnsafeText, validationError } from "./errors.ts";
+import { decodeJsonText } from "./input-text.ts";
 
 /** A parsed form: text fields (repeated names become arrays) and uploaded files by field name. */
 export interface ParsedForm {
@@ -53,20 +54,25 @@ export async function parseJsonBody(request: Request, limit: number): Promise<un
   }
   const bytes = await readBodyBytes(request, limit);
   if (bytes.byteLength === 0) return undefined;
-  try {
-    return JSON.parse(new TextDecoder().decode(bytes));
-  } catch (error) {
-    throw new HttpError(422, [
-      { type: "json_invalid", loc: ["body"], msg: `body: invalid JSON (${(error as Error).message})` },
-    ]);
-  }
+  const decoded = decodeJsonText(new TextDecoder().decode(bytes));
+  if (!decoded.ok) throw validationError([{ type: `json_${decoded.reason}`, loc: ["body"], msg: `body: ${decoded.message}` }]);
+  refuseUnsafeText(decoded.value, ["body"]);
+  return decoded.value;
+}
+
+/** The caps of a form body: the whole body (uploads included) and each text field. */
+export interface FormLimits {
+  maxBodyBytes: number;
+  maxFieldBytes: number;
 }
 
 /**
  * Parses urlencoded and multipart forms the way Agno's clients send them (the Python client
- * sends urlencoded, agent-ui sends multipart without setting a boundary itself).
+ * sends urlencoded, agent-ui sends multipart without setting a boundary itself). A text field
+ * past `maxFieldBytes` is a 413 naming it; text holding NUL or a lone surrogate (field names and
+ * file names included) a 422. File contents are bytes and are not inspected.
  */
-export async function parseFormBody(request: Request, limit: number): Promise<ParsedForm> {
+export async function parseFormBody(request: Request, { maxBodyBytes: limit, maxFieldBytes }: FormLimits): Promise<ParsedForm> {
   const type = mediaType(request);
   if (type !== "application/x-www-form-urlencoded" && type !== "multipart/form-data") {
     throw new HttpError(
@@ -87,6 +93,9 @@ export async function parseFormBody(request: Request, limit: number): Promise<Pa
   for (const [name, value] of form.entries()) {
     if (++count > MAX_FORM_FIELDS) throw new HttpError(413, `The form has more than ${MAX_FORM_FIELDS} fields`);
     if (typeof value === "string") {
+      if (Buffer.byteLength(value, "utf8") > maxFieldBytes) {
+        throw new HttpError(413, `Form field '${name.slice(0, 100)}' is larger than the limit of ${maxFieldBytes} bytes`);
+      }
       const list = values.get(name);
       if (list) list.push(value);
       else values.set(name, [value]);
@@ -97,5 +106,9 @@ export async function parseFormBody(request: Request, limit: number): Promise<Pa
   // Repeated names become arrays, single ones stay strings (as Agno's form parsing gives them).
   const fields: Record<string, string | string[]> = {};
   for (const [name, list] of values) fields[name] = list.length === 1 ? list[0] : list;
+  refuseUnsafeText(fields, ["body"]);
+  for (const [name, list] of Object.entries(files)) {
+    refuseUnsafeText(list.map((file) => ({ filename: file.name, content_type: file.type })), ["body", name]);
+  }
   return { fields, files };
 }

@@ -3,7 +3,8 @@ import { hasScope, type Principal } from "../auth/principal.ts";
 import type { Settings } from "../config/settings.ts";
 import { parseFormBody, parseJsonBody, type ParsedForm } from "./body.ts";
 import { corsHeaders, preflightResponse, withHeaders } from "./cors.ts";
-import { HttpError, errorResponse, zodToValidation, type InputSource } from "./errors.ts";
+import { HttpError, errorResponse, refuseUnsafeText, zodToValidation, type InputSource } from "./errors.ts";
+import { unsafeCharacterIn } from "./input-text.ts";
 import type { AnyRoute, HttpMethod } from "./route.ts";
 import { matchTemplate } from "./path-template.ts";
 
@@ -52,6 +53,14 @@ function authorize(route: AnyRoute, principal: Principal, params: Record<string,
   throw new HttpError(403, `Insufficient permissions. Required scope(s): ${permission}`);
 }
 
+/** A token's user or session id is written with the rows it creates: it must be storable text. */
+function refuseUnsafeIdentity(principal: Principal): void {
+  for (const [claim, value] of [["user id", principal.userId], ["session_id", principal.sessionId]] as const) {
+    const problem = value ? unsafeCharacterIn(value) : null;
+    if (problem) throw new HttpError(401, `Invalid token: its ${claim} contains ${problem}`);
+  }
+}
+
 /**
  * The one request path every API route goes through: CORS, method match, authentication, scope
  * check, parsing and validation of params/query/body/form, the handler, error mapping.
@@ -72,10 +81,18 @@ export async function dispatch(request: Request, template: string, { settings, r
     const url = new URL(request.url);
     const rawParams = matchTemplate(template, url.pathname) ?? {};
     const principal = "public" in route.access ? null : (asPrincipal ?? (await authenticate(request, settings)));
-    if (principal) authorize(route, principal, rawParams);
+    if (principal) {
+      refuseUnsafeIdentity(principal);
+      authorize(route, principal, rawParams);
+    }
 
+    // Text storage cannot hold alike on both dialects is refused here, for every route, before
+    // any handler sees it: path params, query keys and values (bodies: in body.ts).
+    refuseUnsafeText(rawParams, ["path"]);
+    const rawQuery = queryObject(url);
+    refuseUnsafeText(rawQuery, ["query"]);
     const params = await validate(route.params, rawParams, "path");
-    const query = await validate(route.query, queryObject(url), "query");
+    const query = await validate(route.query, rawQuery, "query");
     let body: unknown;
     let form: unknown;
     let files: ParsedForm["files"] = {};
@@ -83,7 +100,7 @@ export async function dispatch(request: Request, template: string, { settings, r
       const raw = await parseJsonBody(request, settings.limits.maxJsonBytes);
       body = await validate(route.body, raw, "body");
     } else if (route.form) {
-      const parsed = await parseFormBody(request, settings.limits.maxUploadBytes);
+      const parsed = await parseFormBody(request, { maxBodyBytes: settings.limits.maxUploadBytes, maxFieldBytes: settings.limits.maxFormFieldBytes });
       form = await validate(route.form, parsed.fields, "body");
       files = parsed.files;
     }

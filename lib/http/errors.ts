@@ -4,6 +4,7 @@ import { ConfigError } from "../config/define.ts";
 import { ConflictError, MigrationRequiredError, NotFoundError, PaginationError, PermissionError, QueueFullError, schemaErrorFrom } from "../db/errors.ts";
 import { LegacyCleanupRefusedError } from "../db/sessions/legacy-runs.ts";
 import { log } from "../log.ts";
+import { unsafeTextIn } from "./input-text.ts";
 
 /** An error that is the response: status, a `detail` for the client, optional extra body fields. */
 export class HttpError extends Error {
@@ -45,6 +46,22 @@ export function zodToValidation(error: ZodError, source: InputSource, input: unk
         msg: `${field}: ${issue.message}`,
         ...(value !== undefined ? { input: value } : {}),
       };
+    }),
+  );
+}
+
+/**
+ * Refuses (422) a value holding text storage cannot keep alike on both dialects (NUL, a lone
+ * surrogate) anywhere inside it, object keys included; `loc` is where the value came from
+ * (`["query"]`, `["body", "metadata"]`), each item's `loc` continues it down to the string.
+ */
+export function refuseUnsafeText(value: unknown, loc: (string | number)[]): void {
+  const found = unsafeTextIn(value);
+  if (found.length === 0) return;
+  throw validationError(
+    found.map(({ path, message }) => {
+      const full = [...loc, ...path];
+      return { type: "string_unsafe_character", loc: full, msg: `${full.slice(1).join(".") || String(loc[0])}: ${message}` };
     }),
   );
 }

@@ -267,9 +267,9 @@ describe("agent runs through the API (scripted model, SQLite)", () => {
     expect(missing.status).toBe(422);
     expect(JSON.stringify(await missing.json())).toContain('"loc":["body","message"]');
     expect((await app.call("POST", "/agents/nobody/runs", form({ message: "hi" }))).status).toBe(404);
-    const badState = await app.call("POST", "/agents/helper/runs", form({ message: "hi", session_state: "{not json" }));
-    expect(badState.status).toBe(422);
-    expect(JSON.stringify(await badState.json())).toContain('"loc":["body","session_state"]');
+    const badSchema = await app.call("POST", "/agents/helper/runs", form({ message: "hi", output_schema: "{not json" }));
+    expect(badSchema.status).toBe(422);
+    expect(JSON.stringify(await badSchema.json())).toContain('"loc":["body","output_schema"]');
     const upload = new FormData();
     upload.set("message", "look");
     upload.append("files", new File(["MZ..."], "tool.exe", { type: "application/x-msdownload" }));

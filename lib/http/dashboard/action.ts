@@ -5,6 +5,7 @@ import type { Settings } from "../../config/settings.ts";
 import { ConflictError, NotFoundError, PermissionError } from "../../db/errors.ts";
 import type { Db } from "../../db/open-database.ts";
 import { log } from "../../log.ts";
+import { unsafeTextIn } from "../input-text.ts";
 
 /** What a dashboard form shows after its server action: a message, an error, a one-time link. */
 export interface ActionState {
@@ -44,6 +45,20 @@ export interface DashboardAction {
   run(call: { principal: Principal | null; formData: FormData; db: Db; settings: Settings; origin: string }): Promise<ActionState>;
 }
 
+/**
+ * The API's rules for form text, applied to a server action's fields: each text field within the
+ * form-field cap (413), and no text storage cannot hold alike on both dialects (NUL, a lone
+ * surrogate: 422). Uploaded files are bytes and are not inspected.
+ */
+function formTextProblem(fields: Record<string, FormDataEntryValue>, maxFieldBytes: number): { status: number; error: string } | null {
+  const text = Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+  for (const [name, value] of Object.entries(text)) {
+    if (Buffer.byteLength(value, "utf8") > maxFieldBytes) return { status: 413, error: `${name}: longer than the limit of ${maxFieldBytes} bytes` };
+  }
+  const [unsafe] = unsafeTextIn(text);
+  return unsafe ? { status: 422, error: `${unsafe.path.join(".") || "form"}: ${unsafe.message}` } : null;
+}
+
 /** Declares a dashboard server action: who may call it, its form schema and its handler. */
 export function defineDashboardAction<S extends z.ZodType>(definition: {
   name: string;
@@ -60,6 +75,8 @@ export function defineDashboardAction<S extends z.ZodType>(definition: {
       if (!principal) return { ok: false, status: 401, error: "Sign in first." };
       if (definition.access === "admin" && !principal.isAdmin) return { ok: false, status: 403, error: "Only admins can do this." };
       const fields = Object.fromEntries([...formData.entries()].filter(([key]) => !key.startsWith("$ACTION")));
+      const refused = formTextProblem(fields, settings.limits.maxFormFieldBytes);
+      if (refused) return { ok: false, ...refused };
       const parsed = await definition.input.safeParseAsync(fields);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];

@@ -188,6 +188,12 @@ function durableRunStream({
   });
 }
 
+/** A run's `metadata` form field, decoded: a JSON object or nothing; anything else is a 400 (as in Agno). */
+function runMetadata(value: unknown): Record<string, unknown> | null | undefined {
+  if (value === undefined || value === null || (typeof value === "object" && !Array.isArray(value))) return value as Record<string, unknown> | null | undefined;
+  throw new HttpError(400, "Invalid metadata parameter: expected a JSON object");
+}
+
 async function finishedRun(started: StartedRun): Promise<Response | RunOutput> {
   const output = await started.done;
   return output.status === "ERROR" ? failedRunResponse(output) : output;
@@ -205,6 +211,7 @@ export const createRun = defineRoute({
   handler: async ({ input, principal, settings, request }) => {
     const agent = agentOr404(settings, input.params.agent_id);
     const form = input.form;
+    const metadata = runMetadata(form.metadata);
     const uploads = await classifyUploads(input.files.files ?? []);
     const db = await getDatabase(settings);
     const runRequest = {
@@ -216,7 +223,7 @@ export const createRun = defineRoute({
       // A JWT's session_id claim overrides the form's, as in Agno.
       sessionId: principal!.sessionId ?? form.session_id,
       sessionState: form.session_state,
-      metadata: form.metadata,
+      metadata,
       dependencies: form.dependencies,
       outputSchema: form.output_schema ?? undefined,
       attachments: uploads.attachments,

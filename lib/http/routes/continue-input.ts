@@ -1,16 +1,18 @@
 import type { Resolution } from "../../runtime/continue-run.ts";
-import { HttpError } from "../errors.ts";
+import { HttpError, refuseUnsafeText, validationError } from "../errors.ts";
+import { decodeJsonText } from "../input-text.ts";
 
 type Dict = Record<string, unknown>;
 
 function parseList(text: string | undefined, field: "tools" | "requirements"): Dict[] {
   if (text === undefined || text.trim() === "") return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new HttpError(400, `Invalid JSON in ${field} field`);
+  const decoded = decodeJsonText(text);
+  if (!decoded.ok && decoded.reason === "too_deep") {
+    throw validationError([{ type: "json_too_deep", loc: ["body", field], msg: `${field}: ${decoded.message}` }]);
   }
+  if (!decoded.ok) throw new HttpError(400, `Invalid JSON in ${field} field`);
+  const parsed = decoded.value;
+  refuseUnsafeText(parsed, ["body", field]);
   if (!Array.isArray(parsed) || !parsed.every((item) => item && typeof item === "object")) {
     throw new HttpError(400, `The ${field} field must be a JSON list of objects`);
   }

@@ -1,10 +1,16 @@
 import { z } from "zod";
-import { formBool, formInt, formJsonObject, formOptionalString } from "./form-fields.ts";
+import { formBool, formInt, formJson, formJsonObject, formOptionalString, formOutputSchema } from "./form-fields.ts";
 
 export const AgentParams = z.object({ agent_id: z.string().min(1) });
 export const AgentRunParams = z.object({ agent_id: z.string().min(1), run_id: z.string().min(1) });
 
-/** POST /agents/{agent_id}/runs — form fields as Agno's chat UI and Python client send them. */
+/**
+ * POST /agents/{agent_id}/runs — form fields as Agno's chat UI and Python client send them. The
+ * JSON fields follow Agno: one that does not decode is dropped with a logged warning; `metadata`
+ * that decodes to a non-object is a 400 (checked by the route); `output_schema` must be a usable
+ * JSON Schema (422). `knowledge_filters` is read and checked, and has no effect: no agent here
+ * has a knowledge base.
+ */
 export const CreateRunForm = z.looseObject({
   message: z.string({ error: "message is required" }).min(1, "message must not be empty"),
   stream: formBool(true),
@@ -12,10 +18,11 @@ export const CreateRunForm = z.looseObject({
   user_id: formOptionalString(),
   background: formBool(false),
   stream_events: formBool(true),
-  session_state: formJsonObject(),
-  dependencies: formJsonObject(),
-  metadata: formJsonObject(),
-  output_schema: formJsonObject(),
+  session_state: formJsonObject("session_state"),
+  dependencies: formJsonObject("dependencies"),
+  metadata: formJson("metadata"),
+  knowledge_filters: formJson("knowledge_filters"),
+  output_schema: formOutputSchema(),
   version: z.string().optional(),
 });
 

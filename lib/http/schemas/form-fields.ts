@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { log } from "../../log.ts";
+import { decodeJsonText, unsafeTextIn } from "../input-text.ts";
+import { outputSchemaProblem } from "./output-schema.ts";
 
 /**
  * Form-field types as Agno's clients send them: everything arrives as a string. Booleans accept
@@ -19,22 +22,83 @@ export const formBool = (fallback: boolean) =>
       return z.NEVER;
     });
 
-/** A JSON object in a form field; bad JSON or a non-object is a 422 naming the field. */
-export const formJsonObject = () =>
+type Ctx = z.RefinementCtx;
+
+const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * Decodes JSON text from a form field. Nesting past MAX_JSON_DEPTH and text storage cannot hold
+ * (NUL, a lone surrogate) are issues on the field (422); text that does not decode is returned
+ * as such for the caller's rule.
+ */
+function decodeField(value: string, ctx: Ctx): { decoded: true; value: unknown } | { decoded: false; message: string } | null {
+  const result = decodeJsonText(value);
+  if (!result.ok && result.reason === "too_deep") {
+    ctx.addIssue({ code: "custom", message: result.message });
+    return null;
+  }
+  if (!result.ok) return { decoded: false, message: result.message };
+  const unsafe = unsafeTextIn(result.value);
+  for (const { path, message } of unsafe) ctx.addIssue({ code: "custom", message, path });
+  return unsafe.length > 0 ? null : { decoded: true, value: result.value };
+}
+
+/**
+ * A JSON form field as Agno's run endpoints read one: "" is absent, "null"/"none" null, and
+ * text that does not decode is dropped with a logged warning (not refused). The decoded value
+ * is returned as it is (the route applies any shape rule).
+ */
+export const formJson = (field: string) =>
   z
     .string()
     .optional()
-    .transform((value, ctx): Record<string, unknown> | null | undefined => {
+    .transform((value, ctx): unknown => {
       if (value === undefined || value.trim() === "") return undefined;
       if (NULLS.has(value.trim().toLowerCase())) return null;
-      try {
-        const parsed: unknown = JSON.parse(value);
-        if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-        ctx.addIssue({ code: "custom", message: "must be a JSON object" });
-      } catch (error) {
-        ctx.addIssue({ code: "custom", message: `is not valid JSON (${(error as Error).message})` });
+      const result = decodeField(value, ctx);
+      if (result === null) return z.NEVER;
+      if (!result.decoded) {
+        log.warn(`Invalid ${field} parameter couldn't be loaded (dropped): ${result.message}`);
+        return undefined;
       }
-      return z.NEVER;
+      return result.value;
+    });
+
+/** `formJson` for a field the run can use only as an object: anything else is dropped with a warning too. */
+export const formJsonObject = (field: string) =>
+  formJson(field).transform((value): Record<string, unknown> | null | undefined => {
+    if (value === undefined || value === null || isObject(value)) return value;
+    log.warn(`Invalid ${field} parameter (dropped): expected a JSON object, got ${Array.isArray(value) ? "an array" : typeof value}`);
+    return undefined;
+  });
+
+/**
+ * An output schema in a form field: a JSON object that is a usable JSON Schema for an object
+ * (see outputSchemaProblem). Unlike the other JSON fields, anything else is a 422 naming the
+ * field, before any model call.
+ */
+export const formOutputSchema = () =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx): Record<string, unknown> | undefined => {
+      if (value === undefined || value.trim() === "" || NULLS.has(value.trim().toLowerCase())) return undefined;
+      const result = decodeField(value, ctx);
+      if (result === null) return z.NEVER;
+      if (!result.decoded) {
+        ctx.addIssue({ code: "custom", message: result.message });
+        return z.NEVER;
+      }
+      if (!isObject(result.value)) {
+        ctx.addIssue({ code: "custom", message: "must be a JSON object (a JSON Schema)" });
+        return z.NEVER;
+      }
+      const problem = outputSchemaProblem(result.value);
+      if (problem) {
+        ctx.addIssue({ code: "custom", message: problem });
+        return z.NEVER;
+      }
+      return result.value;
     });
 
 /** An optional string where "" means absent (agent-ui sends `session_id: ""` for a new session). */

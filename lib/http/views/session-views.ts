@@ -13,14 +13,39 @@ import { dict, dicts, runInput, str, stringifyInput } from "./run-views.ts";
 
 type Dict = Record<string, unknown>;
 
+/** A session name derived from an input is at most this many characters (code points). */
+export const MAX_DERIVED_NAME_LENGTH = 120;
+
+/**
+ * `text` cut to `max` code points, the last being "…" when anything was cut. Cuts fall between
+ * code points (a surrogate pair is never split); only the head of a long text is walked.
+ */
+export function truncateName(text: string, max = MAX_DERIVED_NAME_LENGTH): string {
+  if (text.length <= max) return text;
+  let points = 0;
+  let offset = 0;
+  let cut = 0;
+  for (const point of text) {
+    if (++points > max) return `${text.slice(0, cut)}…`;
+    offset += point.length;
+    if (points === max - 1) cut = offset;
+  }
+  return text;
+}
+
 /**
  * Agno's get_session_name: `session_data.session_name`; else for workflows the first run's input
  * (JSON when structured) or "New <workflow name> Session"; else (agent/team — team only its own,
- * non-member runs) the first user message, else the first run input, else "".
+ * non-member runs) the first user message, else the first run input, else "". A name given to
+ * the session is returned whole; one derived from an input is cut by truncateName.
  */
 export function sessionName(session: StoredSession, runs: Dict[]): string {
   const stored = session.session_data?.session_name;
   if (typeof stored === "string") return stored;
+  return truncateName(derivedSessionName(session, runs));
+}
+
+function derivedSessionName(session: StoredSession, runs: Dict[]): string {
   if (session.session_type === "workflow") {
     const input = runs[0]?.input;
     if (typeof input === "string") return input;

@@ -1,0 +1,90 @@
+// Pure (no server imports): the API's request path and the dashboard's server actions share it.
+
+/**
+ * Text that storage cannot hold the same way on both dialects: NUL (PostgreSQL's text and jsonb
+ * refuse U+0000, SQLite keeps it) and UTF-16 surrogates without their pair (no UTF-8 encoding
+ * exists for them). Without the `u` flag the pattern sees code units, so a lone half matches.
+ */
+const UNSAFE_CHARACTER = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Nesting deeper than this is refused before parsing (JSON.parse recurses, and overflows at ~10k). */
+export const MAX_JSON_DEPTH = 64;
+
+/** What is wrong with a string as stored text ("a NUL character (\\u0000)"), or null when nothing is. */
+export function unsafeCharacterIn(text: string): string | null {
+  const match = UNSAFE_CHARACTER.exec(text);
+  if (!match) return null;
+  return match[0] === "\u0000" ? "a NUL character (\\u0000)" : "a lone UTF-16 surrogate";
+}
+
+export interface UnsafeText {
+  /** Where, below the value given: object keys and array indexes. */
+  path: (string | number)[];
+  message: string;
+}
+
+/** At most this many problems are reported for one value; one is enough to refuse it. */
+const MAX_REPORTED = 10;
+
+/**
+ * Every string in a value (object keys included) that holds an unsafe character. Iterative, so a
+ * value of any depth is walked without growing the call stack.
+ */
+export function unsafeTextIn(value: unknown): UnsafeText[] {
+  const found: UnsafeText[] = [];
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
+  while (stack.length > 0 && found.length < MAX_REPORTED) {
+    const { value: current, path } = stack.pop()!;
+    if (typeof current === "string") {
+      const problem = unsafeCharacterIn(current);
+      if (problem) found.push({ path, message: `must not contain ${problem}` });
+    } else if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], path: [...path, i] });
+    } else if (current && typeof current === "object") {
+      const entries = Object.entries(current as Record<string, unknown>);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, child] = entries[i];
+        const problem = unsafeCharacterIn(key);
+        if (problem) found.push({ path, message: `a key must not contain ${problem}` });
+        stack.push({ value: child, path: [...path, key] });
+      }
+    }
+  }
+  return found.slice(0, MAX_REPORTED);
+}
+
+/**
+ * Whether JSON text nests arrays/objects deeper than `max`: one pass over the text that skips
+ * string contents (escapes included), so brackets inside strings do not count.
+ */
+export function jsonNestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+export type DecodedJson =
+  | { ok: true; value: unknown }
+  | { ok: false; reason: "too_deep" | "invalid"; message: string };
+
+/** JSON text decoded, its nesting capped first (MAX_JSON_DEPTH); never throws. */
+export function decodeJsonText(text: string, maxDepth = MAX_JSON_DEPTH): DecodedJson {
+  if (jsonNestsDeeperThan(text, maxDepth)) {
+    return { ok: false, reason: "too_deep", message: `JSON is nested deeper than the limit of ${maxDepth} levels` };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, reason: "invalid", message: `invalid JSON (${(error as Error).message})` };
+  }
+}
