@@ -5,7 +5,7 @@ import { parseFormBody, parseJsonBody, type ParsedForm } from "./body.ts";
 import { corsHeaders, preflightResponse, withHeaders } from "./cors.ts";
 import { HttpError, errorResponse, refuseUnsafeText, zodToValidation, type InputSource } from "./errors.ts";
 import { unsafeCharacterIn } from "./input-text.ts";
-import type { AnyRoute, HttpMethod } from "./route.ts";
+import { responseBody, type AnyRoute, type HttpMethod } from "./route.ts";
 import { matchTemplate } from "./path-template.ts";
 
 export interface DispatchOptions {
@@ -110,7 +110,7 @@ export async function dispatch(request: Request, template: string, { settings, r
       request,
       settings,
     });
-    const response = result instanceof Response ? result : jsonResponse(route.status ?? 200, result);
+    const response = result instanceof Response ? result : jsonResponse(route.status ?? 200, responseBody(route, result));
     return withHeaders(response, cors);
   } catch (error) {
     return withHeaders(errorResponse(error), cors);

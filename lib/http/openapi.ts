@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Settings } from "../config/settings.ts";
-import type { AnyRoute } from "./route.ts";
+import { wireResponseSchema, type AnyRoute } from "./route.ts";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -33,6 +33,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], settings: Settings): J
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
     if (route.hidden) continue;
+    const response = wireResponseSchema(route);
     const operation: JsonSchema = {
       summary: route.summary,
       tags: route.tags,
@@ -41,7 +42,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], settings: Settings): J
       responses: {
         [String(route.status ?? 200)]: {
           description: "Success",
-          ...(route.response ? { content: { "application/json": { schema: toSchema(route.response, "output") } } } : {}),
+          ...(response ? { content: { "application/json": { schema: toSchema(response, "output") } } } : {}),
         },
         ...(route.body || route.form || route.query || route.params
           ? { 422: { description: "Validation error: `detail` lists each bad field with its location" } }

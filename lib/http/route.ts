@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Settings } from "../config/settings.ts";
+import { nullsOmittedSchema, omitNullFields } from "./omit-nulls.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { ParsedForm } from "./body.ts";
 
@@ -53,6 +54,14 @@ export interface RouteDefinition<P = AnyZod | undefined, Q = AnyZod | undefined,
   /** Form fields (urlencoded or multipart), as Agno's run endpoints take them. */
   readonly form?: F;
   readonly response?: R;
+  /**
+   * Leave null fields out of the JSON body (Agno's `response_model_exclude_none=True`): every
+   * declared field of `response` whose value is null is omitted, at any depth; free-form values
+   * (records such as `session_state` or `metadata`, `z.unknown()`) keep their nulls. Set where
+   * Agno's route declares it together with a response model; absent = nulls are sent as null.
+   * The route-by-route list is pinned in test/http/exclude-none.test.ts.
+   */
+  readonly excludeNone?: boolean;
   /** Success status when the handler returns a plain value. */
   readonly status?: number;
   /** Left out of /openapi.json (Agno hides `GET /`). */
@@ -72,4 +81,15 @@ export function defineRoute<
   R extends AnyZod | undefined = undefined,
 >(route: RouteDefinition<P, Q, B, F, R>): RouteDefinition<P, Q, B, F, R> {
   return route;
+}
+
+/** The JSON body a handler's plain result is sent as: without null fields under `excludeNone`. */
+export function responseBody(route: AnyRoute, result: unknown): unknown {
+  return route.excludeNone && route.response ? omitNullFields(result, route.response) : result;
+}
+
+/** The response schema as the body appears on the wire (null fields optional under `excludeNone`). */
+export function wireResponseSchema(route: AnyRoute): z.ZodType | undefined {
+  if (!route.response) return undefined;
+  return route.excludeNone ? nullsOmittedSchema(route.response) : route.response;
 }

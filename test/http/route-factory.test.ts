@@ -6,10 +6,13 @@ import { PaginationError, pageWindow } from "@/lib/db/index.ts";
 import { dispatch, notFound } from "@/lib/http/dispatch.ts";
 import { ROUTES, templateForPath } from "@/lib/http/route-table.ts";
 import { defineRoute, type AnyRoute } from "@/lib/http/route.ts";
+import { nullsOmittedSchema } from "@/lib/http/omit-nulls.ts";
 import { ConfigSchema, HealthSchema, InfoSchema, LandingSchema } from "@/lib/http/schemas/core.ts";
 import { testSettings } from "../support/settings.ts";
 
 const BASE = "http://127.0.0.1:7777";
+/** /config leaves null fields out (excludeNone). */
+const WireConfigSchema = nullsOmittedSchema(ConfigSchema);
 const none = testSettings({ file: { agents: [{ id: "assistant", name: "Assistant", model: null }] } });
 const keyed = testSettings({ env: { OS_SECURITY_KEY: "s3cret" } });
 
@@ -76,7 +79,7 @@ describe("core routes", () => {
   });
 
   it("GET /config lists agents and says plainly that no model provider is configured", async () => {
-    const body = ConfigSchema.parse(await (await call("/config")).json());
+    const body = WireConfigSchema.parse(await (await call("/config")).json());
     expect(body.agents.map((a) => a.id)).toEqual(["assistant"]);
     expect(body.available_models).toEqual([]);
     expect(body.model_provider_status.configured).toBe(false);
@@ -88,7 +91,7 @@ describe("core routes", () => {
     const settings = testSettings({
       file: { agents: [{ id: "a", name: "A", model: { provider: "openai", id: "gpt-4.1-mini" } }, { id: "b", name: "B", model: { provider: "openai", id: "gpt-4.1-mini" } }] },
     });
-    const body = ConfigSchema.parse(await (await call("/config", {}, settings)).json());
+    const body = WireConfigSchema.parse(await (await call("/config", {}, settings)).json());
     expect(body.available_models).toEqual([{ id: "gpt-4.1-mini", provider: "openai", agent_ids: ["a", "b"] }]);
   });
 

@@ -7,10 +7,18 @@ import {
   TeamSessionDetailSchema,
   WorkflowSessionDetailSchema,
 } from "@/lib/http/schemas/sessions.ts";
+import { nullsOmittedSchema } from "@/lib/http/omit-nulls.ts";
 import { agnoRun, seedSession, uid } from "../support/agno-runs.ts";
 import { openApiSuite, withScopes } from "../support/api.ts";
 import { mintPrincipals } from "../support/principals.ts";
 
+/** GET /sessions, POST /sessions and GET /sessions/{id} leave null fields out (excludeNone); rename and PATCH keep them. */
+const Wire = {
+  SessionList: nullsOmittedSchema(SessionListSchema),
+  AgentSessionDetail: nullsOmittedSchema(AgentSessionDetailSchema),
+  TeamSessionDetail: nullsOmittedSchema(TeamSessionDetailSchema),
+  WorkflowSessionDetail: nullsOmittedSchema(WorkflowSessionDetailSchema),
+};
 const SESSION_SCOPES = ["sessions:read", "sessions:write", "sessions:delete"];
 let suite: Awaited<ReturnType<typeof openApiSuite>>;
 beforeAll(async () => {
@@ -63,7 +71,7 @@ describe("GET /sessions", () => {
 
     const { status, body } = await suite.api("GET", `/sessions?user_id=${owner}`);
     expect(status).toBe(200);
-    const list = SessionListSchema.parse(body);
+    const list = Wire.SessionList.parse(body);
     expect(list.data.map((s) => [s.session_id, s.session_name])).toEqual([
       [named.session_id, "Trip plans"],
       [fromMessage.session_id, "Hello there"],
@@ -80,13 +88,13 @@ describe("GET /sessions", () => {
     const a = await seedSession(suite.db, { scope, session: { userId: owner, sessionId: `a-${owner}`, sessionData: { session_name: "Alpha Report" } } });
     const b = await seedSession(suite.db, { scope, session: { userId: owner, sessionId: `b-${owner}`, sessionData: { session_name: "beta" }, agentId: "other" } });
     const t = await seedSession(suite.db, { scope, session: { userId: owner, sessionId: `c-${owner}`, sessionType: "team", agentId: null, teamId: "squad" } });
-    const ids = async (query: string) => SessionListSchema.parse((await suite.api("GET", `/sessions?user_id=${owner}&${query}`)).body).data.map((s) => s.session_id);
+    const ids = async (query: string) => Wire.SessionList.parse((await suite.api("GET", `/sessions?user_id=${owner}&${query}`)).body).data.map((s) => s.session_id);
     expect(await ids("type=team")).toEqual([t.session_id]);
     expect(await ids("type=agent&component_id=other")).toEqual([b.session_id]);
     expect(await ids("component_id=squad")).toEqual([t.session_id]);
     expect(await ids("session_name=REPORT")).toEqual([a.session_id]);
     expect(await ids("sort_by=session_id&sort_order=asc")).toEqual([a.session_id, b.session_id, t.session_id]);
-    const page2 = SessionListSchema.parse((await suite.api("GET", `/sessions?user_id=${owner}&sort_by=session_id&sort_order=asc&limit=2&page=2`)).body);
+    const page2 = Wire.SessionList.parse((await suite.api("GET", `/sessions?user_id=${owner}&sort_by=session_id&sort_order=asc&limit=2&page=2`)).body);
     expect(page2.data.map((s) => s.session_id)).toEqual([t.session_id]);
     expect(page2.meta).toMatchObject({ page: 2, limit: 2, total_pages: 2, total_count: 3 });
   });
@@ -121,7 +129,7 @@ describe("POST /sessions", () => {
     const body = { session_id: sessionId, session_name: "Fresh", session_state: { step: 1 }, metadata: { source: "test" }, user_id: owner, agent_id: "assistant" };
     const created = await suite.api("POST", "/sessions?type=agent", { body });
     expect(created.status).toBe(201);
-    const detail = AgentSessionDetailSchema.parse(created.body);
+    const detail = Wire.AgentSessionDetail.parse(created.body);
     expect(detail).toMatchObject({ session_id: sessionId, agent_session_id: sessionId, session_name: "Fresh", session_state: { step: 1 }, user_id: owner, chat_history: [] });
     expect(detail.agent_data).toMatchObject({ agent_id: "assistant", name: "Assistant" });
     const again = await suite.api("POST", "/sessions", { body });
@@ -131,7 +139,7 @@ describe("POST /sessions", () => {
   it("creates a team session, generates an id, and validates the body and type", async () => {
     const created = await suite.api("POST", "/sessions?type=team", { body: { team_id: "squad" } });
     expect(created.status).toBe(201);
-    expect(TeamSessionDetailSchema.parse(created.body)).toMatchObject({ team_id: "squad", session_name: "", chat_history: [] });
+    expect(Wire.TeamSessionDetail.parse(created.body)).toMatchObject({ team_id: "squad", session_name: "", chat_history: [] });
     expect(created.body.session_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(locs((await suite.api("POST", "/sessions?type=robot", { body: {} })).body)).toEqual(["query.type"]);
     expect(locs((await suite.api("POST", "/sessions", { body: { session_state: "nope" } })).body)).toEqual(["body.session_state"]);
@@ -162,7 +170,7 @@ describe("GET /sessions/{id}", () => {
     });
     const { status, body } = await suite.api("GET", `/sessions/${s.session_id}`);
     expect(status).toBe(200);
-    const detail = AgentSessionDetailSchema.parse(body);
+    const detail = Wire.AgentSessionDetail.parse(body);
     expect(detail.session_name).toBe("first");
     expect(detail.chat_history.map((m) => [m.role, m.content])).toEqual([
       ["user", "first"],
@@ -179,8 +187,8 @@ describe("GET /sessions/{id}", () => {
   it("auto-detects the type, honours ?type=, and answers 404 for a missing session", async () => {
     const team = await seedSession(suite.db, { scope: adminScope(), session: { sessionType: "team", agentId: null, teamId: "squad", teamData: { name: "Squad" } } });
     const wf = await seedSession(suite.db, { scope: adminScope(), session: { sessionType: "workflow", agentId: null, workflowId: "wf", workflowData: { name: "Pipeline" } } });
-    expect(TeamSessionDetailSchema.parse((await suite.api("GET", `/sessions/${team.session_id}`)).body).team_id).toBe("squad");
-    const workflow = WorkflowSessionDetailSchema.parse((await suite.api("GET", `/sessions/${wf.session_id}?type=workflow`)).body);
+    expect(Wire.TeamSessionDetail.parse((await suite.api("GET", `/sessions/${team.session_id}`)).body).team_id).toBe("squad");
+    const workflow = Wire.WorkflowSessionDetail.parse((await suite.api("GET", `/sessions/${wf.session_id}?type=workflow`)).body);
     expect(workflow).toMatchObject({ workflow_id: "wf", workflow_name: "Pipeline", session_name: "New Pipeline Session" });
     expect((await suite.api("GET", `/sessions/${team.session_id}?type=agent`)).status).toBe(404);
     expect(await suite.api("GET", "/sessions/missing-id")).toEqual({ status: 404, body: { detail: "Session with ID missing-id not found" } });
@@ -259,7 +267,7 @@ describe("isolation: user A cannot see or change user B's sessions", () => {
     });
     const id = theirs.session_id;
 
-    const listed = SessionListSchema.parse((await suite.api("GET", `/sessions?user_id=${p.userB}`, { as: a })).body);
+    const listed = Wire.SessionList.parse((await suite.api("GET", `/sessions?user_id=${p.userB}`, { as: a })).body);
     expect(listed.data.map((s) => s.session_id)).toEqual([mine.session_id]);
     for (const [method, path, body] of [
       ["GET", `/sessions/${id}`],
@@ -274,8 +282,9 @@ describe("isolation: user A cannot see or change user B's sessions", () => {
     }
     expect((await suite.api("DELETE", "/sessions", { as: a, body: { session_ids: [id], session_types: ["agent"] } })).status).toBe(204);
 
-    const still = AgentSessionDetailSchema.parse((await suite.api("GET", `/sessions/${id}`, { as: b })).body);
-    expect(still).toMatchObject({ session_name: "B's", metadata: null, user_id: p.userB });
+    const still = Wire.AgentSessionDetail.parse((await suite.api("GET", `/sessions/${id}`, { as: b })).body);
+    expect(still).toMatchObject({ session_name: "B's", user_id: p.userB });
+    expect(still).not.toHaveProperty("metadata");
     expect(still.chat_history).toHaveLength(2);
   });
 

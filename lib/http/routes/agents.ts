@@ -103,6 +103,7 @@ export const listAgents = defineRoute({
   tags: ["Agents"],
   access: { permission: "agents:read", listFilter: true },
   response: z.array(AgentResponseSchema),
+  excludeNone: true,
   handler: ({ settings, principal }) =>
     settings.agents
       .filter((a) => hasScope(principal!, `agents:${a.id}:read`))
@@ -117,6 +118,7 @@ export const getAgent = defineRoute({
   access: { permission: "agents:read", resourceParam: "agent_id" },
   params: AgentParams,
   response: AgentResponseSchema,
+  excludeNone: true,
   handler: ({ input, settings }) => agentResponse(agentOr404(settings, input.params.agent_id), settings),
 });
 
@@ -427,6 +429,7 @@ const emptyList = (path: "/teams" | "/workflows", tag: string, permission: strin
     tags: [tag],
     access: { permission },
     response: z.array(z.unknown()),
+    excludeNone: true,
     handler: () => [],
   });
 

@@ -75,6 +75,7 @@ export const config = defineRoute({
   tags: ["Core"],
   access: { permission: "config:read" },
   response: ConfigSchema,
+  excludeNone: true,
   handler: ({ settings }) => {
     const models = availableModels(settings);
     const unconfigured = settings.agents.filter((a) => !a.model).map((a) => a.id);

@@ -19,6 +19,7 @@ export const listSessionRunsRoute = defineRoute({
   params: SessionParams,
   query: SessionRunsQuery,
   response: SessionRunsSchema,
+  excludeNone: true,
   handler: async ({ input: { params, query }, principal, settings }) => {
     const scope = requestScope(principal, query.user_id);
     const db = await selectDatabase(settings, query, SESSION_TABLES);

@@ -38,6 +38,7 @@ export const listSessionsRoute = defineRoute({
   access: { permission: "sessions:read" },
   query: ListSessionsQuery,
   response: SessionListSchema,
+  excludeNone: true,
   handler: async ({ input: { query }, principal, settings }) => {
     const scope = requestScope(principal, query.user_id);
     const db = await selectDatabase(settings, query, SESSION_TABLES);
@@ -81,6 +82,7 @@ export const createSessionRoute = defineRoute({
   query: CreateSessionQuery,
   body: CreateSessionBody,
   response: SessionDetailSchema,
+  excludeNone: true,
   status: 201,
   handler: async ({ input: { query, body }, principal, settings }) => {
     const scope = requestScope(principal, body.user_id);
@@ -135,6 +137,7 @@ export const getSessionRoute = defineRoute({
   params: SessionParams,
   query: SessionQuery,
   response: SessionDetailSchema,
+  excludeNone: true,
   handler: async ({ input: { params, query }, principal, settings }) => {
     const scope = requestScope(principal, query.user_id);
     const db = await selectDatabase(settings, query, SESSION_TABLES);
