@@ -71,6 +71,11 @@ test("Runs and Sessions show the signed-in user's runs with their content; sessi
   await page.goto("/dashboard/runs?status=BOGUS&after=not-a-cursor");
   await expect(page.getByRole("alert").filter({ hasText: "status must be one of" })).toBeVisible();
   await expect(page.getByRole("alert").filter({ hasText: "cursor is not one this server issued" })).toBeVisible();
+  // Ids and filters that are no text a database stores: a broken escape or a NUL is "not found" / no filter, never an error page.
+  for (const path of ["/dashboard/sessions/%25E0%25A4", "/dashboard/runs/%2500", "/dashboard/sessions/a%00b"]) {
+    expect((await page.goto(path))?.status(), path).toBe(404);
+  }
+  expect((await page.goto("/dashboard/sessions?q=%00&user=%ED%A0%80"))?.status()).toBe(200);
 
   // The run's detail has the same content, its tool call and its events.
   await page.goto("/dashboard/runs");

@@ -129,6 +129,10 @@ describe("core routes", () => {
     const asset = await call("/docs/swagger-ui.css", {}, none, "/docs/{asset}");
     expect(asset.status).toBe(200);
     expect((await call("/docs/package.json", {}, none, "/docs/{asset}")).status).toBe(404);
+    // Names of Object.prototype's own properties are no assets either (they were a 500).
+    for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      expect((await call(`/docs/${name}`, {}, none, "/docs/{asset}")).status, name).toBe(404);
+    }
   });
 });
 

@@ -62,7 +62,8 @@ export function docsRoutes(table: () => readonly AnyRoute[]): AnyRoute[] {
       hidden: true,
       params: z.object({ asset: z.string() }),
       handler: async ({ input, settings }) => {
-        const type = ASSETS[input.params.asset];
+        // Own keys only: `constructor` or `__proto__` must not look like an asset.
+        const type = Object.hasOwn(ASSETS, input.params.asset) ? ASSETS[input.params.asset] : undefined;
         if (!settings.docsEnabled || !type) throw docsDisabled();
         // swagger-ui-dist stays external to the bundle (next.config.ts), so this runs from node_modules.
         const { default: assetsDir } = await import("swagger-ui-dist/absolute-path.js");

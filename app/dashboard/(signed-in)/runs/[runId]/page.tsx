@@ -12,6 +12,7 @@ import { dataScopeFor } from "@/lib/auth/principal.ts";
 import { getRun } from "@/lib/db/runs/runs.ts";
 import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
 import { firstParam, type SearchParams } from "@/lib/http/dashboard/list-params.ts";
+import { pathId } from "@/lib/http/dashboard/search-params.ts";
 import type { RunOutput } from "@/lib/runtime/run-output.ts";
 
 export const dynamic = "force-dynamic";
@@ -19,9 +20,10 @@ export const dynamic = "force-dynamic";
 /** One run: input, output, tool calls, events, metrics; cancel while it runs, continue when paused. */
 export default async function RunPage({ params, searchParams }: { params: Promise<{ runId: string }>; searchParams: Promise<SearchParams> }) {
   const { db, principal } = await requireDashboardSession();
-  const { runId } = await params;
+  const runId = pathId((await params).runId);
+  if (!runId) notFound();
   const sessionId = firstParam(await searchParams, "session_id");
-  const stored = await getRun(db, { scope: dataScopeFor(principal), runId: decodeURIComponent(runId), sessionId });
+  const stored = await getRun(db, { scope: dataScopeFor(principal), runId, sessionId });
   if (!stored) notFound();
   const run = stored.run_data as unknown as RunOutput;
   const live = stored.status === "PENDING" || stored.status === "RUNNING";

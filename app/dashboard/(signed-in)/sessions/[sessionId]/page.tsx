@@ -10,6 +10,7 @@ import { StatusBadge } from "@/components/dashboard/status-badge.tsx";
 import { dataScopeFor } from "@/lib/auth/principal.ts";
 import { getSessionRuns } from "@/lib/db/sessions/session-runs.ts";
 import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
+import { pathId } from "@/lib/http/dashboard/search-params.ts";
 
 export const dynamic = "force-dynamic";
 
@@ -22,8 +23,9 @@ const metric = (run: RunDict, key: string): number | null => {
 /** One session: its chat history (each run's input and answer) and its runs; rename, delete. */
 export default async function SessionPage({ params }: { params: Promise<{ sessionId: string }> }) {
   const { db, principal } = await requireDashboardSession();
-  const { sessionId } = await params;
-  const session = await getSessionRuns(db, { scope: dataScopeFor(principal), sessionId: decodeURIComponent(sessionId) });
+  const sessionId = pathId((await params).sessionId);
+  if (!sessionId) notFound();
+  const session = await getSessionRuns(db, { scope: dataScopeFor(principal), sessionId });
   if (!session) notFound();
   const runs = session.runs as RunDict[];
   const name = displayText((session.session_data as RunDict | null)?.session_name);
