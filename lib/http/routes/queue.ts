@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { dataScopeFor, type Principal } from "../../auth/principal.ts";
 import type { Settings } from "../../config/settings.ts";
-import { getJob, listJobs, queueStats, requeueJob, type DataScope, type Db, type StoredJob } from "../../db/index.ts";
+import { getJob, JOB_STATUSES, listJobs, queueStats, requeueJob, type DataScope, type Db, type JobStatus, type StoredJob } from "../../db/index.ts";
 import { clearCancel } from "../../runtime/run-registry.ts";
 import { getDatabase } from "../app-context.ts";
 import { HttpError, zodToValidation } from "../errors.ts";
@@ -76,7 +76,27 @@ export function toJobView(job: StoredJob): z.infer<typeof JobSchema> {
   };
 }
 
-const jobNotFound = () => new HttpError(404, "Job not found");
+const jobNotFound = (id: string) => new HttpError(404, `Job queue job ${id} not found`);
+
+/** A string as Python's repr quotes it, the way Agno's messages name a value. */
+function pythonRepr(value: string): string {
+  const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
+  const escaped = value
+    .replace(/\\/g, "\\\\")
+    .replace(/\n/g, "\\n")
+    .replace(/\r/g, "\\r")
+    .replace(/\t/g, "\\t");
+  return quote + (quote === "'" ? escaped.replace(/'/g, "\\'") : escaped) + quote;
+}
+
+const STATUS_CHOICES = `(${JOB_STATUSES.map(pythonRepr).join(", ")})`;
+
+/** The requested ticket statuses; an unknown one is a 400 naming it, as Agno answers. */
+function knownStatuses(values: string[] | undefined): JobStatus[] | undefined {
+  const unknown = values?.find((value) => !(JOB_STATUSES as readonly string[]).includes(value));
+  if (unknown !== undefined) throw new HttpError(400, `Invalid status ${pythonRepr(unknown)}; expected one of ${STATUS_CHOICES}`);
+  return values as JobStatus[] | undefined;
+}
 
 export const listJobsRoute = defineRoute({
   method: "GET",
@@ -89,10 +109,11 @@ export const listJobsRoute = defineRoute({
   handler: async ({ input, principal, settings }) => {
     const { db, scope } = await queueAccess(principal, settings);
     const query = validQuery(input.query);
+    const statuses = knownStatuses(query.status);
     const started = performance.now();
     const { jobs, totalCount } = await listJobs(db, {
       scope,
-      statuses: query.status,
+      statuses,
       page: query.page,
       limit: query.limit,
       sortBy: query.sort_by,
@@ -113,7 +134,7 @@ export const getJobRoute = defineRoute({
   handler: async ({ input: { params }, principal, settings }) => {
     const { db, scope } = await queueAccess(principal, settings);
     const job = await getJob(db, { scope, id: params.job_id });
-    if (!job) throw jobNotFound();
+    if (!job) throw jobNotFound(params.job_id);
     return toJobView(job);
   },
 });
