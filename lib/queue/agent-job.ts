@@ -2,11 +2,12 @@ import type { Settings } from "../config/settings.ts";
 import type { Db } from "../db/open-database.ts";
 import { getRun } from "../db/runs/runs.ts";
 import { adminScope, userScope, type DataScope } from "../db/scope.ts";
-import { settleJobStatement, type JobSettlement } from "../db/jobs/index.ts";
+import { heldJobCancelRequested, settleJobStatement, type JobSettlement } from "../db/jobs/index.ts";
+import { log } from "../log.ts";
 import { runAgent, type StartRunRequest } from "../runtime/agent-run.ts";
 import { findAgent } from "../runtime/agents.ts";
 import type { RunEvent } from "../runtime/events.ts";
-import { clearCancel, eventsAfter, requestCancel, subscribe } from "../runtime/run-registry.ts";
+import { clearCancel, eventsAfter, requestCancel, RunCancelledSignal, subscribe } from "../runtime/run-registry.ts";
 import { emptyMetrics, type RunOutput } from "../runtime/run-output.ts";
 import { runRow } from "../runtime/run-settle.ts";
 import { LeaseLostError } from "./run-writer.ts";
@@ -64,16 +65,29 @@ export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings 
       output.status = "ERROR";
       output.error = { message: `Agent ${job.component_id} is not configured on this worker`, error_type: "agent_not_found" };
       output.content = output.error.message;
-      await writer.finish(scope, runRow(output), { retryable: false });
+      try {
+        await writer.finish(scope, runRow(output), { retryable: false });
+      } catch (error) {
+        if (!(error instanceof RunCancelledSignal)) throw error;
+        // Cancelled meanwhile: it ends CANCELLED, as any run with a recorded cancel does.
+        output.status = "CANCELLED";
+        output.error = { message: error.message, error_type: "run_cancelled" };
+        await writer.finish(scope, runRow(output));
+      }
       return;
     }
     const storedEvents = output.events ?? [];
     const lastStored = storedEvents.length ? (storedEvents[storedEvents.length - 1].event_index as number) : -1;
     const lastPublished = (await coordination?.lastEventIndex(job.id)) ?? -1;
-    // The database holds the cancel intent; one this process remembers from before a requeue
-    // that cleared it (clear_cancellation, possibly through another replica) no longer counts.
-    if (ctx.cancelRequested) requestCancel(job.id);
-    else clearCancel(job.id);
+    // The database holds the cancel intent. This process's own intent for the run is dropped: one
+    // remembered from before a requeue that cleared it (clear_cancellation, possibly through
+    // another replica) no longer counts, and any recorded since the claim is in the database too.
+    // The run is registered (from then on a cancel aborts it, wherever it comes from) before the
+    // intent is read, and starts only after: a cancel recorded at any moment before — at the
+    // claim, while this executor loaded the run, even one delivered to this process before the
+    // run existed — stops it before its first model call. Nothing is awaited between dropping
+    // the intent and registering the run.
+    clearCancel(job.id);
     const started = runAgent({
       db,
       agent,
@@ -88,15 +102,16 @@ export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings 
       keepEvents: true,
       signal: ctx.signal,
       firstEventIndex: Math.max(lastStored, lastPublished) + 1,
+      defer: (execute) => void applyRecordedCancel(db, ctx).finally(execute),
     });
     // Not fenced by the database, so checked here: an attempt that may have lost its lease publishes nothing.
     const fenced = () => (ctx.signal.aborted && ctx.signal.reason instanceof LeaseLostError) || !ctx.holdsLease();
     const publish = (event: RunEvent) => {
       if (!fenced()) coordination!.publishEvent(job.id, event);
     };
-    // The run may have emitted its first events before runAgent returned (no await before
-    // RunStarted): publish what is buffered, then subscribe, in one synchronous step, so Redis
-    // gets every event, in order, with no gap for followers to fall back on.
+    // Publish what is buffered (nothing yet: the run starts after the intent is read), then
+    // subscribe, in one synchronous step, so Redis gets every event, in order, with no gap for
+    // followers to fall back on.
     if (coordination) for (const event of eventsAfter(started.live, started.firstEventIndex - 1)) publish(event);
     const unsubscribe = coordination ? subscribe(started.live, { onEvent: publish, onEnd: () => undefined }) : undefined;
     // Other replicas tail the run through Redis; whenever Redis is absent or failing, through the
@@ -121,6 +136,18 @@ export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings 
       coordination?.forget(job.id);
     }
   };
+}
+
+/** Aborts the job's registered run if a cancel is recorded for the job (the database's word; the worker's flag if it cannot be read). */
+async function applyRecordedCancel(db: Db, ctx: JobContext): Promise<void> {
+  let requested = ctx.cancelRequested;
+  try {
+    requested = (await heldJobCancelRequested(db, ctx.fence)) === true || ctx.cancelRequested;
+  } catch (error) {
+    // The worker's poll and heartbeat deliver it later (its own flag is current).
+    log.warn(`[worker ${ctx.fence.workerId}] job ${ctx.job.id}: could not read its cancel intent: ${(error as Error).message}`);
+  }
+  if (requested) requestCancel(ctx.job.id);
 }
 
 /**

@@ -73,6 +73,11 @@ export function enqueueBackgroundRun(task: Task, max: number): void {
   pump(Math.max(1, max));
 }
 
+/** Whether the run is waiting for a slot here (submitted, not started). */
+export function isWaitingBackgroundRun(runId: string): boolean {
+  return state().waiting.some((task) => task.runId === runId);
+}
+
 /** Running and waiting counts, for status pages and tests. */
 export function backgroundLoad(): { running: number; waiting: number } {
   const limiter = state();

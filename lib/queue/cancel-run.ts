@@ -2,47 +2,120 @@ import type { Principal } from "../auth/principal.ts";
 import { dataScopeFor } from "../auth/principal.ts";
 import type { Settings } from "../config/settings.ts";
 import { requestJobCancel } from "../db/jobs/index.ts";
+import type { JobStatus } from "../db/jobs/job-row.ts";
 import type { Db } from "../db/open-database.ts";
 import { getRun, transitionRunStatus } from "../db/runs/runs.ts";
-import { getLiveRun, requestCancel } from "../runtime/run-registry.ts";
+import type { DataScope } from "../db/scope.ts";
+import { getLiveRun, requestCancel, subscribe, type LiveRun } from "../runtime/run-registry.ts";
+import { isWaitingBackgroundRun } from "./background-limiter.ts";
 import { queueCoordination } from "./embedded-worker.ts";
 
 /**
+ * What a cancel came to. "accepted": the run ends CANCELLED (or already has). "finished": it had
+ * ended before the cancel could take effect, with `status`; nothing was cancelled. "not_found":
+ * the principal may not see the run.
+ */
+export type CancelOutcome = { outcome: "accepted" } | { outcome: "finished"; status: "COMPLETED" | "ERROR" } | { outcome: "not_found" };
+
+const ACCEPTED: CancelOutcome = { outcome: "accepted" };
+/** A finished job's run status: the job and its run settle together. */
+const FINISHED_JOBS: Partial<Record<JobStatus, "COMPLETED" | "ERROR">> = { completed: "COMPLETED", failed: "ERROR" };
+/**
+ * How long a cancel of a run executing in this process waits for the run to end, so the answer
+ * can say whether the cancel took (the run was writing its end when the cancel came) — a run
+ * stops within moments of its abort. One that takes longer is aborted and stops at its next step.
+ */
+const LIVE_END_WAIT_MS = 5_000;
+
+/**
  * Cancels one of an agent's runs as `principal` sees it, wherever the run is: a durable job (the
- * intent recorded in the database, signalled over Redis), a live run in this process, a paused
- * run (made CANCELLED where it is stored, so a later continue gets 409), or — for admins only, and
- * unless `recordUnseen` is false — a run this server has not seen yet (the intent is kept). "not_found" when the principal may not
- * see the run; the API answers 404 for it, the dashboard says so.
+ * intent recorded in the database, signalled over Redis; the database decides whether it came
+ * before the run's end), a live run in this process (aborted; the answer waits for its end), a
+ * paused run (made CANCELLED where it is stored, so a later continue gets 409), or — for admins
+ * only, and unless `recordUnseen` is false — a run this server has not seen yet (the intent is
+ * kept). "not_found" when the principal may not see the run; the API answers 404 for it, the
+ * dashboard says so.
  */
 export async function cancelAgentRun(
   { db, settings, principal }: { db: Db; settings: Settings; principal: Principal },
   { agentId, runId, sessionId, recordUnseen = true }: { agentId: string; runId: string; sessionId?: string; recordUnseen?: boolean },
-): Promise<"cancelled" | "not_found"> {
+): Promise<CancelOutcome> {
   const scope = dataScopeFor(principal);
   if (settings.queue.durable) {
     const stored = await getRun(db, { scope, runId, sessionId });
-    if (stored && stored.agent_id === agentId && (await requestJobCancel(db, { scope, id: runId })) !== null) {
+    const job = stored && stored.agent_id === agentId ? await requestJobCancel(db, { scope, id: runId }) : null;
+    if (job !== null) {
+      const finished = FINISHED_JOBS[job];
+      if (finished) return { outcome: "finished", status: finished };
       requestCancel(runId);
       queueCoordination(settings)?.publishCancel(runId);
-      return "cancelled";
+      return ACCEPTED;
     }
   }
   const live = getLiveRun(runId);
   if (live && !live.done) {
     const mine = principal.isAdmin || (live.userId === principal.userId && live.sessionId === sessionId);
-    if (live.agentId !== agentId || !mine) return "not_found";
+    if (live.agentId !== agentId || !mine) return { outcome: "not_found" };
     requestCancel(runId);
-    return "cancelled";
+    // A background run still waiting for a slot starts aborted: it ends CANCELLED.
+    if (isWaitingBackgroundRun(runId)) return ACCEPTED;
+    const ended = await endOf(live, LIVE_END_WAIT_MS);
+    if (ended === "COMPLETED" || ended === "ERROR") return { outcome: "finished", status: ended };
+    // It paused as the cancel came: the stored pause is cancelled below, once it is written.
+    if (ended !== "PAUSED") return ACCEPTED;
   }
+  return cancelStored({ db, scope, principal, recordUnseen }, { agentId, runId, sessionId });
+}
+
+/** A run not executing here, as stored. */
+async function cancelStored(
+  { db, scope, principal, recordUnseen }: { db: Db; scope: DataScope; principal: Principal; recordUnseen: boolean },
+  { agentId, runId, sessionId }: { agentId: string; runId: string; sessionId?: string },
+): Promise<CancelOutcome> {
   const stored = await getRun(db, { scope, runId, sessionId });
   if (!stored) {
     // The API lets an admin cancel a run before it exists; the dashboard only cancels runs it shows.
-    if (!principal.isAdmin || !recordUnseen) return "not_found";
+    if (!principal.isAdmin || !recordUnseen) return { outcome: "not_found" };
     requestCancel(runId);
-    return "cancelled";
+    return ACCEPTED;
   }
-  if (stored.agent_id !== agentId) return "not_found";
-  if (stored.status === "PAUSED") await transitionRunStatus(db, { scope, runId, from: "PAUSED", to: "CANCELLED" });
-  else requestCancel(runId);
-  return "cancelled";
+  if (stored.agent_id !== agentId) return { outcome: "not_found" };
+  if (stored.status === "COMPLETED" || stored.status === "ERROR") return { outcome: "finished", status: stored.status };
+  if (stored.status === "PAUSED" || stored.status === "RUNNING") {
+    // A run that paused here a moment ago may still be writing its pause.
+    const paused = stored.status === "PAUSED" || (getLiveRun(runId)?.status === "PAUSED" && (await storedPause(db, { scope, runId, sessionId })));
+    if (paused && (await transitionRunStatus(db, { scope, runId, sessionId, from: "PAUSED", to: "CANCELLED" }))) return ACCEPTED;
+  }
+  requestCancel(runId);
+  return ACCEPTED;
+}
+
+/** Waits (bounded) for a run that finished here as PAUSED to be stored PAUSED. */
+async function storedPause(db: Db, { scope, runId, sessionId }: { scope: DataScope; runId: string; sessionId?: string }): Promise<boolean> {
+  const deadline = Date.now() + LIVE_END_WAIT_MS;
+  while (Date.now() < deadline) {
+    const status = (await getRun(db, { scope, runId, sessionId }))?.status;
+    if (status !== "RUNNING") return status === "PAUSED";
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return false;
+}
+
+/** The status a live run ends with, or null if it is still going after `ms`. */
+function endOf(live: LiveRun, ms: number): Promise<string | null> {
+  if (live.done) return Promise.resolve(live.status);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      unsubscribe();
+      resolve(null);
+    }, ms);
+    const unsubscribe = subscribe(live, {
+      onEvent: () => undefined,
+      onEnd: () => {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve(live.status);
+      },
+    });
+  });
 }

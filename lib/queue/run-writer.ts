@@ -1,10 +1,19 @@
 import type { Db } from "../db/open-database.ts";
 import { log } from "../log.ts";
-import { crossBundleError } from "../runtime/run-registry.ts";
+import { crossBundleError, RunCancelledSignal } from "../runtime/run-registry.ts";
 import { isRunIndexRace, runInsertStatement, type RunInput } from "../db/runs/run-insert.ts";
 import type { DataScope } from "../db/scope.ts";
 import { epochSeconds } from "../db/jobs/job-row.ts";
-import { retryDelaySeconds, runFenceGuard, settleJobs, spentAttempts, type JobFence, type JobSettlement, type JobSettlementItem } from "../db/jobs/index.ts";
+import {
+  heldJobCancelRequested,
+  retryDelaySeconds,
+  runFenceGuard,
+  settleJobs,
+  spentAttempts,
+  type JobFence,
+  type JobSettlement,
+  type JobSettlementItem,
+} from "../db/jobs/index.ts";
 
 /** This worker no longer holds the job: another claim owns it now, so nothing of ours may be written. */
 export class LeaseLostError extends crossBundleError("LeaseLostError") {
@@ -23,7 +32,8 @@ export interface RunWriter {
   /**
    * The final state (COMPLETED, PAUSED, CANCELLED, ERROR) and the job's settlement in one
    * transaction. An ERROR with attempts left stores the run PENDING and queues the job again.
-   * Returns what the job became.
+   * Returns what the job became. Throws RunCancelledSignal, writing nothing, when a cancel was
+   * recorded for the job and this end is not CANCELLED: the run is to end CANCELLED instead.
    */
   finish(scope: DataScope, run: RunInput, failure?: { retryable: boolean }): Promise<JobSettlement["status"]>;
   /** Whether finishing with an ERROR of this kind now would queue the job for another attempt. */
@@ -135,6 +145,9 @@ export function fencedRunWriter(
         }
       }
       if (!(await settle({ fence, settlement, run: { status: stored.status ?? "ERROR", runData: stored.runData } }))) {
+        // Refused while the job is still ours: a cancel was recorded (and not yet delivered, or
+        // delivered too late for the run to stop before this write).
+        if (settlement.status !== "cancelled" && (await heldJobCancelRequested(db, fence)) === true) throw new RunCancelledSignal();
         throw fencedOut(`the final write (${run.status})`);
       }
       return settlement.status;

@@ -32,7 +32,11 @@ export interface JobContext {
    * registry (requestCancel), as for any run.
    */
   readonly signal: AbortSignal;
-  /** A cancel was recorded for the run (at claim or by a heartbeat). */
+  /**
+   * Whether this worker has seen a cancel recorded for the run (at the claim, or since through its
+   * poll, heartbeat or a Redis signal): current whenever it is read. Each sighting is also handed
+   * to `onCancel`. The database stays the truth (heldJobCancelRequested reads it).
+   */
   readonly cancelRequested: boolean;
   readonly coordination: RedisCoordination | null;
   /**
@@ -63,7 +67,11 @@ export interface WorkerOptions {
   db: Db;
   queue: QueueSettings;
   execute: JobExecutor;
-  /** Called when a cancel signal arrives for a run this worker executes. */
+  /**
+   * Called whenever a cancel is seen for a run this worker executes — again at every sighting, so
+   * it must be idempotent (requestCancel is): a delivery that came before the run could take it
+   * is made again.
+   */
   onCancel?: (runId: string) => void;
   coordination?: RedisCoordination | null;
   workerId?: string;
@@ -233,7 +241,9 @@ export class QueueWorker {
           fence,
           writer,
           signal: controller.signal,
-          cancelRequested: entry.cancelRequested,
+          get cancelRequested() {
+            return entry.cancelRequested;
+          },
           coordination: this.options.coordination ?? null,
           holdsLease: () => this.holdsLease(entry),
         });
@@ -316,21 +326,26 @@ export class QueueWorker {
     }
   }
 
-  /** Cancels recorded in the database for jobs running here (the truth; Redis only makes it faster). */
+  /**
+   * Cancels recorded in the database for jobs running here (the truth; Redis only makes it
+   * faster). Every running job is asked about, whether or not a cancel was seen for it before:
+   * what this worker saw is no proof that the run got it.
+   */
   private async pollCancels(): Promise<void> {
-    const waiting = [...this.active.values()].filter((a) => !a.cancelRequested);
-    if (waiting.length === 0) return;
+    const running = [...this.active.values()].filter((a) => !a.writer.settling && !a.lost);
+    if (running.length === 0) return;
     try {
-      const ids = await cancelRequestedJobs(this.options.db, { workerId: this.workerId, ids: waiting.map((a) => a.job.id) });
+      const ids = await cancelRequestedJobs(this.options.db, { workerId: this.workerId, ids: running.map((a) => a.job.id) });
       for (const id of ids) this.cancel(id);
     } catch {
       // The heartbeat reports cancels too; a missed poll only delays one.
     }
   }
 
+  /** A cancel was seen for the job: handed on each time (onCancel is idempotent), never skipped as already known. */
   private cancel(runId: string): void {
     const entry = this.active.get(runId);
-    if (!entry || entry.cancelRequested) return;
+    if (!entry || entry.lost) return;
     entry.cancelRequested = true;
     this.options.onCancel?.(runId);
   }

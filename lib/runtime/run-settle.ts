@@ -164,6 +164,8 @@ export async function settleFailure(state: RunState, error: unknown): Promise<Ru
     finishRun(state.live, "ERROR");
     return output;
   } catch (persistError) {
+    // A durable run's end is refused when a cancel was recorded meanwhile: it ends CANCELLED.
+    if (persistError instanceof RunCancelledSignal && !cancelled) return settleFailure(state, persistError);
     if (persistError instanceof LeaseLostError) {
       // Another claim owns the run now: it is theirs to end.
       finishRun(state.live, "RUNNING");

@@ -17,7 +17,7 @@ export {
   type JobFence,
   type JobSettlement,
 } from "./job-fence.ts";
-export { requestJobCancel } from "./job-cancel.ts";
+export { requestJobCancel, heldJobCancelRequested } from "./job-cancel.ts";
 export { settleJobs, type JobSettlementItem } from "./settle-jobs.ts";
 export { failJob, retryDelaySeconds, RETRY_DELAY_CAP_FACTOR, RETRY_JITTER, type FailJobOptions, type FailJobResult } from "./fail-job.ts";
 export { unsafeSweepExpiredLeases, MAX_LEASE_LOSSES, type SweepOptions, type SweepResult } from "./sweep-expired-leases.ts";

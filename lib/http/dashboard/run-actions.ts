@@ -10,8 +10,9 @@ export const cancelRunAction = defineDashboardAction({
   input: z.object({ agentId: z.string().min(1), runId: z.string().min(1), sessionId: z.string().min(1) }),
   async handler({ input, principal, db, settings }) {
     if (!settings.agents.some((a) => a.id === input.agentId)) throw new NotFoundError(`No agent '${input.agentId}'`);
-    const outcome = await cancelAgentRun({ db, settings, principal }, { ...input, recordUnseen: false });
-    if (outcome === "not_found") throw new NotFoundError("Run not found");
+    const result = await cancelAgentRun({ db, settings, principal }, { ...input, recordUnseen: false });
+    if (result.outcome === "not_found") throw new NotFoundError("Run not found");
+    if (result.outcome === "finished") return { ok: false, status: 409, error: `The run had already finished (${result.status}); nothing was cancelled.` };
     return { ok: true, message: "Cancel requested; the run stops at its next step." };
   },
 });

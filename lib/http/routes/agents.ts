@@ -304,8 +304,11 @@ export const cancelRun = defineRoute({
     const sessionId = input.query.session_id;
     requireSessionForNonAdmin(principal!, sessionId);
     const db = await getDatabase(settings);
-    const outcome = await cancelAgentRun({ db, settings, principal: principal! }, { agentId: agent.definition.id, runId: input.params.run_id, sessionId });
-    if (outcome === "not_found") throw new HttpError(404, "Run not found");
+    const runId = input.params.run_id;
+    const result = await cancelAgentRun({ db, settings, principal: principal! }, { agentId: agent.definition.id, runId, sessionId });
+    if (result.outcome === "not_found") throw new HttpError(404, "Run not found");
+    // 200 either way, as in Agno; `{}` means the run ends CANCELLED.
+    if (result.outcome === "finished") return { cancelled: false, status: result.status, detail: `Run ${runId} had already finished (${result.status}); nothing was cancelled` };
     return {};
   },
 });
