@@ -72,16 +72,29 @@ async function viewsBeforeMigration(db: Db, seed: RealV2Seed): Promise<Map<strin
   return views;
 }
 
-/** The same through the HTTP API (dispatch, as the server routes a request) over the migrated database. */
-async function viewsThroughApi(dialect: TestDialect, db: Db, seed: RealV2Seed): Promise<Map<string, SessionViews>> {
+/** The environment that points Agentry (the API, the CLI) at this test database. */
+function databaseEnv(dialect: TestDialect, db: Db): Record<string, string> {
+  return dialect.name === "sqlite" ? { DATABASE_URL: `file:${db.location}` } : { DATABASE_URL: postgresUrl, AGENTRY_DB_SCHEMA: db.schema! };
+}
+
+/** Runs `fn` with an HTTP API client (dispatch, as the server routes a request) over the migrated database. */
+async function withApi<T>(dialect: TestDialect, db: Db, fn: (api: ReturnType<typeof apiClient>) => Promise<T>): Promise<T> {
   const id = `agno-real-${db.dialect}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-  const env: Record<string, string> =
-    dialect.name === "sqlite" ? { DATABASE_URL: `file:${db.location}` } : { DATABASE_URL: postgresUrl, AGENTRY_DB_SCHEMA: db.schema! };
   // autoMigrate off: the API serves the database only if nothing is pending.
-  const settings = testSettings({ env, file: { database: { id, autoMigrate: false } } });
-  const api = apiClient(settings);
-  const views = new Map<string, SessionViews>();
+  const settings = testSettings({ env: databaseEnv(dialect, db), file: { database: { id, autoMigrate: false } } });
   try {
+    return await fn(apiClient(settings));
+  } finally {
+    const opened = appState().databases.get(id);
+    appState().databases.delete(id);
+    await (await opened?.catch(() => undefined))?.close();
+  }
+}
+
+/** The views through the HTTP API over the migrated database. */
+async function viewsThroughApi(dialect: TestDialect, db: Db, seed: RealV2Seed): Promise<Map<string, SessionViews>> {
+  const views = new Map<string, SessionViews>();
+  await withApi(dialect, db, async (api) => {
     for (const type of ["agent", "team", "workflow"] as const) {
       const list = await api("GET", `/sessions?type=${type}&limit=100&page=1`);
       expect(list.status, JSON.stringify(list.body)).toBe(200);
@@ -93,11 +106,7 @@ async function viewsThroughApi(dialect: TestDialect, db: Db, seed: RealV2Seed): 
         views.set(sessionId, { detail: detail.body, runs: runs.body, listed });
       }
     }
-  } finally {
-    const opened = appState().databases.get(id);
-    appState().databases.delete(id);
-    await (await opened?.catch(() => undefined))?.close();
-  }
+  });
   expect([...views.keys()].sort()).toEqual(seed.sessions.map((s) => s.session_id).sort());
   return views;
 }
@@ -181,8 +190,7 @@ async function expectEveryRunARow(db: Db, seed: RealV2Seed): Promise<void> {
 
 /** `npx agentry migrate` against the database, as an operator runs it. */
 function cliMigrate(dialect: TestDialect, db: Db): Promise<{ code: number | null; output: string }> {
-  const env: Record<string, string> =
-    dialect.name === "sqlite" ? { DATABASE_URL: `file:${db.location}` } : { DATABASE_URL: postgresUrl, AGENTRY_DB_SCHEMA: db.schema! };
+  const env = databaseEnv(dialect, db);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["bin/agentry.mjs", "migrate"], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
@@ -335,6 +343,17 @@ describe.each(DIALECTS)("upgrading a real Agno 2.x database on $name", (dialect)
         expect(await db.sql.query<Dict>("SELECT session_data, updated_at FROM agno_sessions WHERE session_id = 'agno-agent-0'")).toEqual(before);
         // A missing session is still simply missing.
         expect(await updateSession(db, { scope: admin, sessionId: "no-such-session", sessionName: "x" })).toBeNull();
+        // Over HTTP: a 409 naming the problem; a rename of an intact double-encoded session works.
+        await withApi(dialect, db, async (api) => {
+          const refused = await api("POST", "/sessions/agno-agent-0/rename?type=agent", { body: { session_name: "x" } });
+          expect(refused.status).toBe(409);
+          expect(refused.body.detail).toMatch(/agno-agent-0.*session_data.*not a JSON object/);
+          const renamed = await api("POST", "/sessions/agno-agent-1/rename?type=agent", { body: { session_name: "Renamed" } });
+          expect(renamed.status).toBe(200);
+          expect(renamed.body).toMatchObject({ session_name: "Renamed", session_state: { visits: 3, tags: ["a", "ü"] } });
+          expect(renamed.body.chat_history.length).toBeGreaterThan(0);
+        });
+        expect(await db.sql.query<Dict>("SELECT session_data, updated_at FROM agno_sessions WHERE session_id = 'agno-agent-0'")).toEqual(before);
       });
     });
 
