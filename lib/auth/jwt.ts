@@ -108,19 +108,25 @@ function scopesOf(claim: unknown): string[] {
   return [];
 }
 
-/** Verifies a bearer JWT and builds its principal: `sub` → user id, `scopes`, `session_id`. */
+/**
+ * Verifies a bearer JWT and builds its principal: `sub` → user id, `scopes`, `session_id`.
+ * A `sub` that is present must be a string (401 otherwise). A token without one (or with "") is
+ * a principal with no user id: an admin-scoped one acts as an admin of no identity of its own;
+ * any other is refused wherever it would touch data (dataScopeFor: 403).
+ */
 export async function verifyJwtPrincipal(token: string, settings: Settings): Promise<Principal> {
   const payload = await verify(token, settings).catch((error: unknown) => {
     throw mapError(error);
   });
-  const subject = payload.sub;
-  if (!subject) throw invalid("it has no 'sub' claim");
-  if (isReservedSubject(subject)) throw new HttpError(401, "Invalid token subject");
+  const subject: unknown = payload.sub;
+  if (subject !== undefined && typeof subject !== "string") throw invalid("its 'sub' claim must be a string");
+  const userId = subject || null;
+  if (userId !== null && isReservedSubject(userId)) throw new HttpError(401, "Invalid token subject");
   const scopes = scopesOf(payload.scopes);
   const isAdmin = scopes.includes(ADMIN_SCOPE);
   return {
     kind: isAdmin ? "admin" : "user",
-    userId: subject,
+    userId,
     scopes,
     authenticatedBy: "jwt",
     isAdmin,

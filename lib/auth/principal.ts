@@ -1,3 +1,4 @@
+import { PermissionError } from "../db/errors.ts";
 import { adminScope, userScope, type DataScope } from "../db/scope.ts";
 import { scopeGrants, scopeOverlaps } from "./scope-match.ts";
 
@@ -31,14 +32,20 @@ export interface Principal {
 
 export const ADMIN_SCOPE = "agent_os:admin";
 
+/** The 403 detail for a non-admin whose credentials name no user (a JWT without `sub`). */
+export const MISSING_IDENTITY = "Authenticated request is missing a user identity";
+
 /**
  * The data scope a principal acts in. A non-admin always gets its own id, whatever `user_id` the
- * request names; an admin may name a user (or none, to see everyone's rows).
+ * request names; an admin may name a user (or none, to see everyone's rows). An admin without a
+ * user id of its own writes owner-less (shared) rows unless it names a user.
+ * A non-admin without a user id owns nothing and may touch no data: PermissionError (403), with
+ * isolation on or off — it never falls back to an unfiltered scope.
  */
 export function dataScopeFor(principal: Principal, requestedUserId?: string | null): DataScope {
   const requested = requestedUserId === undefined || requestedUserId === "" ? undefined : requestedUserId;
   if (principal.isAdmin) return adminScope(requested);
-  if (!principal.userId) throw new Error("a non-admin principal without a user id cannot touch data");
+  if (!principal.userId) throw new PermissionError(MISSING_IDENTITY);
   // Isolation is the default; a single-tenant install may turn it off and let users name a user.
   if (principal.isolated === false) return adminScope(requested ?? principal.userId);
   return userScope(principal.userId);

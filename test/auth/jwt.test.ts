@@ -5,10 +5,15 @@ import { join } from "node:path";
 import { SignJWT, UnsecuredJWT, exportJWK, exportSPKI, generateKeyPair, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { verifyJwtPrincipal } from "@/lib/auth/jwt.ts";
+import { MISSING_IDENTITY } from "@/lib/auth/principal.ts";
+import { adminScope, getSessionRow, type Db } from "@/lib/db/index.ts";
 import { HttpError } from "@/lib/http/errors.ts";
 import { dispatch } from "@/lib/http/dispatch.ts";
 import { ROUTES } from "@/lib/http/route-table.ts";
+import { agnoRun, seedSession, uid } from "../support/agno-runs.ts";
+import { sqliteDialect } from "../support/databases.ts";
 import { testSettings } from "../support/settings.ts";
+import { startTestApp, type TestApp } from "../support/test-app.ts";
 
 type KeyPair = Awaited<ReturnType<typeof generateKeyPair>>;
 const now = () => Math.floor(Date.now() / 1000);
@@ -110,6 +115,24 @@ describe("JWT verification", () => {
     expect(await rejection(await sign(rsa, "RS256", {}, { kid: "k9" }), settings)).toMatch(/unknown key id 'k9'/);
   });
 
+  it("refuses a 'sub' that is not a string with a 401 (a number, an object, a list, null)", async () => {
+    const settings = withKeys([rsaPem]);
+    for (const sub of [42, { id: "alice" }, ["alice"], null, true]) {
+      const token = await new SignJWT({ sub, scopes: ["agent_os:admin"] } as Record<string, unknown>).setProtectedHeader({ alg: "RS256" }).setExpirationTime(now() + 60).sign(rsa.privateKey);
+      expect(await rejection(token, settings), JSON.stringify(sub)).toBe("Invalid token: its 'sub' claim must be a string");
+    }
+  });
+
+  it("accepts a token without 'sub' as a principal with no user id: admin with the admin scope, a plain user otherwise", async () => {
+    const settings = withKeys([rsaPem]);
+    const noSub = (scopes: string[], extra: Record<string, unknown> = {}) =>
+      new SignJWT({ scopes, ...extra }).setProtectedHeader({ alg: "RS256" }).setExpirationTime(now() + 60).sign(rsa.privateKey);
+    expect(await verifyJwtPrincipal(await noSub(["agent_os:admin"]), settings)).toMatchObject({ kind: "admin", userId: null, isAdmin: true, authenticatedBy: "jwt" });
+    expect(await verifyJwtPrincipal(await noSub(["sessions:read"]), settings)).toMatchObject({ kind: "user", userId: null, isAdmin: false, isolated: true });
+    // An empty subject names no one either.
+    expect(await verifyJwtPrincipal(await noSub(["sessions:read"], { sub: "" }), settings)).toMatchObject({ userId: null, isAdmin: false });
+  });
+
   it("refuses reserved subjects, so no token can pose as a service account or the scheduler", async () => {
     const settings = withKeys([rsaPem]);
     for (const sub of ["sa:deploy-bot", "__scheduler__", "__oauth__:x"]) {
@@ -193,5 +216,107 @@ describe("JWT mode through the request path", () => {
     expect(await only(["agents:a2:read"])).toEqual(["a2"]);
     expect(await only(["agents:*:read"])).toEqual(["a1", "a2"]);
     expect(await only(["sessions:read"])).toBe(403);
+  });
+});
+
+describe("tokens without a user identity, over a real database", () => {
+  const SECRET = "jwt-identity-tests-secret-of-sufficient-length";
+  const FULL = ["agents:read", "agents:run", "sessions:read", "sessions:write", "sessions:delete", "memories:read", "memories:write", "config:read", "service_accounts:write", "service_accounts:read"];
+  const token = (claims: Record<string, unknown>) =>
+    new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setExpirationTime(now() + 300).sign(new TextEncoder().encode(SECRET));
+  const apps: TestApp[] = [];
+  afterAll(() => Promise.all(apps.map((a) => a.close())));
+  async function jwtApp(env: Record<string, string> = {}) {
+    const app = await startTestApp({ dialect: sqliteDialect, agents: [{ id: "a1", name: "A1", model: null }], env: { JWT_VERIFICATION_KEY: SECRET, ...env } });
+    apps.push(app);
+    return app;
+  }
+  async function call(app: TestApp, bearer: string, method: string, path: string, init: { json?: unknown; form?: Record<string, string> } = {}) {
+    const response = await app.call(method, path, { ...init, headers: { authorization: `Bearer ${bearer}` } });
+    const text = await response.text();
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are checked field by field
+    return { status: response.status, body: (text ? JSON.parse(text) : null) as any };
+  }
+  async function aliceSession(db: Db) {
+    return seedSession(db, { scope: adminScope("alice"), session: { userId: "alice" }, runs: [agnoRun({ sessionId: "", agentId: "a1", runId: uid("run") })] });
+  }
+
+  for (const isolation of ["true", "false"]) {
+    it(`a non-admin token without 'sub' gets Agno's 403 wherever data is touched (isolation ${isolation === "true" ? "on" : "off"}), and reads nothing`, async () => {
+      const app = await jwtApp({ AGENTRY_USER_ISOLATION: isolation });
+      const db = await app.db();
+      const alice = await aliceSession(db);
+      const runId = String((await call(app, await token({ sub: "alice", scopes: FULL }), "GET", `/sessions/${alice.session_id}/runs`)).body[0].run_id);
+      const anonymous = await token({ scopes: FULL });
+      const forbidden = { status: 403, body: { detail: MISSING_IDENTITY } };
+      for (const [method, path, init] of [
+        ["GET", "/sessions", {}],
+        ["GET", `/sessions?user_id=alice`, {}],
+        ["GET", `/sessions/${alice.session_id}`, {}],
+        ["GET", `/sessions/${alice.session_id}/runs`, {}],
+        ["POST", "/sessions", { json: {} }],
+        ["PATCH", `/sessions/${alice.session_id}`, { json: { session_name: "hijacked" } }],
+        ["DELETE", `/sessions/${alice.session_id}`, {}],
+        ["GET", "/memories", {}],
+        ["POST", "/memories", { json: { memory: "planted", user_id: "alice" } }],
+        ["GET", "/memory_topics", {}],
+        ["POST", "/agents/a1/runs", { form: { message: "hi", stream: "false" } }],
+        ["GET", `/agents/a1/runs?session_id=${alice.session_id}`, {}],
+        ["GET", `/agents/a1/runs/${runId}?session_id=${alice.session_id}`, {}],
+        ["POST", `/agents/a1/runs/${runId}/cancel?session_id=${alice.session_id}`, {}],
+        ["POST", `/agents/a1/runs/${runId}/cancel`, {}],
+        ["POST", `/agents/a1/runs/${runId}/resume`, { form: { session_id: alice.session_id } }],
+        ["POST", `/agents/a1/runs/${runId}/continue`, { form: { session_id: alice.session_id, stream: "false" } }],
+        ["POST", "/service-accounts", { json: { name: uid("bot"), scopes: [{ scope: "agents:read", effect: "allow" }] } }],
+        ["GET", "/service-accounts", {}],
+      ] as const) {
+        expect(await call(app, anonymous, method, path, init), `${method} ${path}`).toEqual(forbidden);
+      }
+      // Routes that touch no owned data answer it, as Agno does.
+      expect((await call(app, anonymous, "GET", "/agents")).status).toBe(200);
+      expect((await call(app, anonymous, "GET", "/config")).status).toBe(200);
+      // Nothing was written: alice's session is intact and no owner-less session appeared.
+      expect(await getSessionRow(db, { scope: adminScope("alice"), sessionId: alice.session_id })).toMatchObject({ session_id: alice.session_id });
+      const everyone = await call(app, await token({ scopes: ["agent_os:admin"] }), "GET", "/sessions");
+      expect(everyone.body.data.map((s: { session_id: string }) => s.session_id)).toEqual([alice.session_id]);
+    });
+  }
+
+  it("an admin token without 'sub' is an admin of no identity: it sees everyone's rows and writes owner-less ones unless it names a user", async () => {
+    const app = await jwtApp();
+    const db = await app.db();
+    const alice = await aliceSession(db);
+    const admin = await token({ scopes: ["agent_os:admin"] });
+
+    const listed = await call(app, admin, "GET", "/sessions");
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((s: { session_id: string }) => s.session_id)).toContain(alice.session_id);
+    expect((await call(app, admin, "GET", `/sessions/${alice.session_id}`)).body).toMatchObject({ user_id: "alice" });
+
+    const shared = await call(app, admin, "POST", "/sessions", { json: { session_name: "shared" } });
+    expect(shared.status).toBe(201);
+    expect(shared.body).not.toHaveProperty("user_id");
+    expect(await getSessionRow(db, { scope: adminScope(null), sessionId: shared.body.session_id })).toMatchObject({ user_id: null });
+    const forBob = await call(app, admin, "POST", "/sessions", { json: { user_id: "bob" } });
+    expect(await getSessionRow(db, { scope: adminScope("bob"), sessionId: forBob.body.session_id })).toMatchObject({ user_id: "bob" });
+    // The owner-less session is the admins': alice neither sees nor changes it.
+    const aliceToken = await token({ sub: "alice", scopes: FULL });
+    expect((await call(app, aliceToken, "GET", `/sessions/${shared.body.session_id}`)).status).toBe(404);
+    expect((await call(app, aliceToken, "PATCH", `/sessions/${shared.body.session_id}`, { json: { session_name: "mine now" } })).status).toBe(404);
+
+    // A memory is always someone's: without a user to write it for, Agno's 400.
+    expect(await call(app, admin, "POST", "/memories", { json: { memory: "orphan" } })).toEqual({ status: 400, body: { detail: "User ID is required" } });
+    expect((await call(app, admin, "POST", "/memories", { json: { memory: "for bob", user_id: "bob" } })).body).toMatchObject({ user_id: "bob" });
+
+    const account = await call(app, admin, "POST", "/service-accounts", { json: { name: uid("ops"), scopes: [{ scope: "agents:read", effect: "allow" }] } });
+    expect(account.status).toBe(201);
+    expect(account.body).toMatchObject({ user_id: null, created_by: "admin:jwt" });
+  });
+
+  it("answers a 'sub' that is not a string with a 401 through the request path, never a 500", async () => {
+    const app = await jwtApp();
+    for (const sub of [7, { id: "alice" }]) {
+      expect(await call(app, await token({ sub, scopes: FULL }), "GET", "/sessions")).toEqual({ status: 401, body: { detail: "Invalid token: its 'sub' claim must be a string" } });
+    }
   });
 });

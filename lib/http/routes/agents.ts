@@ -50,9 +50,14 @@ function ownerOf(principal: Principal, requested?: string): string | null {
   return principal.isAdmin ? (requested ?? principal.userId ?? null) : principal.userId;
 }
 
-/** Under isolation a non-admin must name the session, so ownership can be checked (400 otherwise). */
+/**
+ * Under isolation a non-admin must name the session, so ownership can be checked (400 otherwise),
+ * and must have a user id to own one (403 otherwise, before any run is looked at).
+ */
 function requireSessionForNonAdmin(principal: Principal, sessionId?: string): void {
-  if (!principal.isAdmin && !sessionId) throw new HttpError(400, "session_id is required");
+  if (principal.isAdmin) return;
+  dataScopeFor(principal);
+  if (!sessionId) throw new HttpError(400, "session_id is required");
 }
 
 export function agentResponse(agent: RuntimeAgent, settings: Settings): z.infer<typeof AgentResponseSchema> {

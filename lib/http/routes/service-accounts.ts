@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
-import type { Principal } from "../../auth/principal.ts";
+import { MISSING_IDENTITY, type Principal } from "../../auth/principal.ts";
 import { serviceAccountLifetimeDays } from "../../auth/service-account-lifetime.ts";
 import { assertMayGrant } from "../../auth/service-account-scopes.ts";
 import { mintServiceAccountToken } from "../../auth/service-account-tokens.ts";
@@ -41,7 +41,7 @@ const DAY_SECONDS = 86_400;
 function accountScope(principal: Principal | null): DataScope {
   if (!principal) throw new HttpError(401, "Authentication required");
   if (principal.isAdmin) return adminScope();
-  if (!principal.userId) throw new HttpError(403, "A caller without a user id cannot manage service accounts");
+  if (!principal.userId) throw new HttpError(403, MISSING_IDENTITY);
   return userScope(principal.userId);
 }
 
