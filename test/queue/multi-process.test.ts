@@ -1,11 +1,11 @@
 import { spawn, spawnSync } from "node:child_process";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminScope, getJob, getRun, openDatabase, type Db } from "@/lib/db/index.ts";
+import { adminScope, getJob, getRun } from "@/lib/db/index.ts";
 import { deferred, messageText, startModelServer, type Deferred, type ModelServer, type ScriptStep } from "../../e2e/fixtures/model-server.ts";
-import { postgresDialect, postgresUrl } from "../support/databases.ts";
-import { freePort, spawnApiServer, spawnWorker, type Spawned } from "../support/processes.ts";
-import { redisSkipReason, redisUrl } from "../support/redis.ts";
+import { postgresDialect } from "../support/databases.ts";
+import { freePort, type Spawned } from "../support/processes.ts";
+import { redisSkipReason } from "../support/redis.ts";
+import { processDeployment as deployment } from "./process-deployment.ts";
 import { until as poll } from "../support/until.ts";
 
 const until = (what: string, check: () => Promise<boolean>, timeoutMs = 30_000) => poll(what, check, timeoutMs, 50);
@@ -53,53 +53,6 @@ async function readEvents(response: Response, stop: (event: Json) => boolean = (
 
 const runEvents = (events: Json[]) => events.filter((e) => typeof e.event_index === "number");
 const form = (fields: Record<string, string>) => ({ method: "POST", body: new URLSearchParams(fields) });
-
-/** A deployment's processes over one schema of the test PostgreSQL. */
-async function deployment(name: string, model: ModelServer, extraEnv: Record<string, string> = {}) {
-  const tag = `${name}_${process.pid}_${Date.now().toString(36)}`;
-  const schema = `mp_${tag}`;
-  const env = {
-    DATABASE_URL: postgresUrl,
-    AGENTRY_DB_SCHEMA: schema,
-    AGENTRY_OS_ID: `mp-${tag}`,
-    AGENTRY_QUEUE_DURABLE: "true",
-    AGENTRY_EMBEDDED_WORKER: "false",
-    AGENTRY_QUEUE_LOCK_GRACE_SECONDS: "2",
-    AGENTRY_QUEUE_POLL_INTERVAL_MS: "200",
-    AGENTRY_LOG_LEVEL: "debug",
-    OPENAI_COMPATIBLE_BASE_URL: model.url,
-    OPENAI_COMPATIBLE_MODEL: "scripted",
-    REDIS_URL: redisUrl,
-    ...extraEnv,
-  };
-  const processes: Spawned[] = [];
-  let db: Db | null = null;
-  return {
-    env,
-    async api(label: string) {
-      const server = await spawnApiServer(`${name}-${label}`, env);
-      processes.push(server);
-      return server;
-    },
-    async worker(label: string, more: Record<string, string> = {}) {
-      const worker = await spawnWorker(`${name}-${label}`, { ...env, ...more });
-      processes.push(worker);
-      const id = /\[worker (\S+)\] claiming from/.exec(worker.lines.find((l) => l.includes("claiming from"))!)![1];
-      return Object.assign(worker, { workerId: id });
-    },
-    async db() {
-      return (db ??= await openDatabase({ url: postgresUrl, schema }));
-    },
-    async destroy() {
-      await Promise.all(processes.map((p) => p.kill("SIGKILL")));
-      await db?.close();
-      const client = new pg.Client({ connectionString: postgresUrl });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
-    },
-  };
-}
 
 /** How many times each job id was settled as `completed`, from the workers' logs. */
 function completions(workers: Spawned[]): Map<string, number> {
