@@ -33,19 +33,22 @@ export async function startTestApp({
   agents,
   env = {},
   queue,
+  limits,
 }: {
   dialect: TestDialect;
   agents: AgentDefinition[];
   env?: Record<string, string>;
   /** agentry.config.ts's `queue` section (environment variables still win). */
   queue?: FileConfig["queue"];
+  /** agentry.config.ts's `limits` section (body caps). */
+  limits?: FileConfig["limits"];
 }): Promise<TestApp> {
   const id = `test-${process.pid}-${Date.now().toString(36)}-${++counter}`;
   const dir = mkdtempSync(join(tmpdir(), "agentry-app-"));
   const schema = `t_${id.replace(/-/g, "_")}`;
   const databaseEnv: Record<string, string> =
     dialect.name === "sqlite" ? { DATABASE_URL: `file:${join(dir, "agentry.db")}` } : { DATABASE_URL: postgresUrl, AGENTRY_DB_SCHEMA: schema };
-  const settings = testSettings({ env: { ...databaseEnv, ...env }, file: { database: { id }, agents, ...(queue ? { queue } : {}) } });
+  const settings = testSettings({ env: { ...databaseEnv, ...env }, file: { database: { id }, agents, ...(queue ? { queue } : {}), ...(limits ? { limits } : {}) } });
   return {
     settings,
     db: () => getDatabase(settings),
