@@ -312,3 +312,12 @@ describe("omitNullFields", () => {
     expect(Wire.safeParse({ list: [], nulls: [null], state: { k: null }, either: {}, extra: { id: "e" } }).success).toBe(true);
   });
 });
+
+describe("an agent without a model", () => {
+  it("has no `model` in GET /agents and GET /agents/{id} (Agno builds none from an empty model), and the dashboard still says no model is configured", async () => {
+    const list = (await (await sqliteApp.call("GET", "/agents")).json()) as Record<string, unknown>[];
+    expect(list[0]).not.toHaveProperty("model");
+    expect(list[0].model_configured).toBe(false);
+    expect(await (await sqliteApp.call("GET", "/agents/assistant")).json()).not.toHaveProperty("model");
+  });
+});

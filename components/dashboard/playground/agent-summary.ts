@@ -27,7 +27,7 @@ export function agentSummary(agent: AgentResponse): AgentSummary {
     id: agent.id,
     name: agent.name,
     description: agent.description,
-    model: agent.model_configured && agent.model.model ? `${agent.model.provider}/${agent.model.model}` : null,
+    model: agent.model_configured && agent.model?.model ? `${agent.model.provider}/${agent.model.model}` : null,
     tools: agent.tools.tools.map((t) => ({
       name: t.name,
       description: t.description,

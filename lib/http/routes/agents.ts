@@ -70,7 +70,8 @@ export function agentResponse(agent: RuntimeAgent, settings: Settings): z.infer<
     description: d.description ?? null,
     role: null,
     is_factory: false,
-    model: { name: d.model?.id ?? null, model: d.model?.id ?? null, provider: d.model?.provider ?? null },
+    // No model configured: null, so GET /agents leaves it out, as Agno does for a model with no fields.
+    model: d.model ? { name: d.model.id, model: d.model.id, provider: d.model.provider } : null,
     tools: {
       tools: agent.tools.map((t) => ({
         name: t.name,
