@@ -22,6 +22,7 @@ import { defineRoute } from "../route.ts";
 import {
   AgentParams,
   AgentResponseSchema,
+  CancelRunResponseSchema,
   AgentRunParams,
   ContinueRunForm,
   CreateRunForm,
@@ -305,6 +306,7 @@ export const cancelRun = defineRoute({
   access: { permission: "agents:run", resourceParam: "agent_id" },
   params: AgentRunParams,
   query: SessionQuery,
+  response: CancelRunResponseSchema,
   handler: async ({ input, principal, settings }) => {
     const agent = agentOr404(settings, input.params.agent_id);
     const sessionId = input.query.session_id;

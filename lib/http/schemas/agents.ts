@@ -43,6 +43,16 @@ export const ResumeRunForm = z.looseObject({
 export const SessionQuery = z.object({ session_id: z.string().min(1).optional() });
 export const ListRunsQuery = z.object({ session_id: z.string().min(1), status: z.string().optional() });
 
+/**
+ * The cancel answer: `{}` when the run ends CANCELLED (Agno's answer); beyond Agno, a run that had
+ * already finished says so (`cancelled: false` with its status), since nothing was cancelled.
+ */
+export const CancelRunResponseSchema = z.object({
+  cancelled: z.literal(false).optional(),
+  status: z.enum(["COMPLETED", "ERROR"]).optional(),
+  detail: z.string().optional(),
+});
+
 const ModelSchema = z.object({ name: z.string().nullable(), model: z.string().nullable(), provider: z.string().nullable() });
 
 /** Agno's AgentResponse (the fields agent-ui and the Python client read, plus the rest as objects). */
