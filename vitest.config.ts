@@ -17,6 +17,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     env: { AGENTRY_LOG_LEVEL: "warn" },
+    // next-auth imports `next/server` without an extension, which only a bundler resolves: let Vite.
+    server: { deps: { inline: ["next-auth"] } },
     projects: [
       { extends: true, test: { name: "suites", include: ["test/**/*.test.ts"], exclude: PROCESS_SUITES, sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: "processes", include: PROCESS_SUITES, fileParallelism: false, sequence: { groupOrder: 1 } } },

@@ -348,7 +348,7 @@ async function main(): Promise<void> {
       }
     }
     if (!member) throw new Error("no member has a COMPLETED run of the assistant agent");
-    const cookieOf = async (u: SeededUser) => `${SESSION_COOKIE}=${await encodeSessionToken({ sub: u.id, sv: 1 }, AUTH_SECRET)}`;
+    const cookieOf = async (u: SeededUser) => `${SESSION_COOKIE}=${await encodeSessionToken({ sub: u.id, sv: 1, sid: `bench-${u.id}` }, AUTH_SECRET)}`;
     const cookies: Record<Role, string> = { admin: await cookieOf(admin), member: await cookieOf(member) };
     const built = [await buildCases(storage.db, "admin", admin), await buildCases(storage.db, "member", member)];
     const cases = built.flatMap((b) => b.cases);

@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { E2E_ADMIN, cspViolations, fillSetup, fillSignIn, signInAsAdmin } from "./fixtures/dashboard.ts";
 import { E2E_PORTS, E2E_SECURITY_KEY } from "./fixtures/ports.ts";
 
@@ -42,6 +42,23 @@ test("first-run setup creates the admin and lands in the dashboard; setup is the
   expect(violations).toEqual([]);
 });
 
+test("sign out ends the session on the server: the old cookie no longer opens the dashboard", async ({ page, browser, baseURL }) => {
+  await signInAsAdmin(page);
+  const session = (await page.context().cookies()).find((c) => c.name === "agentry.session-token");
+  expect(session).toBeTruthy();
+  await page.getByRole("button", { name: "Sign out", exact: true }).click();
+  await expect(page).toHaveURL(/\/dashboard\/sign-in$/);
+
+  // A copy of the cookie taken before signing out (a stolen one, say), in another browser.
+  const elsewhere = await browser.newContext({ baseURL });
+  await elsewhere.addCookies([{ ...session! }]);
+  const replay = await elsewhere.newPage();
+  await replay.goto("/dashboard");
+  await expect(replay).toHaveURL(/\/dashboard\/sign-in$/);
+  await replay.screenshot({ path: "e2e/artifacts/signed-out-cookie-refused.png", fullPage: true });
+  await elsewhere.close();
+});
+
 test("sign out; a wrong password and an unknown email get the same generic error", async ({ page }) => {
   const violations = cspViolations(page);
   await signInAsAdmin(page);
@@ -60,6 +77,31 @@ test("sign out; a wrong password and an unknown email get the same generic error
   await fillSignIn(page, E2E_ADMIN);
   await expect(page).toHaveURL(/\/dashboard$/);
   expect(violations).toEqual([]);
+});
+
+test("sign-in throttling counts the connecting address (a forged X-Forwarded-For does not escape it), and the form says when to try again", async ({ page }) => {
+  const email = `throttled-${Date.now()}@agentry.test`;
+  // Through Auth.js's credentials route, each attempt claiming another X-Forwarded-For.
+  const attempt = async (forgedAddress: string) => {
+    const { csrfToken } = (await (await page.request.get("/dashboard/auth/csrf")).json()) as { csrfToken: string };
+    const response = await page.request.post("/dashboard/auth/callback/credentials", {
+      form: { csrfToken, email, password: "not the password", callbackUrl: "/dashboard" },
+      headers: { "x-forwarded-for": forgedAddress },
+      maxRedirects: 0,
+    });
+    return new URL(response.headers().location ?? "", "http://x").searchParams.get("code");
+  };
+  for (let i = 1; i <= 5; i++) expect(await attempt(`203.0.113.${i}`)).toBe("credentials");
+  expect(await attempt("203.0.113.6")).toBe("throttled");
+
+  // The sign-in form, from the same address, says how long to wait.
+  await page.goto("/dashboard/sign-in");
+  await fillSignIn(page, { email, password: "not the password" });
+  await expect(page.getByTestId("form-error")).toHaveText(/^Too many failed sign-in attempts from here\. Try again in (30|[12]\d|\d) seconds?\.$/);
+  await page.screenshot({ path: "e2e/artifacts/sign-in-throttled.png", fullPage: true });
+  // The admin's account is not affected: it signs in from this very address.
+  await fillSignIn(page, E2E_ADMIN);
+  await expect(page).toHaveURL(/\/dashboard$/);
 });
 
 test("a member invited by link cannot open the admin console; disabling them ends their session at once", async ({ page, browser }) => {
@@ -123,11 +165,15 @@ test.describe("cross-origin requests", () => {
   const app = `http://127.0.0.1:${E2E_PORTS.securedApp}`;
   const other = `http://127.0.0.1:${E2E_PORTS.otherOrigin}`;
   let attacker: Server;
+  /** Pages the attacker serves besides its run form, by path: copies of the dashboard's own forms. */
+  const copies = new Map<string, string>();
 
   test.beforeAll(async () => {
     // A page on another origin (same host, another port: same site, so the Lax cookie is sent).
-    attacker = createServer((_req, res) => {
+    attacker = createServer((req, res) => {
       res.writeHead(200, { "content-type": "text/html" });
+      const copy = copies.get(req.url ?? "");
+      if (copy) return void res.end(copy);
       res.end(`<!doctype html><title>elsewhere</title>
 <form id="f" method="POST" action="${app}/agents/assistant/runs">
 <input name="message" value="run by another site"><input name="stream" value="false"></form>
@@ -136,6 +182,79 @@ test.describe("cross-origin requests", () => {
     await new Promise<void>((resolve) => attacker.listen(E2E_PORTS.otherOrigin, "127.0.0.1", resolve));
   });
   test.afterAll(async () => new Promise<void>((resolve) => attacker.close(() => resolve())));
+
+  /**
+   * Serves, on the attacker's origin, a copy of the dashboard form on the page whose button says
+   * `button` (as the server sent it, the real server action's fields included), filled in with
+   * `values` and submitted as soon as it loads.
+   */
+  async function copyForm(page: Page, { button, path, values = {} }: { button: string; path: string; values?: Record<string, string> }) {
+    const form = await page.evaluate(
+      async ({ button, action }) => {
+        const html = await (await fetch(location.href)).text();
+        const doc = new DOMParser().parseFromString(html, "text/html");
+        const found = [...doc.forms].find((f) => [...f.querySelectorAll("button")].some((b) => b.textContent?.trim() === button));
+        if (!found) throw new Error(`no form with a '${button}' button`);
+        found.id = "copied";
+        found.setAttribute("action", action);
+        found.setAttribute("method", "POST");
+        found.setAttribute("enctype", "multipart/form-data");
+        return found.outerHTML;
+      },
+      { button, action: `${app}${new URL(page.url()).pathname}` },
+    );
+    const fill = Object.entries(values)
+      .map(([name, value]) => `document.querySelector('#copied [name="${name}"]').value = ${JSON.stringify(value)};`)
+      .join("\n");
+    copies.set(path, `<!doctype html><title>elsewhere</title>${form}<script>${fill}\ndocument.getElementById("copied").submit()</script>`);
+  }
+
+  /** Opens the attacker's copy and returns the dashboard's answer to the form it sent. */
+  async function submitFromElsewhere(page: Page, path: string) {
+    const answered = page.waitForResponse((r) => r.request().method() === "POST" && r.url().startsWith(app));
+    await page.goto(`${other}${path}`);
+    const response = await answered;
+    return { status: response.status(), body: await response.text(), cookie: response.headers()["set-cookie"] ?? "" };
+  }
+
+  test("setup, sign-in and sign-out forms sent from another origin are a 403 with a detail, and change nothing", async ({ page, browser }) => {
+    // Setup, while it is open: the copied form would create an admin of the attacker's choosing.
+    await page.goto(`${app}/dashboard/setup`);
+    await copyForm(page, {
+      button: "Create admin account",
+      path: "/setup",
+      values: { email: "intruder@evil.test", name: "Intruder", password: "intruder password", confirm: "intruder password" },
+    });
+    const setup = await submitFromElsewhere(page, "/setup");
+    expect(setup.status).toBe(403);
+    expect(JSON.parse(setup.body)).toEqual({ detail: expect.stringMatching(/^Cross-site request refused: dashboard forms can only be submitted from the dashboard's own pages/) });
+    expect(setup.body).not.toMatch(/Error|Invalid Server Actions/);
+    await page.screenshot({ path: "e2e/artifacts/cross-site-setup-refused.png" });
+    // Setup is still open: no admin was created.
+    expect((await page.goto(`${app}/dashboard/setup`))?.status()).toBe(200);
+
+    // Sign-in (login CSRF: signing the browser into the attacker's account) and sign-out.
+    await signInAsAdmin(page, app);
+    const cookieBefore = (await page.context().cookies(app)).find((c) => c.name === "agentry.session-token")?.value;
+    expect(cookieBefore).toBeTruthy();
+    await copyForm(page, { button: "Sign out", path: "/sign-out" });
+    const signOut = await submitFromElsewhere(page, "/sign-out");
+    expect(signOut.status).toBe(403);
+    expect(JSON.parse(signOut.body).detail).toMatch(/^Cross-site request refused/);
+    expect(signOut.cookie).toBe("");
+    await page.goto(`${app}/dashboard`);
+    await expect(page.getByTestId("signed-in-user")).toContainText(E2E_ADMIN.email);
+
+    const signInPage = await browser.newPage();
+    await signInPage.goto(`${app}/dashboard/sign-in`);
+    await copyForm(signInPage, { button: "Sign in", path: "/sign-in", values: { email: E2E_ADMIN.email, password: E2E_ADMIN.password } });
+    await signInPage.close();
+    const signIn = await submitFromElsewhere(page, "/sign-in");
+    expect(signIn.status).toBe(403);
+    expect(JSON.parse(signIn.body).detail).toMatch(/^Cross-site request refused/);
+    expect(signIn.cookie).toBe("");
+    expect((await page.context().cookies(app)).find((c) => c.name === "agentry.session-token")?.value).toBe(cookieBefore);
+  });
 
   test("a form POST from another origin carrying the signed-in cookie is refused and creates no run", async ({ page, request }) => {
     const bearer = { authorization: `Bearer ${E2E_SECURITY_KEY}` };

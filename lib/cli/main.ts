@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { getSettings } from "../config/load.ts";
 import { readEnv } from "../config/env.ts";
 import { openDatabase } from "../db/open-database.ts";
@@ -79,7 +79,9 @@ async function start(): Promise<number> {
   if (settings.database.autoMigrate) await migrate([]);
   const { host, port } = settings.server;
   console.log(`Agentry on http://${host.includes(":") ? `[${host}]` : host}:${port} (auth mode: ${settings.auth.mode}; dashboard at /dashboard)`);
-  return run(process.execPath, [nextBin, "start", "-p", String(port), "-H", host], env);
+  // bin/peer-address.mjs gives each request its socket address, for sign-in throttling.
+  const peerAddress = pathToFileURL(join(ROOT, "bin", "peer-address.mjs")).href;
+  return run(process.execPath, ["--import", peerAddress, nextBin, "start", "-p", String(port), "-H", host], env);
 }
 
 export async function main(args: string[]): Promise<number> {

@@ -35,6 +35,7 @@ const DECLARED: readonly TableMigrations[] = [
   { tableType: "user_tokens", spec: dashboardAuth.USER_TOKENS, steps: [agentryTableStep(dashboardAuth.USER_TOKENS)] },
   { tableType: "login_attempts", spec: dashboardAuth.LOGIN_ATTEMPTS, steps: [agentryTableStep(dashboardAuth.LOGIN_ATTEMPTS)] },
   { tableType: "secrets", spec: dashboardAuth.SECRETS, steps: [agentryTableStep(dashboardAuth.SECRETS)] },
+  { tableType: "revoked_sessions", spec: dashboardAuth.REVOKED_SESSIONS, steps: [agentryTableStep(dashboardAuth.REVOKED_SESSIONS)] },
 ];
 
 /**

@@ -74,7 +74,7 @@ describe.each(DIALECTS)("dashboard sessions as API principals on $name", (dialec
       const member = await createUser(db);
       const cookie = await sessionCookie(app.settings, db, member);
       const tampered = cookie.slice(0, -4) + (cookie.endsWith("AAAA") ? "BBBB" : "AAAA");
-      const foreign = `${SESSION_COOKIE}=${await encodeSessionToken({ sub: member.id, sv: member.sessionVersion }, "another-secret-another-secret-xx")}`;
+      const foreign = `${SESSION_COOKIE}=${await encodeSessionToken({ sub: member.id, sv: member.sessionVersion, sid: "a-session" }, "another-secret-another-secret-xx")}`;
       for (const value of [tampered, foreign, `${SESSION_COOKIE}=`, "other=1"]) {
         expect(await dashboardPrincipal(request(value, SAME_ORIGIN), app.settings)).toBeNull();
       }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Principal } from "@/lib/auth/principal.ts";
 import { acceptInvite } from "@/lib/auth/dashboard/account-setup.ts";
 import { authSecret } from "@/lib/auth/dashboard/auth-secret.ts";
@@ -23,9 +24,9 @@ export async function createUser(db: Db, { email = uniqueEmail("user"), role = "
   return result.user;
 }
 
-/** A Cookie header carrying a session for the user, as Auth.js would have issued it. */
-export async function sessionCookie(settings: Settings, db: Db, user: DashboardUser): Promise<string> {
-  const token = await encodeSessionToken({ sub: user.id, sv: user.sessionVersion }, await authSecret(settings, db));
+/** A Cookie header carrying a new session for the user (its own `sid`), as Auth.js would have issued it at sign-in. */
+export async function sessionCookie(settings: Settings, db: Db, user: DashboardUser, sid: string = randomUUID()): Promise<string> {
+  const token = await encodeSessionToken({ sub: user.id, sv: user.sessionVersion, sid }, await authSecret(settings, db));
   return `${SESSION_COOKIE}=${token}`;
 }
 

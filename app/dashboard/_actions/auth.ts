@@ -1,9 +1,12 @@
 "use server";
 
 import { AuthError, CredentialsSignin } from "next-auth";
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { acceptInvite, resetPassword, setupFirstAdmin } from "@/lib/auth/dashboard/account-setup.ts";
+import { ThrottledSignIn } from "@/lib/auth/dashboard/auth-config.ts";
 import { oauthProviderInfo } from "@/lib/auth/dashboard/oauth-provider-info.ts";
+import { endSessionFromCookies } from "@/lib/auth/dashboard/session.ts";
 import { endSessions } from "@/lib/auth/dashboard/user-admin.ts";
 import { getDatabase, getSettings } from "@/lib/http/app-context.ts";
 import type { AuthFormState } from "@/lib/http/dashboard/action.ts";
@@ -12,7 +15,11 @@ import { signIn, signOut } from "@/lib/http/dashboard/next-auth.ts";
 
 /** One message for an unknown email, a wrong password and a disabled account: no user enumeration. */
 const INVALID = "Incorrect email or password.";
-const THROTTLED = "Too many failed sign-in attempts. Wait 15 minutes, then try again.";
+/** How long a throttled sign-in must wait, in words. */
+function throttledMessage(seconds: number): string {
+  const wait = seconds < 60 ? `${seconds} second${seconds === 1 ? "" : "s"}` : `${Math.ceil(seconds / 60)} minute${Math.ceil(seconds / 60) === 1 ? "" : "s"}`;
+  return `Too many failed sign-in attempts from here. Try again in ${wait}.`;
+}
 
 const text = (formData: FormData, name: string) => {
   const value = formData.get(name);
@@ -25,7 +32,8 @@ async function credentialsSignIn(email: string, password: string): Promise<strin
     await signIn("credentials", { email, password, redirect: false });
     return null;
   } catch (error) {
-    if (error instanceof CredentialsSignin) return error.code === "throttled" ? THROTTLED : INVALID;
+    if (error instanceof ThrottledSignIn) return throttledMessage(error.retryAfterSeconds);
+    if (error instanceof CredentialsSignin) return INVALID;
     if (error instanceof AuthError) return INVALID;
     throw error;
   }
@@ -45,7 +53,14 @@ export async function oauthSignInAction(formData: FormData): Promise<void> {
   await signIn(provider, { redirectTo: "/dashboard" });
 }
 
+/**
+ * Ends this browser's session on the server (so a copy of its cookie stops working on every
+ * replica), then clears the cookie. A failure to record the end is an error, not a silent
+ * half-sign-out.
+ */
 export async function signOutAction(): Promise<void> {
+  const settings = getSettings();
+  await endSessionFromCookies({ cookieHeader: (await headers()).get("cookie"), settings, db: await getDatabase(settings) });
   await signOut({ redirectTo: "/dashboard/sign-in" });
 }
 
@@ -53,7 +68,7 @@ export async function signOutAction(): Promise<void> {
 export async function signOutEverywhereAction(): Promise<void> {
   const session = await currentDashboardSession();
   if (session) await endSessions(session.db, { principal: session.principal });
-  await signOut({ redirectTo: "/dashboard/sign-in" });
+  await signOutAction();
 }
 
 /** First-run setup: creates the first admin (only while no user exists) and signs them in. */

@@ -1,21 +1,29 @@
+import { randomUUID } from "node:crypto";
 import Credentials from "next-auth/providers/credentials";
 import { CredentialsSignin, type NextAuthConfig } from "next-auth";
 import type { Settings } from "../../config/settings.ts";
 import type { Db } from "../../db/open-database.ts";
 import { unsafeSessionUser, unsafeSignInRecord, type DashboardUser } from "../../db/users/users.ts";
 import { log } from "../../log.ts";
-import { checkCredentials, clientAddressOf } from "./credentials.ts";
+import { clientAddressOf } from "./client-address.ts";
+import { checkCredentials } from "./credentials.ts";
 import { oauthEmailVerified, oauthProviders } from "./oauth-providers.ts";
-import { activeSessionUser } from "./session.ts";
-import { SESSION_COOKIE, SESSION_MAX_AGE } from "./session-token.ts";
+import { activeSessionUser, endSession } from "./session.ts";
+import { SESSION_COOKIE, SESSION_MAX_AGE, sessionClaimsOf } from "./session-token.ts";
 
 /** Auth.js's routes (OAuth callbacks, CSRF, sign-out) live under the dashboard. */
 export const AUTH_BASE_PATH = "/dashboard/auth";
 export const SIGN_IN_PATH = "/dashboard/sign-in";
 
-/** Too many failures for the account or the client address: the form says so (no enumeration: unknown emails throttle too). */
+/**
+ * Too many failures from this client address (on this account, or on any): the form says when to
+ * try again (no enumeration: unknown emails throttle too).
+ */
 export class ThrottledSignIn extends CredentialsSignin {
   override code = "throttled";
+  constructor(readonly retryAfterSeconds: number) {
+    super();
+  }
 }
 
 const MAX_EMAIL = 320;
@@ -55,10 +63,10 @@ export function buildAuthConfig({ settings, db, secret, secure }: { settings: Se
           const result = await checkCredentials(db, {
             email: field(credentials, "email", MAX_EMAIL),
             password: field(credentials, "password", MAX_PASSWORD),
-            clientAddress: clientAddressOf(request.headers),
+            clientAddress: clientAddressOf(request.headers, settings.auth.trustedProxies),
           });
           if (result.ok) return { id: result.user.id, email: result.user.email, name: result.user.name };
-          if (result.reason === "throttled") throw new ThrottledSignIn();
+          if (result.reason === "throttled") throw new ThrottledSignIn(result.retryAfterSeconds);
           return null;
         },
       }),
@@ -76,12 +84,18 @@ export function buildAuthConfig({ settings, db, secret, secure }: { settings: Se
         if (user) {
           const signedIn = await userFor(user, account?.provider);
           if (!signedIn || signedIn.disabledAt !== null) return null;
-          return { sub: signedIn.id, sv: signedIn.sessionVersion, name: signedIn.name, email: signedIn.email };
+          // A fresh session id per sign-in: signing out revokes this session and no other.
+          return { sub: signedIn.id, sv: signedIn.sessionVersion, sid: randomUUID(), name: signedIn.name, email: signedIn.email };
         }
-        const sub = token.sub;
-        const sv = (token as { sv?: unknown }).sv;
-        if (typeof sub !== "string" || typeof sv !== "number") return null;
-        return (await activeSessionUser(db, { sub, sv })) ? token : null;
+        const claims = sessionClaimsOf(token);
+        return claims && (await activeSessionUser(db, claims)) ? token : null;
+      },
+    },
+    events: {
+      // Auth.js's own sign-out route clears the cookie; this ends the session server-side too.
+      async signOut(message) {
+        const claims = "token" in message ? sessionClaimsOf(message.token) : null;
+        if (claims) await endSession(db, claims);
       },
     },
     logger: {

@@ -2,8 +2,8 @@ import { decode, encode } from "next-auth/jwt";
 
 /**
  * The dashboard's session cookie: an Auth.js JWT (encrypted, A256CBC-HS512) carrying the user id
- * (`sub`) and the user's session version (`sv`). One fixed name on http and https; the cookie is
- * HttpOnly, SameSite=Lax, and Secure when served over https.
+ * (`sub`), the user's session version (`sv`) and the session's own id (`sid`). One fixed name on
+ * http and https; the cookie is HttpOnly, SameSite=Lax, and Secure when served over https.
  */
 export const SESSION_COOKIE = "agentry.session-token";
 
@@ -15,6 +15,17 @@ export interface SessionClaims {
   sub: string;
   /** The user's session_version when the session began. */
   sv: number;
+  /** This session's id, fresh at each sign-in: signing out revokes it (and only it). */
+  sid: string;
+}
+
+/**
+ * The session claims of a decoded token, or null when any is missing. A token without `sid` (issued
+ * before sessions had ids) could not be revoked by signing out, so it does not count as a session.
+ */
+export function sessionClaimsOf(payload: Record<string, unknown> | null | undefined): SessionClaims | null {
+  if (!payload || typeof payload.sub !== "string" || typeof payload.sv !== "number" || typeof payload.sid !== "string" || payload.sid === "") return null;
+  return { sub: payload.sub, sv: payload.sv, sid: payload.sid };
 }
 
 /**
@@ -39,9 +50,7 @@ export function sessionCookieValue(cookieHeader: string | null): string | null {
 /** The claims of a session token, or null when it is not one of ours, is tampered with or expired. */
 export async function decodeSessionToken(token: string, secret: string): Promise<SessionClaims | null> {
   try {
-    const payload = await decode({ token, secret, salt: SESSION_COOKIE });
-    if (!payload || typeof payload.sub !== "string" || typeof payload.sv !== "number") return null;
-    return { sub: payload.sub, sv: payload.sv };
+    return sessionClaimsOf(await decode({ token, secret, salt: SESSION_COOKIE }));
   } catch {
     return null;
   }

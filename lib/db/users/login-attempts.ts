@@ -7,15 +7,19 @@ import type { Db } from "../open-database.ts";
  * Times are epoch milliseconds.
  */
 
-/** Rows older than this are deleted now and then; the throttle windows are far shorter. */
-const RETENTION_MS = 24 * 60 * 60 * 1000;
+/** Rows older than this are deleted now and then; the throttle looks back no further. */
+export const LOGIN_ATTEMPT_RETENTION_MS = 24 * 60 * 60 * 1000;
 const PRUNE_EVERY = 50;
 
 export interface RecentFailures {
-  /** Failures for the account since `since`, after its last successful sign-in. */
-  account: number;
-  /** Failures from the client address since `since`, whatever the account (successes do not reset it). */
-  clientAddress: number;
+  /**
+   * Earlier failures from this client address on this account since `pairSince`, after the
+   * pair's last success (this attempt left out; concurrent ones still unsettled count), and when
+   * the latest was (epoch ms, null when none).
+   */
+  pair: { count: number; lastAt: number | null };
+  /** Failures from this client address on any account since `addressSince` (this attempt included; successes do not reset it), and when the earliest was. */
+  address: { count: number; firstAt: number | null };
 }
 
 /**
@@ -32,7 +36,7 @@ export async function startLoginAttempt(db: Db, { account, clientAddress, at }: 
     false,
   ]);
   if (Math.floor(Math.random() * PRUNE_EVERY) === 0) {
-    await db.sql.exec(`DELETE FROM agentry_login_attempts WHERE at < ?`, [at - RETENTION_MS]);
+    await db.sql.exec(`DELETE FROM agentry_login_attempts WHERE at < ?`, [at - LOGIN_ATTEMPT_RETENTION_MS]);
   }
   return id;
 }
@@ -47,23 +51,24 @@ export async function discardLoginAttempt(db: Db, attemptId: string): Promise<vo
   await db.sql.exec(`DELETE FROM agentry_login_attempts WHERE id = ?`, [attemptId]);
 }
 
-/** Failed attempts since `since` (epoch ms) for the account and for the client address. */
-export async function countRecentFailures(
+/** The failures the throttle weighs for one attempt: its (account, address) pair's and its address's. */
+export async function recentFailures(
   db: Db,
-  { account, clientAddress, since }: { account: string; clientAddress: string; since: number },
+  { account, clientAddress, attemptId, pairSince, addressSince }: { account: string; clientAddress: string; attemptId: string; pairSince: number; addressSince: number },
 ): Promise<RecentFailures> {
-  const [last] = await db.sql.query<{ at: number | null }>(
-    `SELECT MAX(at) AS at FROM agentry_login_attempts WHERE account = ? AND success = ? AND at >= ?`,
-    [account, true, since],
+  const [pair] = await db.sql.query<{ n: number; last_at: number | null }>(
+    `SELECT COUNT(*) AS n, MAX(at) AS last_at FROM agentry_login_attempts
+      WHERE account = ? AND client_address = ? AND success = ? AND id <> ? AND at >= ?
+        AND at > COALESCE((SELECT MAX(at) FROM agentry_login_attempts WHERE account = ? AND client_address = ? AND success = ? AND at >= ?), -1)`,
+    [account, clientAddress, false, attemptId, pairSince, account, clientAddress, true, pairSince],
   );
-  const accountSince = last?.at === null || last?.at === undefined ? since : Number(last.at) + 1;
-  const [byAccount] = await db.sql.query<{ n: number }>(
-    `SELECT COUNT(*) AS n FROM agentry_login_attempts WHERE account = ? AND success = ? AND at >= ?`,
-    [account, false, accountSince],
+  const [address] = await db.sql.query<{ n: number; first_at: number | null }>(
+    `SELECT COUNT(*) AS n, MIN(at) AS first_at FROM agentry_login_attempts WHERE client_address = ? AND success = ? AND at >= ?`,
+    [clientAddress, false, addressSince],
   );
-  const [byAddress] = await db.sql.query<{ n: number }>(
-    `SELECT COUNT(*) AS n FROM agentry_login_attempts WHERE client_address = ? AND success = ? AND at >= ?`,
-    [clientAddress, false, since],
-  );
-  return { account: Number(byAccount?.n ?? 0), clientAddress: Number(byAddress?.n ?? 0) };
+  const time = (value: number | null | undefined) => (value === null || value === undefined ? null : Number(value));
+  return {
+    pair: { count: Number(pair?.n ?? 0), lastAt: time(pair?.last_at) },
+    address: { count: Number(address?.n ?? 0), firstAt: time(address?.first_at) },
+  };
 }

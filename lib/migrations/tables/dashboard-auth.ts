@@ -46,7 +46,10 @@ export const USER_TOKENS: TableSpec = {
   indexes: [ix("agentry_user_tokens", "user_id"), ix("agentry_user_tokens", "email")],
 };
 
-/** Sign-in attempts, counted per account and per client address so every replica throttles alike. */
+/**
+ * Sign-in attempts, counted per (account, client address) for the backoff and per client address
+ * for its overall limit, in the database so every replica throttles alike.
+ */
 export const LOGIN_ATTEMPTS: TableSpec = {
   name: "agentry_login_attempts",
   columns: [
@@ -60,9 +63,21 @@ export const LOGIN_ATTEMPTS: TableSpec = {
   ],
   indexes: [
     ix("agentry_login_attempts", "account", "at"),
+    ix("agentry_login_attempts", "account", "client_address", "at"),
     ix("agentry_login_attempts", "client_address", "at"),
     ix("agentry_login_attempts", "at"),
   ],
+};
+
+/**
+ * Dashboard sessions ended by signing out, by the session id (`sid`) their cookie carries, so a copy
+ * of the cookie stops working at once on every replica. A row outlives the longest a revoked
+ * cookie could still be valid (`expires_at`, epoch seconds) and is pruned after it.
+ */
+export const REVOKED_SESSIONS: TableSpec = {
+  name: "agentry_revoked_sessions",
+  columns: [col.id("session_id"), col.text("user_id", true), col.bigint("revoked_at", true), col.bigint("expires_at", true)],
+  indexes: [ix("agentry_revoked_sessions", "expires_at")],
 };
 
 /** Secrets the server generates for itself (the Auth.js secret when AUTH_SECRET is unset). */
@@ -72,4 +87,4 @@ export const SECRETS: TableSpec = {
   indexes: [],
 };
 
-export const DASHBOARD_AUTH_TABLES = [USERS, USER_TOKENS, LOGIN_ATTEMPTS, SECRETS] as const;
+export const DASHBOARD_AUTH_TABLES = [USERS, USER_TOKENS, LOGIN_ATTEMPTS, SECRETS, REVOKED_SESSIONS] as const;
