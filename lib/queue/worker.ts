@@ -88,6 +88,8 @@ interface Active {
   renewedAt: number;
   /** The lease is gone (aborted with LeaseLostError): nothing renews or settles it any more. */
   lost: boolean;
+  /** Set once the run was told to stop (timeout, cancel): it is given up if it has not ended a grace period later. */
+  giveUp?: ReturnType<typeof setTimeout>;
   done: Promise<void>;
 }
 
@@ -211,12 +213,11 @@ export class QueueWorker {
     const { db, queue } = this.options;
     const fence: JobFence = { id: job.id, attempt: job.attempt, workerId: this.workerId };
     const controller = new AbortController();
-    // At timeoutSeconds the run is aborted (it ends ERROR); one that has still not ended a grace
-    // period later is abandoned: failed under its fence, its slot and lease given up.
-    const grace = Math.max(5_000, queue.lockGraceSeconds * 1000);
+    // At timeoutSeconds the run is aborted (it ends ERROR, or CANCELLED with a cancel recorded);
+    // one that has still not ended a grace period later is given up (abandon).
     const timeout = setTimeout(() => {
       controller.abort(new RunTimeoutSignal(queue.timeoutSeconds));
-      setTimeout(() => void this.abandon(entry), grace).unref?.();
+      this.giveUpLater(entry);
     }, queue.timeoutSeconds * 1000);
     timeout.unref?.();
     const writer = fencedRunWriter(db, {
@@ -251,6 +252,7 @@ export class QueueWorker {
         if (!(error instanceof LeaseLostError)) log.error(`[worker ${this.workerId}] job ${job.id} failed: ${(error as Error)?.stack ?? error}`);
       } finally {
         clearTimeout(timeout);
+        clearTimeout(entry.giveUp);
         if (this.active.get(job.id) === entry) this.active.delete(job.id);
         this.progress.lastCompletionAt = Date.now();
         if (!this.stopping) this.wake();
@@ -273,9 +275,28 @@ export class QueueWorker {
     return Date.now() - entry.renewedAt < this.options.queue.lockGraceSeconds * 1000 - LEASE_MARGIN_MS;
   }
 
+  /**
+   * A run told to stop (its timeout, a cancel) that has not ended a grace period later ignores
+   * its abort (a stuck tool): it is given up then, once.
+   */
+  private giveUpLater(entry: Active): void {
+    if (entry.giveUp) return;
+    const grace = Math.max(5_000, this.options.queue.lockGraceSeconds * 1000);
+    entry.giveUp = setTimeout(() => void this.abandon(entry), grace);
+    entry.giveUp.unref?.();
+  }
+
+  /**
+   * Gives up an attempt that would not stop: under its fence the job is cancelled with its run
+   * when a cancel is recorded (the cancel was accepted), and failed with its run ERROR otherwise;
+   * its slot and lease are freed.
+   */
   private async abandon(entry: Active): Promise<void> {
     if (this.active.get(entry.job.id) !== entry || entry.writer.settling) return;
-    const reason = `Run timed out after ${this.options.queue.timeoutSeconds} s and did not stop; the job was given up`;
+    const grace = Math.max(5, this.options.queue.lockGraceSeconds);
+    const reason = entry.cancelRequested
+      ? `Run cancelled; it did not stop within ${grace} s and was given up`
+      : `Run timed out after ${this.options.queue.timeoutSeconds} s and did not stop; the job was given up`;
     log.warn(`[worker ${this.workerId}] job ${entry.job.id}: ${reason}`);
     try {
       await abandonJob(this.options.db, { ...entry.fence, reason, errorType: "run_timeout_error" });
@@ -348,6 +369,8 @@ export class QueueWorker {
     if (!entry || entry.lost) return;
     entry.cancelRequested = true;
     this.options.onCancel?.(runId);
+    // A run stops within moments of its abort; one that does not is given up CANCELLED.
+    if (!entry.writer.settling) this.giveUpLater(entry);
   }
 
   private async sweep(): Promise<void> {
@@ -358,6 +381,7 @@ export class QueueWorker {
         this.wake();
       }
       if (result.failed.length > 0) log.warn(`[worker ${this.workerId}] failed ${result.failed.length} job(s) that lost their worker too often`);
+      if (result.cancelled) log.info(`[worker ${this.workerId}] cancelled ${result.cancelled.length} job(s) that lost their worker with a cancel recorded`);
     } catch (error) {
       log.warn(`[worker ${this.workerId}] lease sweep failed: ${(error as Error).message}`);
     }

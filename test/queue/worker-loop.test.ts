@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_QUEUE_SETTINGS, type QueueSettings } from "@/lib/config/settings.ts";
-import { adminScope, enqueueRunJob, getJob, getRun, unsafeSweepExpiredLeases, upsertSession, type Db } from "@/lib/db/index.ts";
+import { adminScope, enqueueRunJob, getJob, getRun, requestJobCancel, unsafeSweepExpiredLeases, upsertSession, type Db } from "@/lib/db/index.ts";
 import { LeaseLostError } from "@/lib/queue/run-writer.ts";
 import { QueueWorker, type JobContext } from "@/lib/queue/worker.ts";
 import { DIALECTS, openMigrated, type TestDialect } from "../support/databases.ts";
@@ -68,12 +68,17 @@ describe.each(DIALECTS)("the worker loop on $name", (dialect: TestDialect) => {
       }
     });
 
-    it("gives up an attempt that ignores its timeout: the job fails, the run is ERROR, the slot is free", async () => {
+    it.each([
+      ["its timeout: the job fails, the run is ERROR", 1, false],
+      ["its timeout after a cancel was accepted: the job and the run are CANCELLED", 1, true],
+      // The worker's poll delivers the cancel; the run ignores it and is given up a grace period (5 s) later.
+      ["a cancel: it is given up CANCELLED a grace period after the cancel, not at its timeout (1 h)", 3600, true],
+    ] as const)("gives up an attempt that ignores %s; the slot is free", async (_what, timeoutSeconds, cancel) => {
       const db = await openMigrated(dialect);
       let started = 0;
       const worker = new QueueWorker({
         db,
-        queue: { ...queue, timeoutSeconds: 1, lockGraceSeconds: 1 },
+        queue: { ...queue, timeoutSeconds, lockGraceSeconds: 1 },
         execute: async () => {
           started++;
           await new Promise(() => undefined); // a tool that never returns and ignores the abort
@@ -82,13 +87,23 @@ describe.each(DIALECTS)("the worker loop on $name", (dialect: TestDialect) => {
       try {
         const runId = await enqueue(db);
         worker.start();
-        await until("given up", async () => (await getJob(db, { scope: adminScope(), id: runId }))?.status === "failed", 20_000);
+        await until("started", () => started === 1);
+        if (cancel) expect(await requestJobCancel(db, { scope: adminScope(), id: runId })).toBe("running");
+        await until("given up", async () => (await getJob(db, { scope: adminScope(), id: runId }))?.status !== "running", 20_000);
         expect(started).toBe(1);
         expect(worker.size).toBe(0);
+        const job = (await getJob(db, { scope: adminScope(), id: runId }))!;
         const run = (await getRun(db, { scope: adminScope(), runId }))!;
-        expect(run.status).toBe("ERROR");
-        expect(run.run_data.error).toMatchObject({ error_type: "run_timeout_error" });
-        expect((await getJob(db, { scope: adminScope(), id: runId }))!.error).toMatch(/did not stop/);
+        if (cancel) {
+          expect(job.status).toBe("cancelled");
+          expect(run.status).toBe("CANCELLED");
+          expect(run.run_data.error).toMatchObject({ error_type: "run_cancelled" });
+        } else {
+          expect(job.status).toBe("failed");
+          expect(job.error).toMatch(/did not stop/);
+          expect(run.status).toBe("ERROR");
+          expect(run.run_data.error).toMatchObject({ error_type: "run_timeout_error" });
+        }
       } finally {
         await worker.stop({ timeoutSeconds: 0 });
         await db.destroy();

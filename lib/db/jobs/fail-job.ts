@@ -39,6 +39,8 @@ export type FailJobResult =
  * is retryable the job goes back to queued, available after the backoff, lock cleared (the next
  * claim bumps the attempt, so this fence dies); otherwise it is failed with the error. Reads the
  * row under the fence, then writes under the same fence: a lost race reports `applied: false`.
+ * While a cancel is recorded nothing is written (`applied: false`): a job whose cancel was
+ * accepted is neither queued for a retry nor failed; its end is "cancelled".
  * The run row is the runtime's to write.
  */
 export async function failJob(db: Db, options: FailJobOptions): Promise<FailJobResult> {
@@ -46,6 +48,7 @@ export async function failJob(db: Db, options: FailJobOptions): Promise<FailJobR
   const [row] = await db.sql.query(`SELECT ${JOB_COLUMNS} FROM agno_jobs WHERE ${FENCE_SQL}`, fenceParams(options));
   if (!row) return { applied: false };
   const job = toStoredJob(row);
+  if (job.cancel_requested_at !== null) return { applied: false };
   const spent = spentAttempts(job);
   if (retryable && spent < job.max_attempts) {
     const availableAt = now + retryDelaySeconds({ baseSeconds: options.retryDelaySeconds, spentAttempts: spent, random: options.random });
@@ -54,9 +57,10 @@ export async function failJob(db: Db, options: FailJobOptions): Promise<FailJobR
       options,
       "status = 'queued', available_at = ?, error = ?, locked_by = NULL, locked_at = NULL, updated_at = ?",
       [availableAt, error, now],
+      { uncancelled: true },
     );
     return applied ? { applied, status: "queued", availableAt } : { applied: false };
   }
-  const applied = await fencedUpdate(db, options, "status = 'failed', error = ?, completed_at = ?, updated_at = ?", [error, now, now]);
+  const applied = await fencedUpdate(db, options, "status = 'failed', error = ?, completed_at = ?, updated_at = ?", [error, now, now], { uncancelled: true });
   return applied ? { applied, status: "failed" } : { applied: false };
 }

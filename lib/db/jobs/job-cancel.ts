@@ -3,6 +3,7 @@ import { ownerSql, type DataScope } from "../scope.ts";
 import { FENCE_SQL, fenceParams, type JobFence } from "./job-fence.ts";
 import { epochSeconds, type JobStatus } from "./job-row.ts";
 import { runStatusStatement } from "./job-run-status.ts";
+import { CANCEL_REASON } from "./cancel-recorded.ts";
 
 /**
  * Records the intent to cancel a durable run's job (cancel_requested_at, the truth every replica
@@ -18,7 +19,7 @@ import { runStatusStatement } from "./job-run-status.ts";
  */
 export async function requestJobCancel(
   db: Db,
-  { scope, id, reason = "Run cancelled by request", now = epochSeconds() }: { scope: DataScope; id: string; reason?: string; now?: number },
+  { scope, id, reason = CANCEL_REASON, now = epochSeconds() }: { scope: DataScope; id: string; reason?: string; now?: number },
 ): Promise<JobStatus | null> {
   const owner = ownerSql(scope);
   const [row] = await db.sql.query<{ status: JobStatus }>(

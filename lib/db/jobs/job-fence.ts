@@ -1,5 +1,6 @@
 import type { Db } from "../open-database.ts";
 import { epochSeconds } from "./job-row.ts";
+import { cancelRecordedStatements } from "./cancel-recorded.ts";
 import { runStatusStatement } from "./job-run-status.ts";
 import { lostWorkerRunError, MAX_LEASE_LOSSES } from "./sweep-expired-leases.ts";
 
@@ -18,9 +19,13 @@ export interface JobFence {
 export const FENCE_SQL = "id = ? AND attempt = ? AND locked_by = ? AND status = 'running'";
 export const fenceParams = ({ id, attempt, workerId }: JobFence): unknown[] => [id, attempt, workerId];
 
-/** Runs one fenced UPDATE (`set` with its params); reports whether the fence held. */
-export async function fencedUpdate(db: Db, fence: JobFence, set: string, setParams: readonly unknown[]): Promise<boolean> {
-  const changed = await db.sql.exec(`UPDATE agno_jobs SET ${set} WHERE ${FENCE_SQL}`, [...setParams, ...fenceParams(fence)]);
+/**
+ * Runs one fenced UPDATE (`set` with its params); reports whether the fence held. `uncancelled`:
+ * only while no cancel is recorded — an end other than "cancelled" is refused for a job whose
+ * cancel was accepted.
+ */
+export async function fencedUpdate(db: Db, fence: JobFence, set: string, setParams: readonly unknown[], { uncancelled = false } = {}): Promise<boolean> {
+  const changed = await db.sql.exec(`UPDATE agno_jobs SET ${set} WHERE ${FENCE_SQL}${uncancelled ? " AND cancel_requested_at IS NULL" : ""}`, [...setParams, ...fenceParams(fence)]);
   return changed === 1;
 }
 
@@ -31,14 +36,14 @@ export function heartbeat(db: Db, { now = epochSeconds(), ...fence }: FencedWrit
   return fencedUpdate(db, fence, "locked_at = ?, updated_at = ?", [now, now]);
 }
 
-/** The job is done (completed, completed_at = now). The run row is the runtime's to write. */
+/** The job is done (completed, completed_at = now); refused while a cancel is recorded. The run row is the runtime's to write. */
 export function completeJob(db: Db, { now = epochSeconds(), ...fence }: FencedWrite): Promise<boolean> {
-  return fencedUpdate(db, fence, "status = 'completed', error = NULL, completed_at = ?, updated_at = ?", [now, now]);
+  return fencedUpdate(db, fence, "status = 'completed', error = NULL, completed_at = ?, updated_at = ?", [now, now], { uncancelled: true });
 }
 
-/** The run paused (human in the loop): the job leaves the worker and waits as `paused`. */
+/** The run paused (human in the loop): the job leaves the worker and waits as `paused`; refused while a cancel is recorded. */
 export function pauseJob(db: Db, { now = epochSeconds(), ...fence }: FencedWrite): Promise<boolean> {
-  return fencedUpdate(db, fence, "status = 'paused', updated_at = ?", [now]);
+  return fencedUpdate(db, fence, "status = 'paused', updated_at = ?", [now], { uncancelled: true });
 }
 
 /** The run was cancelled while this worker ran it (cancelled, completed_at = now). */
@@ -51,27 +56,31 @@ export function cancelJob(db: Db, { now = epochSeconds(), reason, ...fence }: Fe
  * spending an attempt — lease_losses + 1 offsets the claim — and its run back to PENDING, in one
  * transaction. The attempt stays, so this worker's fence never matches again; the next claim gets
  * attempt + 1. A release counts as a lost lease: the one that makes MAX_LEASE_LOSSES fails the job
- * and its run instead, as the sweeper would.
+ * and its run instead, as the sweeper would. A job with a cancel recorded is cancelled with its
+ * run instead, whichever loss this is (the cancel was accepted).
  */
 export async function releaseJob(db: Db, { now = epochSeconds(), ...fence }: FencedWrite): Promise<boolean> {
   const [row] = await db.sql.query<{ lease_losses: number }>(`SELECT lease_losses FROM agno_jobs WHERE ${FENCE_SQL}`, fenceParams(fence));
   if (!row) return false;
   const losses = Number(row.lease_losses) + 1;
+  const cancel = cancelRecordedStatements(db, { id: fence.id, where: FENCE_SQL, params: fenceParams(fence), now, attempt: fence.attempt, leaseLost: true });
   if (losses >= MAX_LEASE_LOSSES) {
     const reason = `Job lost its worker ${losses} times (shut down or no heartbeat); not retried again`;
-    const [changed] = await db.sql.batch([
+    const [changed, , cancelled] = await db.sql.batch([
       {
-        text: `UPDATE agno_jobs SET status = 'failed', lease_losses = lease_losses + 1, error = ?, completed_at = ?, updated_at = ? WHERE ${FENCE_SQL}`,
+        text: `UPDATE agno_jobs SET status = 'failed', lease_losses = lease_losses + 1, error = ?, completed_at = ?, updated_at = ?
+                WHERE ${FENCE_SQL} AND cancel_requested_at IS NULL`,
         params: [reason, now, now, ...fenceParams(fence)],
       },
       lostWorkerRunError(db, { runId: fence.id, reason, now, attempt: fence.attempt, losses }),
+      ...cancel,
     ]);
-    return changed === 1;
+    return changed + cancelled === 1;
   }
-  const [changed] = await db.sql.batch([
+  const [changed, , cancelled] = await db.sql.batch([
     {
       text: `UPDATE agno_jobs SET status = 'queued', available_at = ?, lease_losses = lease_losses + 1, locked_by = NULL, locked_at = NULL, updated_at = ?
-              WHERE ${FENCE_SQL}`,
+              WHERE ${FENCE_SQL} AND cancel_requested_at IS NULL`,
       params: [now, now, ...fenceParams(fence)],
     },
     runStatusStatement(db, {
@@ -81,19 +90,21 @@ export async function releaseJob(db: Db, { now = epochSeconds(), ...fence }: Fen
       now,
       job: { clause: "j.status = 'queued' AND j.attempt = ? AND j.lease_losses = ?", params: [fence.attempt, losses] },
     }),
+    ...cancel,
   ]);
-  return changed === 1;
+  return changed + cancelled === 1;
 }
 
 /**
- * Gives up on an attempt that outlived its timeout and would not stop (a tool ignoring the abort):
- * the job fails and its run becomes ERROR with the reason, in one transaction, under the fence.
- * Whatever the stuck attempt writes later is fenced out.
+ * Gives up on an attempt that would not stop (a tool ignoring the abort of its timeout or of a
+ * cancel): the job fails and its run becomes ERROR with the reason — or, with a cancel recorded,
+ * both are cancelled (the cancel was accepted) — in one transaction, under the fence. Whatever
+ * the stuck attempt writes later is fenced out.
  */
 export async function abandonJob(db: Db, { now = epochSeconds(), reason, errorType, ...fence }: FencedWrite & { reason: string; errorType: string }): Promise<boolean> {
-  const [changed] = await db.sql.batch([
+  const [changed, , cancelled] = await db.sql.batch([
     {
-      text: `UPDATE agno_jobs SET status = 'failed', error = ?, completed_at = ?, updated_at = ? WHERE ${FENCE_SQL}`,
+      text: `UPDATE agno_jobs SET status = 'failed', error = ?, completed_at = ?, updated_at = ? WHERE ${FENCE_SQL} AND cancel_requested_at IS NULL`,
       params: [reason, now, now, ...fenceParams(fence)],
     },
     runStatusStatement(db, {
@@ -105,8 +116,9 @@ export async function abandonJob(db: Db, { now = epochSeconds(), reason, errorTy
       now,
       job: { clause: "j.status = 'failed' AND j.attempt = ? AND j.completed_at = ?", params: [fence.attempt, now] },
     }),
+    ...cancelRecordedStatements(db, { id: fence.id, where: FENCE_SQL, params: fenceParams(fence), now, attempt: fence.attempt, leaseLost: false }),
   ]);
-  return changed === 1;
+  return changed + cancelled === 1;
 }
 
 /** One live lease as its worker holds it. */

@@ -1,5 +1,6 @@
 import type { Db } from "../open-database.ts";
 import type { Statement } from "../sql.ts";
+import { cancelRecordedStatements } from "./cancel-recorded.ts";
 import { runStatusStatement } from "./job-run-status.ts";
 
 /** A job whose worker vanished this many times is given up on (a likely poison job). */
@@ -10,6 +11,8 @@ export interface SweepResult {
   requeued: string[];
   /** Jobs failed for losing their worker MAX_LEASE_LOSSES times; their runs are ERROR. */
   failed: string[];
+  /** Jobs taken back with a cancel recorded: cancelled with their runs, on any loss (absent when none). */
+  cancelled?: string[];
 }
 
 export interface SweepOptions {
@@ -29,8 +32,10 @@ export interface SweepOptions {
  * match again (the next claim makes attempt + 1) and the lost lease spends no attempt
  * (spent = attempt − lease_losses). A job that has now lost MAX_LEASE_LOSSES leases (graceful
  * releases count too) is failed instead, and its run is set ERROR with the reason in the same
- * transaction. Each job is taken conditionally on the attempt and the stale locked_at it was
- * read with, so a heartbeat that lands first, or a concurrent sweeper, wins cleanly.
+ * transaction. A job with a cancel recorded is neither queued again nor failed: it ends
+ * cancelled, its run CANCELLED (the cancel was accepted), in the same transaction. Each job is
+ * taken conditionally on the attempt and the stale locked_at it was read with, so a heartbeat
+ * that lands first, or a concurrent sweeper, wins cleanly.
  */
 export async function unsafeSweepExpiredLeases(
   db: Db,
@@ -48,32 +53,38 @@ export async function unsafeSweepExpiredLeases(
     const losses = Number(job.lease_losses) + 1;
     const attempt = Number(job.attempt);
     const fence = [job.id, attempt, cutoff];
+    // A cancel recorded for it was accepted: it ends CANCELLED, whichever loss this is.
+    const cancel = cancelRecordedStatements(db, { id: job.id, where: stillExpired, params: fence, now, attempt, leaseLost: true });
     if (losses < maxLeaseLosses) {
       // Queued again, its run back to PENDING (the claim made it RUNNING): they wait together.
-      const [changed] = await db.sql.batch([
+      const [changed, , cancelled] = await db.sql.batch([
         {
           text: `UPDATE agno_jobs SET status = 'queued', available_at = ?, lease_losses = lease_losses + 1,
                   locked_by = NULL, locked_at = NULL, updated_at = ?
-            WHERE ${stillExpired}`,
+            WHERE ${stillExpired} AND cancel_requested_at IS NULL`,
           params: [now, now, ...fence],
         },
         runStatusStatement(db, { runId: job.id, to: "PENDING", from: ["RUNNING"], now, job: { clause: "j.status = 'queued' AND j.attempt = ? AND j.lease_losses = ?", params: [attempt, losses] } }),
+        ...cancel,
       ]);
       if (changed === 1) result.requeued.push(job.id);
+      if (cancelled === 1) (result.cancelled ??= []).push(job.id);
       continue;
     }
     const reason =
       `Job lost its worker ${losses} times (each time no heartbeat for ${leaseSeconds} s, or a shutdown); ` +
       "not retried again";
-    const [changed] = await db.sql.batch([
+    const [changed, , cancelled] = await db.sql.batch([
       {
         text: `UPDATE agno_jobs SET status = 'failed', lease_losses = lease_losses + 1, error = ?, completed_at = ?, updated_at = ?
-                WHERE ${stillExpired}`,
+                WHERE ${stillExpired} AND cancel_requested_at IS NULL`,
         params: [reason, now, now, ...fence],
       },
       lostWorkerRunError(db, { runId: job.id, reason, now, attempt, losses }),
+      ...cancel,
     ]);
     if (changed === 1) result.failed.push(job.id);
+    if (cancelled === 1) (result.cancelled ??= []).push(job.id);
   }
   return result;
 }
