@@ -80,7 +80,11 @@ describe("the input text rules", () => {
 
   it("accepts an object JSON Schema and names what is wrong with others", () => {
     expect(outputSchemaProblem({ type: "object", properties: { a: { type: "string" } }, required: ["a"] })).toBeNull();
-    expect(outputSchemaProblem({ type: "nope" })).toMatch(/not a valid JSON Schema: \/type must be equal to one of the allowed values/);
+    expect(outputSchemaProblem({ type: "nope" })).toMatch(/not a valid JSON Schema \(2020-12\): \/type must be equal to one of the allowed values/);
+    // Each draft is checked against its own meta-schema; one ajv does not hold is named, never thrown.
+    expect(outputSchemaProblem({ $schema: "http://json-schema.org/draft-07/schema#", type: "object", definitions: { a: { type: "string" } } })).toBeNull();
+    expect(outputSchemaProblem({ $schema: "http://json-schema.org/draft-06/schema#", type: "object" })).toMatch(/not a supported draft/);
+    expect(outputSchemaProblem({ $schema: { id: 1 }, type: "object" })).toMatch(/\$schema must be a string/);
     expect(outputSchemaProblem({ type: "object", properties: { a: { $ref: "#/$defs/missing" } } })).toMatch(/can't resolve reference/);
     expect(outputSchemaProblem({ type: "string" })).toMatch(/must describe a JSON object/);
     // A caller's $id reaches no shared state: the same one twice is fine.
@@ -249,7 +253,11 @@ describe.each(DIALECTS)("bad input never gets a 5xx on $name", (dialect: TestDia
 
     it("refuses an output_schema that is not a usable JSON Schema with a 422 before any model call", async () => {
       for (const [schema, problem] of [
-        ['{"type":"nope"}', /not a valid JSON Schema: \/type must be equal to one of the allowed values/],
+        ['{"type":"nope"}', /not a valid JSON Schema \(2020-12\): \/type must be equal to one of the allowed values/],
+        // A `$schema` ajv does not hold made it throw: a 500, not an answer.
+        ['{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}', /\$schema 'http:\/\/json-schema.org\/draft-04\/schema#' is not a supported draft/],
+        ['{"$schema":5,"type":"object"}', /\$schema must be a string/],
+        ['{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"type":"nope"}}}', /not a valid JSON Schema \(draft-07\)/],
         ['{"type":"object","properties":{"a":{"$ref":"#/$defs/none"}}}', /can't resolve reference/],
         ['{"type":"string"}', /must describe a JSON object/],
         ["[1]", /must be a JSON object/],
@@ -258,6 +266,15 @@ describe.each(DIALECTS)("bad input never gets a 5xx on $name", (dialect: TestDia
         const body = await refusedUnchanged(() => run({ message: "hi", stream: "false", output_schema: schema }), 422);
         expect(locs(body), schema).toEqual([["body", "output_schema"]]);
         expect((body.detail as Item[])[0].msg, schema).toMatch(problem);
+      }
+    });
+
+    it("accepts an output_schema that names draft-07, 2019-09 or 2020-12 in $schema", async () => {
+      for (const draft of ["http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2019-09/schema", "https://json-schema.org/draft/2020-12/schema"]) {
+        server.script([{ text: '{"answer":"yes"}' }]);
+        const schema = { $schema: draft, type: "object", properties: { answer: { type: "string" } }, required: ["answer"] };
+        const response = await run({ message: "hi", stream: "false", output_schema: JSON.stringify(schema) });
+        expect(response.status, `${draft}: ${await response.clone().text()}`).toBe(200);
       }
     });
 
