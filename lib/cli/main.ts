@@ -6,6 +6,7 @@ import { readEnv } from "../config/env.ts";
 import { openDatabase } from "../db/open-database.ts";
 import { cleanupLegacyRunsColumn } from "../db/sessions/legacy-runs.ts";
 import { MigrationManager } from "../migrations/migration-manager.ts";
+import { describeLegacyRunsRepair } from "../migrations/steps/legacy-runs-repair.ts";
 import { backupSqlite } from "./backup.ts";
 import { buildIsStale } from "./build-freshness.ts";
 
@@ -15,8 +16,9 @@ const USAGE = `Usage: agentry <command>
 
 Commands:
   start                          build if the build is stale, migrate, then serve API + dashboard
-  migrate [--target-version V] [--tables a,b]
-                                 bring the database schema up to date (idempotent)
+  migrate [--target-version V] [--tables a,b] [--repair-runs]
+                                 bring the database schema up to date (idempotent); --repair-runs
+                                 also checks every legacy runs blob against agno_runs again
   backup <file>                  copy the live SQLite database with SQLite's backup API
   cleanup-legacy-runs --force    drop the pre-v3 agno_sessions.runs column after verifying every run was copied
 `;
@@ -42,8 +44,12 @@ async function withDatabase<T>(fn: (db: Awaited<ReturnType<typeof openDatabase>>
 async function migrate(args: string[]): Promise<void> {
   const tables = option(args, "--tables")?.split(",").map((t) => t.trim());
   const targetVersion = option(args, "--target-version");
+  const repairRuns = args.includes("--repair-runs");
   await withDatabase(async (db) => {
-    const outcomes = await new MigrationManager(db, { log: (m) => console.log(`  ${m}`) }).up({ targetVersion, tables });
+    const outcomes = await new MigrationManager(db, { log: (m) => console.log(`  ${m}`) }).up({ targetVersion, tables, repairRuns });
+    const repair = outcomes.find((o) => o.repair)?.repair;
+    if (repair) console.log(`Legacy runs of ${repair.sessions} sessions checked against agno_runs: ${describeLegacyRunsRepair(repair)}.`);
+    else if (repairRuns) console.log("No legacy agno_sessions.runs column (or agno_runs is not at the latest version): no runs to repair.");
     const changed = outcomes.filter((o) => o.action !== "unchanged");
     console.log(
       changed.length === 0

@@ -3,6 +3,7 @@ import { readSchemaVersions, stampSchemaVersion } from "../db/schema-versions/sc
 import { createTableStatements } from "./ddl.ts";
 import { columnsOf, indexExists, tableExists } from "./introspect.ts";
 import { TABLES, TABLE_TYPES } from "./registry.ts";
+import { repairLegacyRunsUnlessChecked, type LegacyRunsRepair } from "./steps/legacy-runs-repair.ts";
 import { SCHEMA_VERSIONS } from "./tables/specs.ts";
 import {
   LATEST_VERSION,
@@ -26,6 +27,11 @@ export interface MigrateOptions {
   targetVersion?: string;
   /** Table types to migrate (default: all), e.g. `["sessions", "runs"]`. */
   tables?: readonly string[];
+  /**
+   * Check every legacy runs blob against agno_runs even if this database was checked before
+   * (`npx agentry migrate --repair-runs`); the runs outcome then carries what the pass did.
+   */
+  repairRuns?: boolean;
 }
 
 export interface TableOutcome {
@@ -34,12 +40,16 @@ export interface TableOutcome {
   readonly from: string | null;
   readonly to: string;
   readonly action: "created" | "migrated" | "unchanged" | "reverted";
+  /** agno_runs only: what the pass over the legacy blobs did, when one ran outside a step (or was asked for). */
+  readonly repair?: LegacyRunsRepair;
 }
 
 export interface MigrationManagerOptions {
   log?: Log;
   /** Called before each step runs; a test hook to force a failure at a chosen step. */
   beforeStep?: (table: string, step: MigrationStep) => void | Promise<void>;
+  /** Called before each batch of legacy-runs repairs is written; a test hook to race a write. */
+  beforeLegacyRunsWrite?: MigrationContext["beforeLegacyRunsWrite"];
 }
 
 /**
@@ -61,7 +71,8 @@ export class MigrationManager {
   async up(options: MigrateOptions = {}): Promise<TableOutcome[]> {
     const target = options.targetVersion ?? LATEST_VERSION;
     this.assertKnownTarget(target);
-    const ctx = this.context();
+    let stepRepair: LegacyRunsRepair | undefined;
+    const ctx: MigrationContext = { ...this.context(), reportLegacyRuns: (repair) => (stepRepair = repair) };
     await this.ensureVersionsTable();
     const stamped = await readSchemaVersions(this.db);
     const outcomes: TableOutcome[] = [];
@@ -107,7 +118,27 @@ export class MigrationManager {
       await stampSchemaVersion(this.db, table.spec.name, target);
       outcomes.push({ tableType: table.tableType, table: table.spec.name, from, to: target, action: "migrated" });
     }
-    return outcomes;
+    return this.withLegacyRunsRepaired(ctx, outcomes, { target, force: !!options.repairRuns, stepRepair: () => stepRepair });
+  }
+
+  /**
+   * A database stamped 3.0.0 by a build whose backfill missed runs (an earlier Agentry read Agno
+   * 2.x SQLite's double-encoded blobs as empty) holds legacy runs only in the blobs: once agno_runs
+   * is at the latest version, the legacy blobs are checked against it — unless this database
+   * was checked before (one primary-key read), or a step just did it.
+   */
+  private async withLegacyRunsRepaired(
+    ctx: MigrationContext,
+    outcomes: TableOutcome[],
+    { target, force, stepRepair }: { target: string; force: boolean; stepRepair: () => LegacyRunsRepair | undefined },
+  ): Promise<TableOutcome[]> {
+    const runs = outcomes.findIndex((o) => o.table === "agno_runs");
+    if (runs === -1 || compareVersions(target, LATEST_VERSION) !== 0) return outcomes;
+    const fromStep = stepRepair();
+    const repair = fromStep ?? (await repairLegacyRunsUnlessChecked(ctx, { force }));
+    // A step's own pass is reported in its log line; the outcome carries it only when asked for.
+    if (!repair || (fromStep && !force)) return outcomes;
+    return outcomes.map((o, k) => (k === runs ? { ...o, repair } : o));
   }
 
   /** Reverses steps newer than `targetVersion`, newest first; refuses a step that cannot be reversed. */
@@ -152,7 +183,7 @@ export class MigrationManager {
   }
 
   private context(): MigrationContext {
-    return { db: this.db, log: this.log };
+    return { db: this.db, log: this.log, beforeLegacyRunsWrite: this.options.beforeLegacyRunsWrite };
   }
 
   private async ensureVersionsTable(): Promise<void> {

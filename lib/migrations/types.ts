@@ -1,5 +1,6 @@
 import type { Db } from "../db/open-database.ts";
 import type { TableSpec } from "./ddl.ts";
+import type { LegacyRunsRepair } from "./steps/legacy-runs-repair.ts";
 
 /** Agno's schema history, oldest first; the last entry is what this code writes. */
 export const VERSIONS = ["2.0.0", "2.3.0", "2.5.0", "2.5.6", "3.0.0"] as const;
@@ -10,6 +11,10 @@ export type Log = (message: string) => void;
 export interface MigrationContext {
   readonly db: Db;
   readonly log: Log;
+  /** Told what a pass over the legacy runs blobs did (MigrationManager puts it in the runs outcome). */
+  readonly reportLegacyRuns?: (repair: LegacyRunsRepair) => void;
+  /** Called after a batch of sessions is planned and before it is written; a test hook to race a write. */
+  readonly beforeLegacyRunsWrite?: (sessionIds: readonly string[]) => void | Promise<void>;
 }
 
 /** One versioned change to one table. `up` must be idempotent and must not destroy data. */

@@ -1,5 +1,3 @@
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import {
   ConflictError,
@@ -18,17 +16,13 @@ import {
 import { canonicalJson, parseJson, parseSessionJson } from "@/lib/db/json.ts";
 import type { Db } from "@/lib/db/open-database.ts";
 import { listSessionSummaries } from "@/lib/db/sessions/session-list.ts";
-import { appState } from "@/lib/http/app-context.ts";
 import { chatHistory, sessionName, toSessionDetail, toSessionSchema } from "@/lib/http/views/session-views.ts";
 import { toSessionRun } from "@/lib/http/views/run-views.ts";
 import { MigrationManager } from "@/lib/migrations/migration-manager.ts";
 import { agnoSessionReader, createRealAgnoV2, pythonJsonDumps, type RealV2Seed, type RealV2Session } from "../fixtures/agno-v2-real.ts";
-import { apiClient } from "../support/api.ts";
-import { DIALECTS, postgresUrl, type TestDialect } from "../support/databases.ts";
-import { testSettings } from "../support/settings.ts";
-import { withFreshDb } from "./helpers.ts";
+import { DIALECTS, type TestDialect } from "../support/databases.ts";
+import { cliAgentry, withApi, withFreshDb } from "./helpers.ts";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const admin = adminScope();
 const SESSION_COLUMNS = ["session_data", "agent_data", "team_data", "workflow_data", "metadata", "summary", "runs"] as const;
 type Dict = Record<string, unknown>;
@@ -70,25 +64,6 @@ async function viewsBeforeMigration(db: Db, seed: RealV2Seed): Promise<Map<strin
   }
   expect([...views.keys()].sort()).toEqual(seed.sessions.map((s) => s.session_id).sort());
   return views;
-}
-
-/** The environment that points Agentry (the API, the CLI) at this test database. */
-function databaseEnv(dialect: TestDialect, db: Db): Record<string, string> {
-  return dialect.name === "sqlite" ? { DATABASE_URL: `file:${db.location}` } : { DATABASE_URL: postgresUrl, AGENTRY_DB_SCHEMA: db.schema! };
-}
-
-/** Runs `fn` with an HTTP API client (dispatch, as the server routes a request) over the migrated database. */
-async function withApi<T>(dialect: TestDialect, db: Db, fn: (api: ReturnType<typeof apiClient>) => Promise<T>): Promise<T> {
-  const id = `agno-real-${db.dialect}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-  // autoMigrate off: the API serves the database only if nothing is pending.
-  const settings = testSettings({ env: databaseEnv(dialect, db), file: { database: { id, autoMigrate: false } } });
-  try {
-    return await fn(apiClient(settings));
-  } finally {
-    const opened = appState().databases.get(id);
-    appState().databases.delete(id);
-    await (await opened?.catch(() => undefined))?.close();
-  }
 }
 
 /** The views through the HTTP API over the migrated database. */
@@ -189,17 +164,7 @@ async function expectEveryRunARow(db: Db, seed: RealV2Seed): Promise<void> {
 }
 
 /** `npx agentry migrate` against the database, as an operator runs it. */
-function cliMigrate(dialect: TestDialect, db: Db): Promise<{ code: number | null; output: string }> {
-  const env = databaseEnv(dialect, db);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["bin/agentry.mjs", "migrate"], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code, output }));
-  });
-}
+const cliMigrate = (dialect: TestDialect, db: Db) => cliAgentry(dialect, db, ["migrate"]);
 
 describe("the Agno 2.x fixture's encoder", () => {
   it("writes what Python's json.dumps writes", () => {

@@ -1,9 +1,17 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { FileConfig } from "@/lib/config/define.ts";
 import type { Db } from "@/lib/db/open-database.ts";
+import { appState } from "@/lib/http/app-context.ts";
 import { columnsOf, indexExists, postgresHasPrimaryKey, tableExists, uniqueKeys, type UniqueKey } from "@/lib/migrations/introspect.ts";
 
 export { uniqueKeys };
 import { TABLES } from "@/lib/migrations/registry.ts";
-import type { TestDb, TestDialect } from "../support/databases.ts";
+import { apiClient } from "../support/api.ts";
+import { postgresUrl, type TestDb, type TestDialect } from "../support/databases.ts";
+import { testSettings } from "../support/settings.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /** Opens a fresh database of the dialect, runs `fn`, and always destroys it. */
 export async function withFreshDb<T>(dialect: TestDialect, fn: (db: TestDb) => Promise<T>): Promise<T> {
@@ -77,3 +85,43 @@ export async function rowCounts(db: Db, tables: readonly string[]): Promise<Reco
 }
 
 export const ALL_TABLES = [...TABLES.map((t) => t.spec.name), "agno_culture", "agno_schema_versions"];
+
+/** The environment that points Agentry (the API, the CLI) at this test database. */
+export function databaseEnv(dialect: TestDialect, db: Db): Record<string, string> {
+  return dialect.name === "sqlite" ? { DATABASE_URL: `file:${db.location}` } : { DATABASE_URL: postgresUrl, AGENTRY_DB_SCHEMA: db.schema! };
+}
+
+/**
+ * Runs `fn` with an HTTP API client (dispatch, as the server routes a request) over the migrated
+ * database, configured with `agents` (default none).
+ */
+export async function withApi<T>(
+  dialect: TestDialect,
+  db: Db,
+  fn: (api: ReturnType<typeof apiClient>) => Promise<T>,
+  { agents }: { agents?: FileConfig["agents"] } = {},
+): Promise<T> {
+  const id = `upgrade-${db.dialect}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  // autoMigrate off: the API serves the database only if nothing is pending.
+  const settings = testSettings({ env: databaseEnv(dialect, db), file: { database: { id, autoMigrate: false }, ...(agents ? { agents } : {}) } });
+  try {
+    return await fn(apiClient(settings));
+  } finally {
+    const opened = appState().databases.get(id);
+    appState().databases.delete(id);
+    await (await opened?.catch(() => undefined))?.close();
+  }
+}
+
+/** `npx agentry <args>` against the database, as an operator runs it. */
+export function cliAgentry(dialect: TestDialect, db: Db, args: readonly string[]): Promise<{ code: number | null; output: string }> {
+  const env = databaseEnv(dialect, db);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["bin/agentry.mjs", ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    child.on("error", reject);
+    child.on("exit", (code) => resolve({ code, output }));
+  });
+}

@@ -43,7 +43,7 @@ export class LegacyCleanupRefusedError extends Error {
  * Drops the legacy `runs` column. Refuses without `force` (the blobs are the migration's backup);
  * with `force` it first checks that every legacy run exists in agno_runs (by run id, in the same
  * session — its content may have changed since, legitimately) and refuses, naming the missing
- * runs, if any does not.
+ * runs and the repair that copies them (`npx agentry migrate --repair-runs`), if any does not.
  */
 export async function cleanupLegacyRunsColumn(db: Db, { force = false }: { force?: boolean } = {}): Promise<{ dropped: boolean; verifiedRuns: number }> {
   if (!force) {
@@ -82,7 +82,8 @@ export async function cleanupLegacyRunsColumn(db: Db, { force = false }: { force
   if (missing.length > 0) {
     throw new LegacyCleanupRefusedError(
       `Refusing to drop agno_sessions.runs: ${missing.length} legacy run(s) are not in agno_runs ` +
-        `(${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ", …" : ""}). Run the migration first.`,
+        `(${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ", …" : ""}). ` +
+        "Copy them with `npx agentry migrate --repair-runs` (runs written since move after them), then run the cleanup again.",
     );
   }
   await db.sql.exec("ALTER TABLE agno_sessions DROP COLUMN runs");
