@@ -1,4 +1,5 @@
 import { PaginationError } from "./errors.ts";
+import { unstorableCharacterIn } from "./storable-text.ts";
 
 /**
  * Keyset ("seek") pagination: a page is asked for relative to a row of the previous one, never by
@@ -53,7 +54,10 @@ function decodeCursor(cursor: string, tag: CursorTag, sortKind: "number" | "stri
     typeof value === sortKind &&
     (sortKind !== "number" || Number.isSafeInteger(value)) &&
     typeof id === "string" &&
-    id.length <= MAX_ID_LENGTH;
+    id.length <= MAX_ID_LENGTH &&
+    // A forged cursor could carry text no database compares (PostgreSQL refuses a NUL outright).
+    unstorableCharacterIn(id) === null &&
+    (typeof value !== "string" || unstorableCharacterIn(value) === null);
   if (!wellFormed) throw new PaginationError("cursor is not one this server issued; start from the first page", "page");
   if (sort !== tag.sort || order !== tag.order) {
     throw new PaginationError("cursor belongs to another sort or order; start from the first page", "page");

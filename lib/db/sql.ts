@@ -1,5 +1,6 @@
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
+import { storableJsonText, storableText } from "./storable-text.ts";
 
 /** A row as a driver returns it: BIGINT columns are numbers, JSON columns may still be text (SQLite). */
 export type Row = Record<string, unknown>;
@@ -31,19 +32,29 @@ export function toPostgresPlaceholders(text: string): string {
   return text.replace(/\?/g, () => `$${++n}`);
 }
 
+/*
+ * Text no database stores the same way on both dialects (NUL, lone surrogates; see
+ * storable-text.ts) is written with U+FFFD in its place, in string parameters and inside JSON
+ * ones alike. The request edge refuses such text from callers with a 422; this is for what
+ * reaches storage from elsewhere — a model's answer, a tool's result — so a run that produced
+ * one still ends where it should on PostgreSQL, and both dialects store the same thing.
+ */
+
 function sqliteParam(value: unknown): unknown {
   if (value === undefined || value === null) return null;
+  if (typeof value === "string") return storableText(value);
   if (typeof value === "boolean") return value ? 1 : 0;
   if (value instanceof Date) return value.toISOString();
-  if (typeof value === "object" && !(value instanceof Buffer)) return JSON.stringify(value);
+  if (typeof value === "object" && !(value instanceof Buffer)) return storableJsonText(JSON.stringify(value));
   return value;
 }
 
 function postgresParam(value: unknown): unknown {
   if (value === undefined) return null;
+  if (typeof value === "string") return storableText(value);
   // Objects and arrays go to JSON/JSONB columns as JSON text; pg would turn arrays into PG arrays.
   if (value !== null && typeof value === "object" && !(value instanceof Date) && !(value instanceof Buffer)) {
-    return JSON.stringify(value);
+    return storableJsonText(JSON.stringify(value));
   }
   return value;
 }

@@ -1,21 +1,15 @@
 // Pure (no server imports): the API's request path and the dashboard's server actions share it.
 
-/**
- * Text that storage cannot hold the same way on both dialects: NUL (PostgreSQL's text and jsonb
- * refuse U+0000, SQLite keeps it) and UTF-16 surrogates without their pair (no UTF-8 encoding
- * exists for them). Without the `u` flag the pattern sees code units, so a lone half matches.
- */
-const UNSAFE_CHARACTER = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+import { unstorableCharacterIn } from "../db/storable-text.ts";
 
 /** Nesting deeper than this is refused before parsing (JSON.parse recurses, and overflows at ~10k). */
 export const MAX_JSON_DEPTH = 64;
 
-/** What is wrong with a string as stored text ("a NUL character (\\u0000)"), or null when nothing is. */
-export function unsafeCharacterIn(text: string): string | null {
-  const match = UNSAFE_CHARACTER.exec(text);
-  if (!match) return null;
-  return match[0] === "\u0000" ? "a NUL character (\\u0000)" : "a lone UTF-16 surrogate";
-}
+/**
+ * What is wrong with a string as stored text ("a NUL character (\\u0000)"), or null when nothing
+ * is: the edge refuses what storage cannot hold the same way on both dialects (lib/db/storable-text.ts).
+ */
+export const unsafeCharacterIn = unstorableCharacterIn;
 
 export interface UnsafeText {
   /** Where, below the value given: object keys and array indexes. */

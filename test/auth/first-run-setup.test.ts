@@ -46,5 +46,18 @@ describe.each(DIALECTS)("first-run setup on $name", (dialect) => {
       expect(await setupFirstAdmin(db, { email: "ok@example.test", name: "", password: "short" })).toMatchObject({ ok: false, error: expect.stringMatching(/at least 10/) });
       expect(await setupIsOpen(db)).toBe(true);
     });
+
+    it("refuses a NUL or lone surrogate in the email or name, and an over-long name, without creating anyone", async () => {
+      for (const [email, name, error] of [
+        ["nul\u0000@example.test", "", /valid email/],
+        ["ok@example.test", "Own\u0000er", /control characters/],
+        ["ok@example.test", "half \ud800", /control characters/],
+        ["ok@example.test", "n".repeat(201), /at most 200/],
+        [`${"a".repeat(250)}@example.test`, "", /valid email/],
+      ] as const) {
+        expect(await setupFirstAdmin(db, { email, name, password: PASSWORD }), name || email).toMatchObject({ ok: false, error: expect.stringMatching(error) });
+      }
+      expect(await setupIsOpen(db)).toBe(true);
+    });
   });
 });

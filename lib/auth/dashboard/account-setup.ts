@@ -1,4 +1,5 @@
 import { ConflictError } from "../../db/errors.ts";
+import { unstorableCharacterIn } from "../../db/storable-text.ts";
 import type { Db } from "../../db/open-database.ts";
 import { unsafeCreateFirstAdmin } from "../../db/users/user-writes.ts";
 import { peekToken, redeemInvite, redeemPasswordReset, type TokenPurpose } from "../../db/users/user-tokens.ts";
@@ -13,6 +14,18 @@ import { hashPassword, passwordProblem } from "./password-hash.ts";
 export type AccountResult = { ok: true; user: DashboardUser } | { ok: false; error: string };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** An address's longest legal length (RFC 5321's path limit). */
+const MAX_EMAIL = 254;
+const MAX_NAME = 200;
+
+/** Text a person typed that no database stores the same way on both dialects, or is too long. */
+function emailProblem(email: string): string | null {
+  return EMAIL.test(email.trim()) && email.length <= MAX_EMAIL && unstorableCharacterIn(email) === null ? null : "Enter a valid email address.";
+}
+function nameProblem(name: string): string | null {
+  if (name.length > MAX_NAME) return `A name is at most ${MAX_NAME} characters.`;
+  return unstorableCharacterIn(name) === null ? null : "A name cannot hold control characters such as NUL.";
+}
 
 /** Whether the first-run setup is open: no user exists yet. */
 export async function setupIsOpen(db: Db): Promise<boolean> {
@@ -22,8 +35,7 @@ export async function setupIsOpen(db: Db): Promise<boolean> {
 /** Creates the first admin. Refused once any user exists (the setup page is then gone). */
 export async function setupFirstAdmin(db: Db, { email, name, password }: { email: string; name: string; password: string }): Promise<AccountResult> {
   if (!(await setupIsOpen(db))) return { ok: false, error: "Setup is already complete. Sign in instead." };
-  if (!EMAIL.test(email.trim())) return { ok: false, error: "Enter a valid email address." };
-  const problem = passwordProblem(password);
+  const problem = emailProblem(email) ?? nameProblem(name) ?? passwordProblem(password);
   if (problem) return { ok: false, error: problem };
   const user = await unsafeCreateFirstAdmin(db, { email, name: name.trim() || null, passwordHash: await hashPassword(password) });
   return user ? { ok: true, user } : { ok: false, error: "Setup is already complete. Sign in instead." };
@@ -40,7 +52,7 @@ const DEAD_LINK = "This link is invalid, expired or already used. Ask an admin f
 
 /** Accepts an invite: creates the user with the invited email and role, and the chosen password. */
 export async function acceptInvite(db: Db, { token, name, password }: { token: string; name: string; password: string }): Promise<AccountResult> {
-  const problem = passwordProblem(password);
+  const problem = nameProblem(name) ?? passwordProblem(password);
   if (problem) return { ok: false, error: problem };
   if (!looksLikeOneTimeToken(token)) return { ok: false, error: DEAD_LINK };
   try {
