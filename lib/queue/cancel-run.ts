@@ -1,7 +1,7 @@
 import type { Principal } from "../auth/principal.ts";
 import { dataScopeFor } from "../auth/principal.ts";
 import type { Settings } from "../config/settings.ts";
-import { requestJobCancel } from "../db/jobs/index.ts";
+import { cancelUnheldRun, requestJobCancel } from "../db/jobs/index.ts";
 import type { JobStatus } from "../db/jobs/job-row.ts";
 import type { Db } from "../db/open-database.ts";
 import { getRun, transitionRunStatus } from "../db/runs/runs.ts";
@@ -31,7 +31,9 @@ const LIVE_END_WAIT_MS = 5_000;
  * Cancels one of an agent's runs as `principal` sees it, wherever the run is: a durable job (the
  * intent recorded in the database, signalled over Redis; the database decides whether it came
  * before the run's end), a live run in this process (aborted; the answer waits for its end), a
- * paused run (made CANCELLED where it is stored, so a later continue gets 409), or — for admins
+ * paused run (made CANCELLED where it is stored, so a later continue gets 409), a run with no job
+ * executing elsewhere (its row made CANCELLED, which refuses its next write, and signalled over
+ * Redis), or — for admins
  * only, and unless `recordUnseen` is false — a run this server has not seen yet (the intent is
  * kept). "not_found" when the principal may not see the run; the API answers 404 for it, the
  * dashboard says so.
@@ -64,12 +66,12 @@ export async function cancelAgentRun(
     // It paused as the cancel came: the stored pause is cancelled below, once it is written.
     if (ended !== "PAUSED") return ACCEPTED;
   }
-  return cancelStored({ db, scope, principal, recordUnseen }, { agentId, runId, sessionId });
+  return cancelStored({ db, settings, scope, principal, recordUnseen }, { agentId, runId, sessionId });
 }
 
 /** A run not executing here, as stored. */
 async function cancelStored(
-  { db, scope, principal, recordUnseen }: { db: Db; scope: DataScope; principal: Principal; recordUnseen: boolean },
+  { db, settings, scope, principal, recordUnseen }: { db: Db; settings: Settings; scope: DataScope; principal: Principal; recordUnseen: boolean },
   { agentId, runId, sessionId }: { agentId: string; runId: string; sessionId?: string },
 ): Promise<CancelOutcome> {
   const stored = await getRun(db, { scope, runId, sessionId });
@@ -80,11 +82,24 @@ async function cancelStored(
     return ACCEPTED;
   }
   if (stored.agent_id !== agentId) return { outcome: "not_found" };
-  if (stored.status === "COMPLETED" || stored.status === "ERROR") return { outcome: "finished", status: stored.status };
-  if (stored.status === "PAUSED" || stored.status === "RUNNING") {
-    // A run that paused here a moment ago may still be writing its pause.
-    const paused = stored.status === "PAUSED" || (getLiveRun(runId)?.status === "PAUSED" && (await storedPause(db, { scope, runId, sessionId })));
-    if (paused && (await transitionRunStatus(db, { scope, runId, sessionId, from: "PAUSED", to: "CANCELLED" }))) return ACCEPTED;
+  // The stored status moves on only to an end or a pause, so this settles within three reads.
+  for (let status = stored.status, tries = 0; tries < 3; tries++) {
+    if (status === "COMPLETED" || status === "ERROR") return { outcome: "finished", status };
+    if (status === "CANCELLED") break;
+    if (status === "PAUSED" || status === "RUNNING") {
+      // A run that paused here a moment ago may still be writing its pause.
+      const paused = status === "PAUSED" || (getLiveRun(runId)?.status === "PAUSED" && (await storedPause(db, { scope, runId, sessionId })));
+      if (paused && (await transitionRunStatus(db, { scope, runId, sessionId, from: "PAUSED", to: "CANCELLED" }))) return ACCEPTED;
+    }
+    // Executing somewhere no process here can reach (another replica, or nowhere any more): its
+    // row is cancelled, so its next write — at the latest its end — is refused and it ends
+    // CANCELLED; a Redis signal stops it sooner. A row that moved on meanwhile is read again.
+    if (await cancelUnheldRun(db, { scope, runId, sessionId })) {
+      requestCancel(runId);
+      queueCoordination(settings)?.publishCancel(runId);
+      return ACCEPTED;
+    }
+    status = (await getRun(db, { scope, runId, sessionId }))?.status ?? null;
   }
   requestCancel(runId);
   return ACCEPTED;

@@ -8,7 +8,8 @@ import { clearCancel, registerRun } from "./run-registry.ts";
 import type { RunOutput, ToolExecution } from "./run-output.ts";
 import { loop, runTools } from "./run-loop.ts";
 import { complete, settleFailure } from "./run-settle.ts";
-import { emit, newRunState } from "./run-state.ts";
+import { checkpoint, emit, newRunState } from "./run-state.ts";
+import type { RunWriter } from "../queue/run-writer.ts";
 
 export interface Resolution {
   tool_call_id: string;
@@ -28,23 +29,8 @@ export class ContinueError extends Error {
   }
 }
 
-/**
- * Continues a PAUSED run with the human decisions for its requirements, as the same run id:
- * confirmed tools run, rejected ones tell the model so, user input is merged into the arguments,
- * external results are used as given. The PAUSED → RUNNING move is a compare-and-set, so a second
- * continue of the same run gets 409.
- */
-export async function continueAgentRun({
-  db,
-  agent,
-  scope,
-  runId,
-  sessionId,
-  resolutions,
-  claim,
-  retry,
-  stream,
-}: {
+/** What continuing a paused run takes. */
+export interface ContinueRunRequest {
   db: Db;
   agent: RuntimeAgent;
   scope: DataScope;
@@ -55,7 +41,21 @@ export async function continueAgentRun({
   claim: () => Promise<boolean>;
   retry?: RetryPolicy;
   stream?: boolean;
-}): Promise<StartedRun> {
+  /** How the continuation's rows are written; default: as a run no worker holds. */
+  writer?: RunWriter;
+  /** Runs once the continuation is registered, before it starts (e.g. reads a recorded cancel). */
+  beforeStart?: () => Promise<void>;
+}
+
+/**
+ * Continues a PAUSED run with the human decisions for its requirements, as the same run id:
+ * confirmed tools run, rejected ones tell the model so, user input is merged into the arguments,
+ * external results are used as given. The PAUSED → RUNNING move is a compare-and-set, so a second
+ * continue of the same run gets 409. The continuation is registered (from then on a cancel here
+ * aborts it) before `beforeStart` runs, and starts only after it: a cancel it finds recorded
+ * stops the continuation before its first tool or model call.
+ */
+export async function continueAgentRun({ db, agent, scope, runId, sessionId, resolutions, claim, retry, stream, writer, beforeStart }: ContinueRunRequest): Promise<StartedRun> {
   const stored = await getRun(db, { scope, runId, sessionId });
   if (!stored || stored.agent_id !== agent.definition.id) throw new ContinueError("Run not found", 404);
   const output = stored.run_data as unknown as RunOutput;
@@ -93,9 +93,11 @@ export async function continueAgentRun({
   output.tools = output.tools.filter((t) => !resolved.some((r) => r.tool_call_id === t.tool_call_id));
   const live = registerRun({ runId, sessionId, agentId: agent.definition.id, userId: output.user_id });
   const firstEventIndex = live.nextIndex;
-  const state = newRunState({ db, agent, scope, live, output, retry, stream, startedAt: performance.now() - (output.metrics?.duration ?? 0) * 1000 });
+  const state = newRunState({ db, agent, scope, live, output, retry, stream, writer, startedAt: performance.now() - (output.metrics?.duration ?? 0) * 1000 });
   const done = (async () => {
     try {
+      await beforeStart?.();
+      checkpoint(state);
       await prepare(state);
       emit(state, "RunContinued", { tools: resolved });
       const toolsByName = new Map(state.tools.map((t) => [t.name, t]));

@@ -1,31 +1,35 @@
 import { randomUUID } from "node:crypto";
-import { upsertRun } from "../db/runs/runs.ts";
 import { addSessionMetrics } from "../db/sessions/session-data.ts";
 import { log } from "../log.ts";
 import { extractMemories } from "./memory/user-memories.ts";
 import { isRetryableErrorType, ModelProviderError } from "./models/model-provider-error.ts";
 import { finishRun, RunCancelledSignal, RunTimeoutSignal } from "./run-registry.ts";
-import { LeaseLostError } from "../queue/run-writer.ts";
+import { LeaseLostError, type RunWriter } from "../queue/run-writer.ts";
+import { unheldRunWriter } from "../queue/unheld-run-writer.ts";
 import type { RunOutput, RunRequirement, RunStatus, ToolExecution } from "./run-output.ts";
 import { checkpoint, emit, emitFinal, now, type RunState } from "./run-state.ts";
+
+/**
+ * How the run's rows are written: its own writer (a durable job's fenced writer, a
+ * continuation's), else as a run no worker holds — a write refused because a cancel is recorded
+ * for the run (through any replica) throws RunCancelledSignal, and the run ends CANCELLED.
+ */
+function writerOf(state: RunState): RunWriter {
+  return state.writer ?? unheldRunWriter(state.db, { runId: state.output.run_id, pausedJob: false });
+}
 
 async function persist(state: RunState, status: RunStatus): Promise<void> {
   const { output } = state;
   output.status = status;
   output.metrics.duration = (performance.now() - state.startedAt) / 1000;
-  if (!state.writer) {
-    await upsertRun(state.db, { scope: state.scope, run: runRow(output) });
-    return;
-  }
-  const settled = await state.writer.finish(state.scope, runRow(output), { retryable: isRetryableErrorType(output.error?.error_type) });
+  const settled = await writerOf(state).finish(state.scope, runRow(output), { retryable: isRetryableErrorType(output.error?.error_type) });
   // Queued again for another attempt: the run is PENDING, as stored.
   if (settled === "queued") output.status = "PENDING";
 }
 
-/** Writes the run's current (non-final) state: through the run's writer when it has one. */
+/** Writes the run's current (non-final) state through its writer. */
 export async function storeRun(state: RunState): Promise<void> {
-  if (state.writer) await state.writer.write(state.scope, runRow(state.output));
-  else await upsertRun(state.db, { scope: state.scope, run: runRow(state.output) });
+  await writerOf(state).write(state.scope, runRow(state.output));
 }
 
 export function runRow(output: RunOutput) {

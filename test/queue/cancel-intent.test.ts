@@ -1,14 +1,14 @@
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminScope, getJob, getRun, requestJobCancel, type Db } from "@/lib/db/index.ts";
 import { agentJobExecutor } from "@/lib/queue/agent-job.ts";
 import { QueueWorker, type JobContext } from "@/lib/queue/worker.ts";
 import { getLiveRun, requestCancel } from "@/lib/runtime/run-registry.ts";
 import { hostToolkit } from "@/lib/runtime/tools/host/host.ts";
-import { deferred, messageText, startModelServer, type Deferred, type ModelServer, type ScriptStep } from "../../e2e/fixtures/model-server.ts";
-import { DIALECTS, postgresDialect, postgresUrl, type TestDialect } from "../support/databases.ts";
+import type { ScriptStep } from "../../e2e/fixtures/model-server.ts";
+import { DIALECTS, type TestDialect } from "../support/databases.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { until } from "../support/until.ts";
+import { afterTool, gatedModel, lastUserText, lockSession } from "./cancel-support.ts";
 
 /**
  * A cancel the API accepted ends the run CANCELLED whenever it lands between submit and the run's
@@ -17,59 +17,19 @@ import { until } from "../support/until.ts";
  */
 
 type Json = Record<string, unknown>;
-const lastUserText = (body: { messages: { role: string }[] }) =>
-  messageText([...body.messages].reverse().find((m) => m.role === "user") as Parameters<typeof messageText>[0]);
-
-/**
- * A PostgreSQL session of the test's own in the app's schema: it holds row locks in an open
- * transaction, so a statement of the app can be caught waiting for one (PostgreSQL only).
- */
-async function lockSession(schema: string) {
-  const client = new pg.Client({ connectionString: postgresUrl });
-  await client.connect();
-  await client.query(`SET search_path TO "${schema}"`);
-  const [{ pid }] = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows;
-  return {
-    query: (text: string, params: unknown[] = []) => client.query(text, params),
-    /** Whether a statement of another session waits for this one's locks. */
-    async blocks(): Promise<boolean> {
-      const rows = (await client.query("SELECT 1 FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))", [pid])).rows;
-      return rows.length > 0;
-    },
-    end: () => client.end(),
-  };
-}
-
 type Submitted = { run_id: string; session_id: string };
 
 /**
  * The scripted model: "hold …" answers start, then wait for openGate(); "pause …" asks for the
  * confirmed server_details tool (the run pauses for a human); anything else answers at once.
  */
-async function scriptedModel() {
-  let gate: Deferred = deferred();
-  const server: ModelServer = await startModelServer({
-    respond: (body): ScriptStep => {
-      const text = lastUserText(body);
-      if (text.startsWith("hold")) return { text: "held answer", chunks: ["held ", "answer"], hold: () => gate.promise };
-      if (text.startsWith("pause") && !body.messages.some((m) => m.role === "tool")) return { toolCalls: [{ name: "server_details", arguments: {} }] };
-      return { text: `done: ${text}` };
-    },
+const scriptedModel = () =>
+  gatedModel((body, gate): ScriptStep => {
+    const text = lastUserText(body);
+    if (text.startsWith("hold")) return { text: "held answer", chunks: ["held ", "answer"], hold: gate };
+    if (text.startsWith("pause") && !afterTool(body)) return { toolCalls: [{ name: "server_details", arguments: {} }] };
+    return { text: `done: ${text}` };
   });
-  return {
-    server,
-    /** Lets every held answer finish; held answers that arrive later wait for the next gate. */
-    openGate() {
-      gate.resolve();
-      gate = deferred();
-    },
-    asked: (message: string) => server.requests.some((r) => lastUserText(r.body) === message),
-    async close() {
-      gate.resolve();
-      await server.close();
-    },
-  };
-}
 
 /** Background submits and cancels through the API of `app()`; `afterSubmit` runs after each 202. */
 function runApi(app: () => TestApp, afterSubmit: () => void = () => undefined) {

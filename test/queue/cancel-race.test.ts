@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminScope, getJob, getRun } from "@/lib/db/index.ts";
 import { prng } from "../../bench/synthetic-text.ts";
-import { messageText, startModelServer, type ModelServer, type ScriptStep } from "../../e2e/fixtures/model-server.ts";
+import { deferred, startModelServer, type Deferred, type ModelServer, type ScriptStep } from "../../e2e/fixtures/model-server.ts";
 import { postgresDialect } from "../support/databases.ts";
 import type { Spawned } from "../support/processes.ts";
 import { redisSkipReason } from "../support/redis.ts";
 import { until } from "../support/until.ts";
+import { afterTool, lastUserText } from "./cancel-support.ts";
 import { processDeployment } from "./process-deployment.ts";
 
 /**
@@ -14,6 +15,7 @@ import { processDeployment } from "./process-deployment.ts";
  * workers (PostgreSQL + Redis) claim and run them. Every cancel answered "accepted" ({}) must end
  * its run CANCELLED, and every "already finished" answer must name the status the run really
  * ended with. The delays are seeded (AGENTRY_TEST_SEED repeats a run); the seed is printed.
+ * Then paused runs continued on A and cancelled through B while the continuation runs.
  */
 
 type Json = Record<string, unknown>;
@@ -28,8 +30,6 @@ const CHUNKS = 8;
 const CHUNK_DELAY_MS = 40;
 const FINAL = new Set(["COMPLETED", "CANCELLED", "ERROR"]);
 
-const lastUserText = (body: { messages: { role: string }[] }) =>
-  messageText([...body.messages].reverse().find((m) => m.role === "user") as Parameters<typeof messageText>[0]);
 const words = (message: string) => Array.from({ length: CHUNKS }, (_, i) => `${message}:${i} `);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -37,6 +37,8 @@ describe.skipIf((postgresDialect.skipReason ?? redisSkipReason) !== null)("cance
   let model: ModelServer;
   /** Messages the model was asked to answer. */
   const asked = new Set<string>();
+  /** Continuations ("pause …" with the tool's result) wait for it. */
+  let continuationGate: Deferred = deferred();
   let d: Awaited<ReturnType<typeof processDeployment>>;
   let webA: Spawned & { origin: string };
   let webB: Spawned & { origin: string };
@@ -45,6 +47,13 @@ describe.skipIf((postgresDialect.skipReason ?? redisSkipReason) !== null)("cance
     model = await startModelServer({
       respond: (body): ScriptStep => {
         const text = lastUserText(body);
+        // "pause …" asks for the confirmed server_details tool; once it has the result it answers
+        // ("hold" in the message: when the test opens the gate).
+        if (text.startsWith("pause ")) {
+          if (!afterTool(body)) return { toolCalls: [{ name: "server_details", arguments: {} }] };
+          asked.add(text);
+          return { text: `continued: ${text}`, ...(text.includes("hold") ? { hold: () => continuationGate.promise } : {}) };
+        }
         asked.add(text);
         const chunks = words(text);
         return { text: chunks.join(""), chunks, delayMs: CHUNK_DELAY_MS };
@@ -164,4 +173,49 @@ describe.skipIf((postgresDialect.skipReason ?? redisSkipReason) !== null)("cance
     expect(counts.midRun, `seed ${seed}`).toBeGreaterThan(0);
     expect(counts.finished, `seed ${seed}`).toBeGreaterThan(0);
   }, 170_000);
+
+  it("a cancel through B of a paused run continuing on A ends it CANCELLED, durable or not; one after the continuation's end says it had finished", async () => {
+    const db = await d.db();
+    /** A paused run: durable (background, run by a worker) or inline on A (no job). */
+    const paused = async (message: string, durable: boolean) => {
+      const response = await fetch(`${webA.origin}/agents/assistant/runs`, {
+        method: "POST",
+        body: new URLSearchParams({ message, stream: "false", ...(durable ? { background: "true" } : {}) }),
+      });
+      expect(response.status, await response.clone().text()).toBe(durable ? 202 : 200);
+      const body = (await response.json()) as { run_id: string; session_id: string };
+      const run = { runId: body.run_id, sessionId: body.session_id };
+      await until("the run paused", async () => (await stored(run.runId)).status === "PAUSED", 30_000, 20);
+      return run;
+    };
+    const continueOnA = async (run: { runId: string; sessionId: string }) => {
+      const requirements = (await stored(run.runId)).run_data.requirements as { tool_execution: Json }[];
+      const response = await fetch(`${webA.origin}/agents/assistant/runs/${run.runId}/continue`, {
+        method: "POST",
+        body: new URLSearchParams({ session_id: run.sessionId, stream: "false", tools: JSON.stringify(requirements.map((r) => ({ ...r.tool_execution, confirmed: true }))) }),
+      });
+      return { status: response.status, body: (await response.json()) as Json };
+    };
+    for (const durable of [true, false]) {
+      const where = durable ? "durable" : "inline";
+      const message = `pause hold ${where} ${Date.now()}`;
+      const run = await paused(message, durable);
+      continuationGate = deferred();
+      const continuing = continueOnA(run);
+      await until("the continuation asked the model", () => asked.has(message), 30_000, 10);
+      // A web replica without a worker: only the database (and Redis) can tell it.
+      expect(await cancel(run), where).toEqual({ status: 200, body: {} });
+      continuationGate.resolve();
+      const answer = await continuing;
+      expect(answer.status, where).toBe(200);
+      expect(answer.body.status, where).toBe("CANCELLED");
+      expect((await stored(run.runId)).status, where).toBe("CANCELLED");
+      expect((await getJob(db, { scope: adminScope(), id: run.runId }))?.status ?? null, where).toBe(durable ? "cancelled" : null);
+    }
+    // A durable continuation that completed completed its job: B says the run had finished.
+    const done = await paused(`pause done ${Date.now()}`, true);
+    expect((await continueOnA(done)).body.status).toBe("COMPLETED");
+    expect((await cancel(done)).body).toMatchObject({ cancelled: false, status: "COMPLETED" });
+    expect((await stored(done.runId)).status).toBe("COMPLETED");
+  }, 60_000);
 });

@@ -18,6 +18,7 @@ export {
   type JobSettlement,
 } from "./job-fence.ts";
 export { requestJobCancel, heldJobCancelRequested } from "./job-cancel.ts";
+export { writeUnheldRun, settleUnheldRun, runCancelRecorded, cancelUnheldRun, type UnheldWrite } from "./unheld-run.ts";
 export { settleJobs, type JobSettlementItem } from "./settle-jobs.ts";
 export { failJob, retryDelaySeconds, RETRY_DELAY_CAP_FACTOR, RETRY_JITTER, type FailJobOptions, type FailJobResult } from "./fail-job.ts";
 export { unsafeSweepExpiredLeases, MAX_LEASE_LOSSES, type SweepOptions, type SweepResult } from "./sweep-expired-leases.ts";

@@ -10,8 +10,13 @@ export interface RunStatusChange {
   error?: { message: string; error_type: string } | null;
   /** Recorded as run_data.content (the message clients show). */
   content?: string;
-  /** The job's state that makes the change right, as a condition on `agno_jobs j` (id bound first). */
-  job: { clause: string; params: readonly unknown[] };
+  /**
+   * The job's state that makes the change right, as a condition on `agno_jobs j` (id bound
+   * first); absent for a run no job carries, whose own row decides.
+   */
+  job?: { clause: string; params: readonly unknown[] };
+  /** More conditions on the run row (e.g. its owner and session). */
+  run?: { clause: string; params: readonly unknown[] };
   /** Epoch seconds for updated_at. */
   now: number;
 }
@@ -19,10 +24,11 @@ export interface RunStatusChange {
 /**
  * The UPDATE that moves a job's run along with the job — batched with the job's own write, so
  * the two change together: a run back to PENDING when its job is queued again, ERROR or
- * CANCELLED when its job ends without a worker to end the run. The status column and
- * run_data.status change together.
+ * CANCELLED when its job ends without a worker to end the run — or, with no `job` condition, a
+ * run by its own row (a cancel of a run no job carries). The status column and run_data.status
+ * change together.
  */
-export function runStatusStatement(db: Db, { runId, to, from, error, content, job, now }: RunStatusChange): Statement {
+export function runStatusStatement(db: Db, { runId, to, from, error, content, job, run, now }: RunStatusChange): Statement {
   const params: unknown[] = [];
   let data: string;
   if (db.dialect === "postgres") {
@@ -41,8 +47,8 @@ export function runStatusStatement(db: Db, { runId, to, from, error, content, jo
   }
   return {
     text: `UPDATE agno_runs SET status = ?, run_data = ${data}, updated_at = ?
-            WHERE run_id = ? AND status IN (${from.map(() => "?").join(", ")})
-              AND EXISTS (SELECT 1 FROM agno_jobs j WHERE j.id = ? AND ${job.clause})`,
-    params: [to, ...params, now, runId, ...from, runId, ...job.params],
+            WHERE run_id = ? AND status IN (${from.map(() => "?").join(", ")})${run ? ` AND ${run.clause}` : ""}${job ? `
+              AND EXISTS (SELECT 1 FROM agno_jobs j WHERE j.id = ? AND ${job.clause})` : ""}`,
+    params: [to, ...params, now, runId, ...from, ...(run?.params ?? []), ...(job ? [runId, ...job.params] : [])],
   };
 }

@@ -1,15 +1,16 @@
 import { z } from "zod";
 import { dataScopeFor, hasScope, type Principal } from "../../auth/principal.ts";
 import type { Settings } from "../../config/settings.ts";
-import { getRun, getRuns, transitionRunStatus } from "../../db/runs/runs.ts";
+import { getRun, getRuns } from "../../db/runs/runs.ts";
 import { getSession } from "../../db/sessions/sessions.ts";
 import { startAgentRun, type StartedRun } from "../../runtime/agent-run.ts";
-import { continueAgentRun, ContinueError } from "../../runtime/continue-run.ts";
+import { ContinueError } from "../../runtime/continue-run.ts";
 import { findAgent, type RuntimeAgent } from "../../runtime/agents.ts";
 import { enqueueBackgroundRun } from "../../queue/background-limiter.ts";
 import { MAX_IDEMPOTENCY_KEY_LENGTH, submitDurableRun } from "../../queue/durable-submit.ts";
 import { queueCoordination } from "../../queue/embedded-worker.ts";
 import { cancelAgentRun } from "../../queue/cancel-run.ts";
+import { continuePausedRun } from "../../queue/continue-paused-run.ts";
 import { FINAL_EVENTS, FINAL_STATUSES, finalEventOf, followRun } from "../../coordination/follow-run.ts";
 import type { RunEvent } from "../../runtime/events.ts";
 import type { Db } from "../../db/open-database.ts";
@@ -340,16 +341,7 @@ export const continueRun = defineRoute({
     const scope = dataScopeFor(principal!, form.user_id);
     const runId = input.params.run_id;
     try {
-      const started = await continueAgentRun({
-        db,
-        agent,
-        scope,
-        runId,
-        sessionId: form.session_id,
-        resolutions,
-        claim: () => transitionRunStatus(db, { scope, runId, sessionId: form.session_id, from: "PAUSED", to: "RUNNING" }),
-        stream: form.stream,
-      });
+      const started = await continuePausedRun({ db, settings, agent, scope, runId, sessionId: form.session_id, resolutions, stream: form.stream });
       return form.stream ? streamRun(started) : finishedRun(started);
     } catch (error) {
       if (error instanceof ContinueError) throw new HttpError(error.status, error.message);
