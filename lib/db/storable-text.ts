@@ -8,14 +8,6 @@
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, "g");
 
-/**
- * The same characters as JSON.stringify writes them: `\u0000`, and a lone surrogate as its
- * escape (a well-formed JSON.stringify writes paired surrogates as the characters themselves, so
- * any surrogate escape it writes is a lone one). An escaped backslash before `u` is not an escape:
- * only an odd run of backslashes starts one.
- */
-const UNSTORABLE_JSON_ESCAPE = /(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/g;
-
 /** What is wrong with a string as stored text ("a NUL character (\\u0000)"), or null when nothing is. */
 export function unstorableCharacterIn(text: string): string | null {
   const match = UNSTORABLE.exec(text);
@@ -28,7 +20,57 @@ export function storableText(text: string): string {
   return UNSTORABLE.test(text) ? text.replace(UNSTORABLE_ALL, "\ufffd") : text;
 }
 
-/** JSON text (as JSON.stringify writes it) with every unstorable character, keys included, as U+FFFD. */
+const isHigh = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLow = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+const REPLACEMENT_ESCAPE = "\\ufffd";
+
+/**
+ * JSON text with every unstorable character inside its strings (keys included) written as
+ * U+FFFD, and nothing else changed — numbers, spacing and key order stay byte for byte. Reads
+ * escapes as JSON does: `\u0000`, a `\uD800`-`\uDBFF` escape not followed by a low-surrogate
+ * escape (or character), and a low one with no high one before it are the unstorable ones; an
+ * escaped pair (`\ud83d\ude00`, as Python's json.dumps writes astral characters) is kept. Raw
+ * NUL and raw lone surrogates are replaced too. Text without a backslash-u, a NUL or a surrogate
+ * is returned as it is without a scan.
+ */
 export function storableJsonText(json: string): string {
-  return json.includes("\\u") ? json.replace(UNSTORABLE_JSON_ESCAPE, "$1\\ufffd") : json;
+  if (!json.includes("\\u") && !UNSTORABLE.test(json)) return json;
+  let out = "";
+  let last = 0;
+  let previousHigh = false; // the previous unit (escape or character) inside this string was a high surrogate
+  const replace = (from: number, to: number) => {
+    out += json.slice(last, from) + REPLACEMENT_ESCAPE;
+    last = to;
+  };
+  for (let i = 0; i < json.length; i++) {
+    const code = json.charCodeAt(i);
+    if (code === 0x5c /* backslash */) {
+      const next = json[i + 1];
+      if (next !== "u") {
+        i++;
+        previousHigh = false;
+        continue;
+      }
+      const unit = Number.parseInt(json.slice(i + 2, i + 6), 16);
+      const end = i + 6;
+      if (unit === 0) replace(i, end);
+      else if (isHigh(unit)) {
+        const following = json.startsWith("\\u", end) ? Number.parseInt(json.slice(end + 2, end + 6), 16) : json.charCodeAt(end);
+        if (!isLow(following)) replace(i, end);
+        else {
+          i = end - 1;
+          previousHigh = true;
+          continue;
+        }
+      } else if (isLow(unit) && !previousHigh) replace(i, end);
+      i = end - 1;
+      previousHigh = false;
+      continue;
+    }
+    if (code === 0) replace(i, i + 1);
+    else if (isHigh(code) && !isLow(json.charCodeAt(i + 1)) && !(json.startsWith("\\u", i + 1) && isLow(Number.parseInt(json.slice(i + 3, i + 7), 16)))) replace(i, i + 1);
+    else if (isLow(code) && !previousHigh) replace(i, i + 1);
+    previousHigh = isHigh(code);
+  }
+  return last === 0 ? json : out + json.slice(last);
 }

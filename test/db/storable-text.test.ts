@@ -21,6 +21,13 @@ describe("storable text", () => {
     expect(JSON.parse(storableJsonText(text))).toEqual({ "k\ufffd": ["\ufffd", "\u{1F600}"], literal: "\\u0000 and \\ud800 are text here" });
     expect(JSON.parse(storableJsonText(JSON.stringify({ odd: "\\\u0000" })))).toEqual({ odd: "\\\ufffd" });
   });
+
+  it("reads JSON as Python's json.dumps writes it: escaped pairs are kept, numbers and spacing untouched", () => {
+    const python = '{"emoji": "\\ud83d\\ude00", "lone": "\\ud83d x", "low": "\\ude00", "nul": "a\\u0000b", "big": 12345678901234567890, "f": 1.10}';
+    expect(storableJsonText(python)).toBe('{"emoji": "\\ud83d\\ude00", "lone": "\\ufffd x", "low": "\\ufffd", "nul": "a\\ufffdb", "big": 12345678901234567890, "f": 1.10}');
+    const clean = '{"a": "\\u00e9", "n": 1e400}';
+    expect(storableJsonText(clean)).toBe(clean);
+  });
 });
 
 describe.each(DIALECTS)("text no database stores, on $name", (dialect) => {

@@ -10,7 +10,7 @@ export function jsonbStep(spec: TableSpec): MigrationStep {
     version: "3.0.0",
     description: `${spec.name}: JSON columns become JSONB on PostgreSQL`,
     async up(ctx) {
-      await convertJsonToJsonb(ctx, spec.name, columns);
+      await convertJsonToJsonb(ctx, spec.name, columns, spec.columns.find((c) => c.primaryKey)?.name);
     },
     // JSONB holds the same values; there is nothing to undo.
     async down() {},

@@ -1,7 +1,7 @@
 import { columnsOf } from "../introspect.ts";
 import { MEMORIES } from "../tables/specs.ts";
 import type { MigrationStep } from "../types.ts";
-import { addColumnIfMissing, addIndexIfMissing } from "./helpers.ts";
+import { addColumnIfMissing, addIndexIfMissing, convertJsonToJsonb } from "./helpers.ts";
 import { rebuildSqliteTable } from "./sqlite-rebuild.ts";
 
 export const memoriesSteps: MigrationStep[] = [
@@ -30,13 +30,7 @@ export const memoriesSteps: MigrationStep[] = [
           ctx.log("agno_memories: has columns this code does not know; created_at left nullable (every row has one)");
         }
       }
-      if (db.dialect === "postgres") {
-        for (const name of ["memory", "topics"]) {
-          if (columns.get(name)?.type === "json") {
-            await db.sql.exec(`ALTER TABLE agno_memories ALTER COLUMN "${name}" TYPE JSONB USING "${name}"::jsonb`);
-          }
-        }
-      }
+      await convertJsonToJsonb(ctx, "agno_memories", ["memory", "topics"], "memory_id");
     },
     irreversibleBecause: "created_at and feedback may hold data written since",
   },

@@ -1,4 +1,5 @@
 import type { Statement } from "../../db/sql.ts";
+import { storableJsonText } from "../../db/storable-text.ts";
 import { columnsOf } from "../introspect.ts";
 import type { MigrationContext } from "../types.ts";
 
@@ -22,14 +23,18 @@ export async function decodeStringSessionColumns(ctx: MigrationContext): Promise
   const live = await columnsOf(db, "agno_sessions");
   let decoded = 0;
   let kept = 0;
+  let replaced = 0;
   for (const column of SESSION_DOCUMENT_COLUMNS) {
-    if (!live.has(column)) continue;
+    const type = live.get(column)?.type;
+    if (!type) continue;
+    // Agno 2.0 made these JSON, later versions JSONB; each is read with its own functions (a cast
+    // of JSON to JSONB would throw on a value JSONB cannot hold, such as a \u0000 escape).
+    const typeOf = type === "json" ? "json_typeof" : "jsonb_typeof";
     let after = "";
     for (;;) {
-      // `::jsonb` reads both JSON (Agno 2.0) and JSONB columns.
       const rows = await db.sql.query<{ session_id: string; content: string }>(
-        `SELECT session_id, ("${column}"::jsonb #>> '{}') AS content FROM agno_sessions
-          WHERE jsonb_typeof("${column}"::jsonb) = 'string' AND session_id > ? ORDER BY session_id LIMIT ${BATCH}`,
+        `SELECT session_id, ("${column}" #>> '{}') AS content FROM agno_sessions
+          WHERE ${typeOf}("${column}") = 'string' AND session_id > ? ORDER BY session_id LIMIT ${BATCH}`,
         [after],
       );
       if (rows.length === 0) break;
@@ -46,8 +51,11 @@ export async function decodeStringSessionColumns(ctx: MigrationContext): Promise
           kept++;
           continue;
         }
-        // The JSON text goes in as a parameter of the column's own type (JSON or JSONB).
-        updates.push({ text: `UPDATE agno_sessions SET "${column}" = ? WHERE session_id = ?`, params: [JSON.stringify(document), row.session_id] });
+        // The stored text itself goes in (not a re-serialisation, which would round numbers such
+        // as 12345678901234567890), with only what JSONB cannot hold written as U+FFFD.
+        const storable = storableJsonText(row.content);
+        if (storable !== row.content) replaced++;
+        updates.push({ text: `UPDATE agno_sessions SET "${column}" = ? WHERE session_id = ?`, params: [storable, row.session_id] });
       }
       if (updates.length > 0) {
         await db.sql.batch(updates);
@@ -58,7 +66,9 @@ export async function decodeStringSessionColumns(ctx: MigrationContext): Promise
   }
   if (decoded > 0 || kept > 0) {
     ctx.log(
-      `agno_sessions: decoded ${decoded} double-encoded JSON values` + (kept > 0 ? `; ${kept} strings holding no JSON object or array left as they are` : ""),
+      `agno_sessions: decoded ${decoded} double-encoded JSON values` +
+        (replaced > 0 ? ` (${replaced} held NUL or a lone surrogate, now U+FFFD)` : "") +
+        (kept > 0 ? `; ${kept} strings holding no JSON object or array left as they are` : ""),
     );
   }
   return decoded;
