@@ -211,16 +211,15 @@ describe.each(DIALECTS)("the /queue API on $name", (dialect) => {
     );
 
     it(
-      "answers an unknown status with Agno's 400 naming it, and an unknown sort field or bad page with a 422",
+      "answers an unknown status with Agno's 400 (its words), and an unknown sort field or bad page with a 422",
       withApp(dialect, async (app) => {
         const choices = "('queued', 'running', 'completed', 'failed', 'cancelled', 'paused')";
-        expect(await api(app, "GET", "/queue/jobs?status=bogus")).toEqual({ status: 400, body: { detail: `Invalid status 'bogus'; expected one of ${choices}` } });
-        // Repeated: the first unknown value is named; a quote in it is quoted as Python does.
+        expect(await api(app, "GET", "/queue/jobs?status=bogus")).toEqual({ status: 400, body: { detail: `Invalid status; expected one of ${choices}` } });
+        // Repeated: any unknown value among known ones is the same 400.
         expect(await api(app, "GET", "/queue/jobs?status=failed&status=exploded&status=PENDING")).toEqual({
           status: 400,
-          body: { detail: `Invalid status 'exploded'; expected one of ${choices}` },
+          body: { detail: `Invalid status; expected one of ${choices}` },
         });
-        expect((await api(app, "GET", `/queue/jobs?status=${encodeURIComponent("it's")}`)).body.detail).toBe(`Invalid status "it's"; expected one of ${choices}`);
         expect((await api(app, "GET", "/queue/jobs?status=")).status).toBe(400);
         // Known statuses of another case are unknown too: ticket statuses are lower case.
         expect((await api(app, "GET", "/queue/jobs?status=FAILED")).status).toBe(400);

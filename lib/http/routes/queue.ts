@@ -78,23 +78,13 @@ export function toJobView(job: StoredJob): z.infer<typeof JobSchema> {
 
 const jobNotFound = (id: string) => new HttpError(404, `Job queue job ${id} not found`);
 
-/** A string as Python's repr quotes it, the way Agno's messages name a value. */
-function pythonRepr(value: string): string {
-  const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
-  const escaped = value
-    .replace(/\\/g, "\\\\")
-    .replace(/\n/g, "\\n")
-    .replace(/\r/g, "\\r")
-    .replace(/\t/g, "\\t");
-  return quote + (quote === "'" ? escaped.replace(/'/g, "\\'") : escaped) + quote;
-}
+/** The statuses as Python prints a tuple of strings, the way Agno's message lists them. */
+const STATUS_CHOICES = `(${JOB_STATUSES.map((s) => `'${s}'`).join(", ")})`;
 
-const STATUS_CHOICES = `(${JOB_STATUSES.map(pythonRepr).join(", ")})`;
-
-/** The requested ticket statuses; an unknown one is a 400 naming it, as Agno answers. */
+/** The requested ticket statuses; an unknown one is Agno's 400, word for word. */
 function knownStatuses(values: string[] | undefined): JobStatus[] | undefined {
   const unknown = values?.find((value) => !(JOB_STATUSES as readonly string[]).includes(value));
-  if (unknown !== undefined) throw new HttpError(400, `Invalid status ${pythonRepr(unknown)}; expected one of ${STATUS_CHOICES}`);
+  if (unknown !== undefined) throw new HttpError(400, `Invalid status; expected one of ${STATUS_CHOICES}`);
   return values as JobStatus[] | undefined;
 }
 
