@@ -174,7 +174,7 @@ describe.each(DIALECTS)("cancel intents on $name", (dialect: TestDialect) => {
       const answer = await cancel(done);
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({ cancelled: false, status: "COMPLETED" });
-      expect(answer.body.detail).toMatch(/already finished/);
+      expect(answer.body.message).toMatch(/already finished/);
       expect((await stored(done.run_id)).status).toBe("COMPLETED");
     });
 

@@ -317,7 +317,7 @@ export const cancelRun = defineRoute({
     const result = await cancelAgentRun({ db, settings, principal: principal! }, { agentId: agent.definition.id, runId, sessionId });
     if (result.outcome === "not_found") throw new HttpError(404, "Run not found");
     // 200 either way, as in Agno; `{}` means the run ends CANCELLED.
-    if (result.outcome === "finished") return { cancelled: false, status: result.status, detail: `Run ${runId} had already finished (${result.status}); nothing was cancelled` };
+    if (result.outcome === "finished") return { cancelled: false, status: result.status, message: `Run ${runId} had already finished (${result.status}); nothing was cancelled` };
     return {};
   },
 });

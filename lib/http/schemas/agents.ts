@@ -45,12 +45,13 @@ export const ListRunsQuery = z.object({ session_id: z.string().min(1), status: z
 
 /**
  * The cancel answer: `{}` when the run ends CANCELLED (Agno's answer); beyond Agno, a run that had
- * already finished says so (`cancelled: false` with its status), since nothing was cancelled.
+ * already finished says so (`cancelled: false` with its status), since nothing was cancelled. The
+ * sentence is `message`, not `detail`: Agno's clients read a `detail` as an error.
  */
 export const CancelRunResponseSchema = z.object({
   cancelled: z.literal(false).optional(),
   status: z.enum(["COMPLETED", "ERROR"]).optional(),
-  detail: z.string().optional(),
+  message: z.string().optional(),
 });
 
 const ModelSchema = z.object({ name: z.string().nullable(), model: z.string().nullable(), provider: z.string().nullable() });
