@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildAuthConfig } from "@/lib/auth/dashboard/auth-config.ts";
 import { authSecret } from "@/lib/auth/dashboard/auth-secret.ts";
-import { PEER_ADDRESS_HEADER, clientAddressOf, normalizeAddress } from "@/lib/auth/dashboard/client-address.ts";
+import { PEER_ADDRESS_HEADER, clientAddressOf, normalizeAddress, throttleSubject } from "@/lib/auth/dashboard/client-address.ts";
 import { ConfigError } from "@/lib/config/define.ts";
 import { DIALECTS, openMigrated, type TestDb } from "../support/databases.ts";
 import { testSettings } from "../support/settings.ts";
@@ -139,5 +139,18 @@ describe.each(DIALECTS)("a sign-in through Auth.js on $name", (dialect) => {
       await signIn(testSettings({ env: { AGENTRY_TRUSTED_PROXIES: "10.0.0.2" } }), { [PEER_ADDRESS_HEADER]: "10.0.0.2", "x-forwarded-for": "1.1.1.1, 203.0.113.9" });
       expect(await addresses()).toEqual(["198.51.100.7", "203.0.113.9"]);
     });
+  });
+});
+
+describe("throttleSubject", () => {
+  it("is the address for IPv4 and the /64 for IPv6, however the IPv6 address is written", () => {
+    expect(throttleSubject("10.0.0.7")).toBe("10.0.0.7");
+    expect(throttleSubject("2001:db8:1:2:3:4:5:6")).toBe("2001:db8:1:2::/64");
+    expect(throttleSubject("2001:0db8:0001:0002::1")).toBe("2001:db8:1:2::/64");
+    expect(throttleSubject("2001:db8::1")).toBe("2001:db8:0:0::/64");
+    expect(throttleSubject("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
+    expect(throttleSubject("::1")).toBe("0:0:0:0::/64");
+    expect(throttleSubject("::ffff:1.2.3.4")).toBe("0:0:0:0::/64");
+    expect(throttleSubject("unknown")).toBe("unknown");
   });
 });

@@ -59,6 +59,16 @@ describe.each(DIALECTS)("sign-in checks and throttling on $name", (dialect) => {
       expect(await checkCredentials(db, { email: user.email, password: PASSWORD, clientAddress: newAddress(), now: last + 100 })).toMatchObject({ ok: true });
     });
 
+    it("counts an IPv6 client by its /64: another address in the same /64 is the same client, another /64 is not", async () => {
+      const user = await createUser(db);
+      const site = `2001:db8:${(++address).toString(16)}:7`;
+      const last = await fail(user.email, `${site}::1`, freeFailures);
+      for (const sameClient of [`${site}::2`, `${site}:ffff:ffff:ffff:ffff`, `${site}:0:0:0:9`]) {
+        expect(await checkCredentials(db, { email: user.email, password: PASSWORD, clientAddress: sameClient, now: last + 1 }), sameClient).toMatchObject({ ok: false, reason: "throttled" });
+      }
+      expect(await checkCredentials(db, { email: user.email, password: PASSWORD, clientAddress: `${site.slice(0, -1)}8::1`, now: last + 1 })).toMatchObject({ ok: true });
+    });
+
     it("backs off per (account, address): 30 s after the 5th failure, then twice as long after each further one, up to 15 minutes", async () => {
       const user = await createUser(db);
       const from = newAddress();

@@ -30,6 +30,25 @@ export function normalizeAddress(raw: string): string {
   return (isIP(address) === 6 ? address.toLowerCase() : address).slice(0, MAX_ADDRESS_LENGTH);
 }
 
+/**
+ * The unit sign-ins are throttled per: an IPv4 address as it is; an IPv6 address by its /64, the
+ * smallest block a network hands out (one client usually holds a whole /64, so counting single
+ * IPv6 addresses would give it 2^64 fresh starts). Text that is no address is returned as it is.
+ */
+export function throttleSubject(address: string): string {
+  const bare = address.split("%")[0];
+  if (isIP(bare) !== 6) return address;
+  const [head, tail] = bare.split("::") as [string, string | undefined];
+  const groups = (part: string) => (part ? part.split(":").flatMap((g) => (g.includes(".") ? ["0", "0"] : [g])) : []);
+  const left = groups(head);
+  const right = tail === undefined ? [] : groups(tail);
+  const all = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
+  return `${all
+    .slice(0, 4)
+    .map((g) => Number.parseInt(g, 16).toString(16))
+    .join(":")}::/64`;
+}
+
 const blockLists = new WeakMap<readonly ProxyRange[], BlockList>();
 
 function isTrustedProxy(address: string, trustedProxies: readonly ProxyRange[]): boolean {

@@ -6,6 +6,7 @@ import {
   recentFailures,
   startLoginAttempt,
 } from "../../db/users/login-attempts.ts";
+import { throttleSubject } from "./client-address.ts";
 import { normalizeEmail, unsafeSignInRecord, type DashboardUser } from "../../db/users/users.ts";
 import { unknownAccountHash, verifyPassword } from "./password-hash.ts";
 
@@ -55,10 +56,12 @@ export async function checkCredentials(
   { email, password, clientAddress, now = Date.now() }: { email: string; password: string; clientAddress: string; now?: number },
 ): Promise<SignInCheck> {
   const account = normalizeEmail(email);
-  const attemptId = await startLoginAttempt(db, { account, clientAddress, at: now });
+  // Attempts are kept and counted per throttle subject: an IPv6 client is its /64.
+  const subject = throttleSubject(clientAddress);
+  const attemptId = await startLoginAttempt(db, { account, clientAddress: subject, at: now });
   const { pair, address } = await recentFailures(db, {
     account,
-    clientAddress,
+    clientAddress: subject,
     attemptId,
     pairSince: now - SIGN_IN_THROTTLE.pairMemoryMs,
     addressSince: now - SIGN_IN_THROTTLE.addressWindowMs,
