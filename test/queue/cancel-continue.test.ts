@@ -22,7 +22,8 @@ type Json = Record<string, unknown>;
 /**
  * The scripted model: "pause …" asks for the confirmed server_details tool, and once it has the
  * tool's result answers (after openGate() when the message says "hold"); "fail hold …" waits for
- * the gate, then fails with a 503 (as do its retries, at once); anything else answers at once.
+ * the gate, then fails with a 503 (as do its retries, at once); "hold …" answers after openGate();
+ * anything else answers at once.
  */
 function scriptedModel() {
   const seen = new Map<string, number>();
@@ -36,7 +37,7 @@ function scriptedModel() {
       const error = { status: 503, message: "overloaded", headers: { "retry-after-ms": "0" } };
       return calls === 1 ? { error, ...hold } : { error };
     }
-    return { text: `done: ${text}` };
+    return { text: `done: ${text}`, ...(text.startsWith("hold") ? hold : {}) };
   });
 }
 
@@ -72,6 +73,12 @@ describe.each(DIALECTS)("cancels of continued and retried runs on $name", (diale
     const stored = async (runId: string) => (await getRun(db, { scope: adminScope(), runId }))!;
     const job = (runId: string) => getJob(db, { scope: adminScope(), id: runId });
     const events = async (runId: string) => ((await stored(runId)).run_data.events as Json[] | undefined) ?? [];
+    /** The id of the run (in flight, its answer not back yet) whose input is `message`. */
+    const runIdOf = async (message: string) => {
+      const rows = await db.sql.query<{ run_id: string; run_data: unknown }>("SELECT run_id, run_data FROM agno_runs");
+      const data = (row: { run_data: unknown }) => (typeof row.run_data === "string" ? JSON.parse(row.run_data) : row.run_data) as { input?: { input_content?: string } };
+      return rows.find((row) => data(row).input?.input_content === message)!.run_id;
+    };
     const ended = (runId: string) => until(`${runId} ended`, async () => ["COMPLETED", "CANCELLED", "ERROR", "PAUSED"].includes((await stored(runId)).status ?? ""), 15_000);
 
     /** A durable background run that pauses for its confirmation. */
@@ -173,6 +180,18 @@ describe.each(DIALECTS)("cancels of continued and retried runs on $name", (diale
       expect((await continuing).body.status).toBe("CANCELLED");
       await expectCancelled(run.run_id);
       if (kind === "durable") expect(await job(run.run_id)).toMatchObject({ status: "cancelled" });
+    });
+
+    it("an inline run here ends CANCELLED when another replica cancels its stored row while it runs", async () => {
+      const message = `hold inline ${Date.now()}`;
+      const running = app.call("POST", "/agents/bg/runs", { form: { message, stream: "false" } });
+      await until("the model was asked", () => model.asked(message));
+      const runId = await runIdOf(message);
+      expect(await transitionRunStatus(db, { scope: adminScope(), runId, from: "RUNNING", to: "CANCELLED" })).toBe(true);
+      model.openGate();
+      const response = await running;
+      expect(((await response.json()) as Json).status).toBe("CANCELLED");
+      await expectCancelled(runId);
     });
 
     it("a retryable failure after a cancel was recorded ends the run CANCELLED and is not retried", async () => {

@@ -48,7 +48,11 @@ describe.skipIf((postgresDialect.skipReason ?? redisSkipReason) !== null)("cance
       respond: (body): ScriptStep => {
         const text = lastUserText(body);
         // "pause …" asks for the confirmed server_details tool; once it has the result it answers
-        // ("hold" in the message: when the test opens the gate).
+        // ("hold" in the message: when the test opens the gate). "inline hold …" waits for it too.
+        if (text.startsWith("inline hold ")) {
+          asked.add(text);
+          return { text: `answered: ${text}`, hold: () => continuationGate.promise };
+        }
         if (text.startsWith("pause ")) {
           if (!afterTool(body)) return { toolCalls: [{ name: "server_details", arguments: {} }] };
           asked.add(text);
@@ -174,7 +178,7 @@ describe.skipIf((postgresDialect.skipReason ?? redisSkipReason) !== null)("cance
     expect(counts.finished, `seed ${seed}`).toBeGreaterThan(0);
   }, 170_000);
 
-  it("a cancel through B of a paused run continuing on A ends it CANCELLED, durable or not; one after the continuation's end says it had finished", async () => {
+  it("a cancel through B of a paused run continuing on A, or of an inline run on A, ends it CANCELLED; one after a continuation's end says it had finished", async () => {
     const db = await d.db();
     /** A paused run: durable (background, run by a worker) or inline on A (no job). */
     const paused = async (message: string, durable: boolean) => {
@@ -212,6 +216,17 @@ describe.skipIf((postgresDialect.skipReason ?? redisSkipReason) !== null)("cance
       expect((await stored(run.runId)).status, where).toBe("CANCELLED");
       expect((await getJob(db, { scope: adminScope(), id: run.runId }))?.status ?? null, where).toBe(durable ? "cancelled" : null);
     }
+    // An inline run on A (no job, no watch for cancels there): B cancels its row, and its end is refused.
+    const message = `inline hold ${Date.now()}`;
+    continuationGate = deferred();
+    const answering = fetch(`${webA.origin}/agents/assistant/runs`, { method: "POST", body: new URLSearchParams({ message, stream: "false" }) });
+    await until("the inline run asked the model", () => asked.has(message), 30_000, 10);
+    const [row] = await db.sql.query<{ run_id: string; session_id: string }>("SELECT run_id, session_id FROM agno_runs WHERE run_data->'input'->>'input_content' = ?", [message]);
+    expect(await cancel({ runId: row.run_id, sessionId: row.session_id })).toEqual({ status: 200, body: {} });
+    continuationGate.resolve();
+    expect((((await (await answering).json()) as Json).status)).toBe("CANCELLED");
+    expect((await stored(row.run_id)).status).toBe("CANCELLED");
+
     // A durable continuation that completed completed its job: B says the run had finished.
     const done = await paused(`pause done ${Date.now()}`, true);
     expect((await continueOnA(done)).body.status).toBe("COMPLETED");
