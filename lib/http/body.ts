@@ -107,6 +107,8 @@ export async function parseFormBody(request: Request, { maxBodyBytes: limit, max
   const fields: Record<string, string | string[]> = {};
   for (const [name, list] of values) fields[name] = list.length === 1 ? list[0] : list;
   refuseUnsafeText(fields, ["body"]);
+  // File parts: their field names and file names are text too (their contents are not checked).
+  refuseUnsafeText(Object.fromEntries(Object.keys(files).map((name) => [name, null])), ["body"]);
   for (const [name, list] of Object.entries(files)) {
     refuseUnsafeText(list.map((file) => ({ filename: file.name, content_type: file.type })), ["body", name]);
   }

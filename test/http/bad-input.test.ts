@@ -179,6 +179,11 @@ describe.each(DIALECTS)("bad input never gets a 5xx on $name", (dialect: TestDia
       named.set("message", "look");
       named.append("files", new File(["text"], `notes${NUL}.txt`, { type: "text/plain" }));
       expect(locs(await refusedUnchanged(() => run(named), 422))).toEqual([["body", "files", 0, "filename"]]);
+      // A file part's field name is text too.
+      const field = new FormData();
+      field.set("message", "look");
+      field.append(`files${NUL}`, new File(["text"], "notes.txt", { type: "text/plain" }));
+      expect((await refusedUnchanged(() => run(field), 422)).detail).toEqual([expect.objectContaining({ loc: ["body"], msg: expect.stringMatching(/key must not contain a NUL/) })]);
     });
 
     it("refuses a NUL or lone surrogate inside a JSON-string form field's decoded content (422)", async () => {
