@@ -113,7 +113,7 @@ export async function complete(state: RunState): Promise<RunOutput> {
 
 async function recordSessionMetrics(state: RunState): Promise<void> {
   const { metrics } = state.output;
-  await addSessionMetrics(state.db, {
+  const recorded = await addSessionMetrics(state.db, {
     scope: state.scope,
     sessionId: state.output.session_id,
     metrics: {
@@ -126,6 +126,11 @@ async function recordSessionMetrics(state: RunState): Promise<void> {
     },
     sessionState: state.output.session_state ?? undefined,
   });
+  // False: the session is gone, or its session_data is not an object (written by something else),
+  // which is left as it is rather than overwritten; the run itself is stored either way.
+  if (!recorded) {
+    log.warn(`[run ${state.output.run_id}] session ${state.output.session_id}: token counts and session_state not added to the session (it is gone, or its session_data is not a JSON object)`);
+  }
 }
 
 /** CANCELLED for a cancel request, ERROR (with a classified provider error) for anything else. */
