@@ -5,12 +5,15 @@ import {
   createSession,
   getRuns,
   getSessionRow,
+  getMemory,
   getSessionRuns,
+  listMemories,
   listMemoryTopics,
   updateSession,
   upsertMemory,
   userMemoryStats,
 } from "@/lib/db/index.ts";
+import { listMemoryPage } from "@/lib/db/memories/memory-list.ts";
 import { agnoRun, seedSession, uid } from "../support/agno-runs.ts";
 import { DIALECTS, useMigratedDb, type TestDb } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";
@@ -104,6 +107,32 @@ describe.each(DIALECTS)("sessions and memories contract on $name", (dialect) => 
       expect(await listMemoryTopics(db, { scope: q.scopes.a })).toEqual(["apple", "zebra"]);
       expect(await listMemoryTopics(db, { scope: adminScope(q.userB) })).toEqual(["secret"]);
       expect(await listMemoryTopics(db, { scope: q.scopes.admin })).toEqual(expect.arrayContaining(["apple", "secret", "zebra"]));
+    });
+
+    it("topics as Agno stores them (JSON null for None, SQL NULL, a scalar, non-strings, SQLite text that is not JSON) read as no topics: a topics filter, the topic list, a read and the dashboard list never fail on them", async () => {
+      const q = mintPrincipals();
+      const scope = q.scopes.a;
+      const stored = [["json null", "null"], ["sql null", null], ["scalar", '"solo"'], ["mixed", '[1, "kept", null, {"a": "b"}]'], ["array", '["kept", "other"]']];
+      if (dialect.name === "sqlite") stored.push(["not json", "not json ["]);
+      const ids = new Map<string, string>();
+      for (const [name, topics] of stored) {
+        const id = uid("mem");
+        ids.set(name!, id);
+        await db.sql.exec("INSERT INTO agno_memories (memory_id, memory, topics, user_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)", [id, JSON.stringify(name), topics, q.userA, T0, T0]);
+      }
+      const topicsById = (memories: { memory_id: string; topics: string[] }[]) => Object.fromEntries(memories.map((m) => [m.memory_id, m.topics]));
+
+      // PostgreSQL's jsonb_array_elements threw "cannot extract elements from a scalar" on JSON null.
+      const filtered = await listMemories(db, { scope, topics: ["kept", "solo"] });
+      expect(filtered.memories.map((m) => m.memory_id).sort()).toEqual([ids.get("mixed"), ids.get("array")].sort());
+      expect(filtered.totalCount).toBe(2);
+      const all = topicsById((await listMemories(db, { scope })).memories);
+      expect(all).toEqual(Object.fromEntries([...ids].map(([name, id]) => [id, name === "mixed" ? ["kept"] : name === "array" ? ["kept", "other"] : []])));
+      expect((await getMemory(db, { scope, memoryId: ids.get("json null")! }))!.topics).toEqual([]);
+      expect((await getMemory(db, { scope, memoryId: ids.get("mixed")! }))!.topics).toEqual(["kept"]);
+      expect(await listMemoryTopics(db, { scope })).toEqual(["kept", "other"]);
+      const page = await listMemoryPage(db, { scope, limit: 50, topics: ["kept", "solo"] });
+      expect(topicsById(page.rows)).toEqual({ [ids.get("mixed")!]: ["kept"], [ids.get("array")!]: ["kept", "other"] });
     });
 
     it("userMemoryStats: counts per user, latest first, paged; a non-admin sees only itself", async () => {

@@ -4,6 +4,7 @@ import { parseJson } from "../json.ts";
 import type { Db } from "../open-database.ts";
 import { pageWindow, type PageRequest } from "../pagination.ts";
 import { ownerForWrite, ownerSql, ownerWhere, type DataScope } from "../scope.ts";
+import { anyTopicSql, topicsOf } from "./topics-sql.ts";
 
 export interface StoredMemory {
   memory_id: string;
@@ -39,7 +40,7 @@ type MemoryRow = Omit<StoredMemory, "topics" | "created_at" | "updated_at"> & {
 function toStoredMemory(row: MemoryRow): StoredMemory {
   return {
     ...row,
-    topics: Array.isArray(row.topics) ? (row.topics as string[]) : [],
+    topics: topicsOf(row.topics),
     created_at: Number(row.created_at),
     updated_at: row.updated_at === null ? null : Number(row.updated_at),
   };
@@ -92,11 +93,8 @@ export async function listMemories(db: Db, options: ListMemoriesOptions): Promis
   if (options.agentId) (where.push("agent_id = ?"), params.push(options.agentId));
   if (options.teamId) (where.push("team_id = ?"), params.push(options.teamId));
   if (options.topics?.length) {
-    const topicMatch =
-      db.dialect === "postgres"
-        ? `EXISTS (SELECT 1 FROM jsonb_array_elements_text(topics) t WHERE t IN (${options.topics.map(() => "?").join(", ")}))`
-        : `EXISTS (SELECT 1 FROM json_each(topics) t WHERE t.value IN (${options.topics.map(() => "?").join(", ")}))`;
-    where.push(topicMatch);
+    // Agno writes a memory without topics as JSON null: such a row (or any non-array) has none.
+    where.push(anyTopicSql(db.dialect, options.topics));
     params.push(...options.topics);
   }
   if (options.searchContent) {

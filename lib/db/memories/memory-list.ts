@@ -2,6 +2,7 @@ import { parseJson } from "../json.ts";
 import { cappedCount, cappedCountSql, keysetPage, keysetQuery, type CappedCount, type KeysetPage, type KeysetRequest } from "../keyset.ts";
 import type { Db } from "../open-database.ts";
 import { ownerSql, type DataScope } from "../scope.ts";
+import { anyTopicSql, topicsOf } from "./topics-sql.ts";
 
 /** What a memories table shows of a memory. */
 export interface MemoryListItem {
@@ -39,16 +40,6 @@ function memoryTextSql(dialect: Db["dialect"]): string {
     : "(CASE WHEN json_valid(memory) THEN CAST(json_extract(memory, '$') AS TEXT) ELSE memory END)";
 }
 
-/** Any of `topics` among the row's; a topics value that is not an array counts as no topics. */
-function topicMatchSql(dialect: Db["dialect"], topics: readonly string[]): string {
-  const list = topics.map(() => "?").join(", ");
-  return dialect === "postgres"
-    ? `EXISTS (SELECT 1 FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(topics) = 'array' THEN topics ELSE '[]'::jsonb END) AS t(topic)
-               WHERE t.topic IN (${list}))`
-    : `EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(topics) AND json_type(topics) = 'array' THEN topics ELSE '[]' END) AS t
-               WHERE t.type = 'text' AND t.value IN (${list}))`;
-}
-
 const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
 /**
@@ -63,7 +54,7 @@ export async function listMemoryPage(db: Db, options: ListMemoryPageOptions): Pr
   const where = [owner.clause];
   const params: unknown[] = [...owner.params];
   if (options.topics && options.topics.length > 0) {
-    where.push(topicMatchSql(db.dialect, options.topics));
+    where.push(anyTopicSql(db.dialect, options.topics));
     params.push(...options.topics);
   }
   const memoryText = memoryTextSql(db.dialect);
@@ -84,12 +75,11 @@ export async function listMemoryPage(db: Db, options: ListMemoryPageOptions): Pr
     db.sql.query<{ n: unknown }>(cappedCountSql("agno_memories", filter, seek.countOrderBy), params),
   ]);
   const items = rows.map((row): MemoryListItem => {
-    const topics = parseJson(row.topics);
     const createdAt = Number(row.created_at);
     return {
       memory_id: String(row.memory_id),
       memory: text(row.memory_text) ?? "",
-      topics: Array.isArray(topics) ? topics.filter((t): t is string => typeof t === "string") : [],
+      topics: topicsOf(parseJson(row.topics)),
       agent_id: text(row.agent_id),
       team_id: text(row.team_id),
       user_id: text(row.user_id),

@@ -1,25 +1,17 @@
 import type { Db } from "../open-database.ts";
 import { pageWindow, type PageRequest } from "../pagination.ts";
 import { ownerSql, type DataScope } from "../scope.ts";
+import { topicElementsSql } from "./topics-sql.ts";
 
 /** Every distinct topic of the memories this scope can see, sorted. */
 export async function listMemoryTopics(db: Db, { scope }: { scope: DataScope }): Promise<string[]> {
   const owner = ownerSql(scope, "m.user_id");
-  // Non-array (or, on SQLite, non-JSON) topics count as none rather than failing the query.
-  const rows =
-    db.dialect === "postgres"
-      ? await db.sql.query<{ topic: string }>(
-          `SELECT DISTINCT t.topic FROM agno_memories m,
-             jsonb_array_elements_text(CASE WHEN jsonb_typeof(m.topics) = 'array' THEN m.topics ELSE '[]'::jsonb END) AS t(topic)
-           WHERE ${owner.clause} ORDER BY t.topic`,
-          owner.params,
-        )
-      : await db.sql.query<{ topic: string }>(
-          `SELECT DISTINCT t.value AS topic FROM agno_memories m,
-             json_each(CASE WHEN json_valid(m.topics) THEN m.topics ELSE '[]' END) AS t
-           WHERE ${owner.clause} AND t.type = 'text' ORDER BY t.value`,
-          owner.params,
-        );
+  // Non-array topics (JSON null as Agno writes None, SQL NULL, …) count as none (topics-sql.ts).
+  const t = topicElementsSql(db.dialect, "m.topics");
+  const rows = await db.sql.query<{ topic: string }>(
+    `SELECT DISTINCT ${t.topic} AS topic FROM agno_memories m, ${t.from} WHERE ${owner.clause} AND ${t.isTopic} ORDER BY topic`,
+    owner.params,
+  );
   return rows.map((row) => row.topic);
 }
 
