@@ -41,8 +41,10 @@ export interface FuzzCase {
   principal: PrincipalKind;
   /** Index into the suite's forged credentials, for `forged`. */
   forged: number;
-  /** Path ids of rows that exist (the caller's own), instead of ids that match nothing. */
+  /** Path ids of rows that exist (the member's own, shared, Agno-shaped), instead of ids that match nothing. */
   existingIds: boolean;
+  /** Which of the existing rows, for each path id. */
+  pick: number;
   spoil: Spoil;
 }
 
@@ -72,7 +74,7 @@ export const JSON_FORM_FIELDS = new Set([
 export const MAX_DEPTH = 64;
 
 /** Who sends a case that spoils an input (credentials cases send forged or no credentials). */
-const principalArb: fc.Arbitrary<PrincipalKind> = fc.oneof(
+export const principalArb: fc.Arbitrary<PrincipalKind> = fc.oneof(
   { arbitrary: fc.constant<PrincipalKind>("admin"), weight: 5 },
   { arbitrary: fc.constant<PrincipalKind>("member"), weight: 5 },
   { arbitrary: fc.constant<PrincipalKind>("service_account"), weight: 2 },
@@ -179,6 +181,7 @@ export function fuzzCaseArb(routes: readonly AnyRoute[], limits: FuzzLimits): fc
         principal: part === "credentials" ? badCredentialsArb : principalArb,
         forged: fc.nat(100),
         existingIds: fc.boolean(),
+        pick: fc.nat(),
         spoil: arb,
       }),
     ),
@@ -191,8 +194,11 @@ export function fuzzCaseArb(routes: readonly AnyRoute[], limits: FuzzLimits): fc
 export interface FuzzContext {
   baseUrl: string;
   limits: FuzzLimits;
-  /** Ids for path params: existing rows of the member, and the configured agent / database. */
-  ids: { existing: Record<string, string>; agentId: string; dbId: string };
+  /**
+   * Ids for path params: existing rows (the member's, shared ones and rows shaped the way Agno
+   * writes them), and the configured agent / database.
+   */
+  ids: { existing: Record<string, readonly string[]>; agentId: string; dbId: string };
   credentials: Record<Exclude<PrincipalKind, "anonymous" | "forged">, string>;
   forged: string[];
 }
@@ -211,7 +217,8 @@ function pathFor(fuzz: FuzzCase, ctx: FuzzContext): string {
     if (fuzz.spoil.part === "path" && fuzz.spoil.param === name) return fuzz.spoil.value;
     if (name === "agent_id") return ctx.ids.agentId;
     if (name === "db_id") return ctx.ids.dbId;
-    if (fuzz.existingIds && ctx.ids.existing[name]) return encodeURIComponent(ctx.ids.existing[name]);
+    const existing = ctx.ids.existing[name];
+    if (fuzz.existingIds && existing?.length) return encodeURIComponent(existing[fuzz.pick % existing.length]);
     return `fuzz-missing-${name}`;
   });
 }
@@ -344,29 +351,50 @@ function queryObject(url: URL): Record<string, string | string[]> {
  */
 export async function badInputReason(fuzz: FuzzCase, ctx: FuzzContext): Promise<string | null | "route"> {
   const request = requestFor(fuzz, ctx);
-  const url = new URL(request.url);
   const route = routeOf(fuzz);
-  if (templateForPath(url.pathname) !== route.path) return "route";
+  if (templateForPath(new URL(request.url).pathname) !== route.path) return "route";
   const isPublic = "public" in route.access;
   if (!isPublic && (fuzz.principal === "anonymous" || fuzz.principal === "forged" || fuzz.spoil.part === "credentials")) return "credentials";
-  const { spoil } = fuzz;
-  if (spoil.part === "path") return "path id that matches no row";
+  if (fuzz.spoil.part === "path") return "path id that matches no row";
+  if (fuzz.spoil.part === "raw-body") return (await inputProblem(request, route, ctx)) ?? "malformed body";
+  return inputProblem(request, route, ctx);
+}
+
+/**
+ * What the route's own schemas and the edge rules (no NUL or lone surrogate, bounded nesting and
+ * size) refuse in a request, or null when they accept all of it; "route" when the URL no longer
+ * reaches `route`. Computed on its own, so the oracle does not share the dispatcher's bugs.
+ */
+export async function inputProblem(request: Request, route: AnyRoute, ctx: FuzzContext): Promise<string | null | "route"> {
+  const url = new URL(request.url);
+  if (templateForPath(url.pathname) !== route.path) return "route";
   const params = matchTemplate(route.path, url.pathname) ?? {};
   if (holdsUnsafeText(params) || !(await accepts(route.params, params))) return "path";
   const query = queryObject(url);
   if (holdsUnsafeText(query) || !(await accepts(route.query, query))) return "query";
-  if (spoil.part === "raw-body") return "malformed body";
   if (route.body) {
-    const text = await request.text();
+    const text = await request.clone().text();
     if (Buffer.byteLength(text) > ctx.limits.maxJsonBytes) return "body over the size limit";
     if (jsonDepth(text) > MAX_DEPTH) return "body nested too deep";
-    const value: unknown = text === "" ? undefined : JSON.parse(text);
+    let value: unknown;
+    try {
+      value = text === "" ? undefined : JSON.parse(text);
+    } catch {
+      return "malformed body";
+    }
+    const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    if (type && type !== "application/json" && !type.endsWith("+json")) return "malformed body";
     if (holdsUnsafeText(value) || !(await accepts(route.body, value))) return "body";
   }
   if (route.form) {
     const bytes = new Uint8Array(await request.clone().arrayBuffer());
     if (bytes.byteLength > ctx.limits.maxUploadBytes) return "form over the upload limit";
-    const form = await request.formData();
+    let form: FormData;
+    try {
+      form = await request.clone().formData();
+    } catch {
+      return "malformed body";
+    }
     const grouped = new Map<string, string[]>();
     for (const [name, value] of form.entries()) {
       if (typeof value !== "string") continue;

@@ -1,0 +1,190 @@
+import type { Db } from "@/lib/db/open-database.ts";
+import type { Statement } from "@/lib/db/sql.ts";
+import { pythonJsonDumps } from "../../fixtures/python-json.ts";
+
+/**
+ * Rows the way Agno 2.x/3.x writes them into the tables Agentry reads, for the route fuzz suites:
+ * written with raw SQL and Python's json.dumps text, never through Agentry's own writers, so the
+ * fuzzed routes meet what a real Agno database holds.
+ *
+ * - Python None in a JSON column is the JSON text `null` (SQLAlchemy's JSON type), not SQL NULL;
+ *   a column Agno leaves out of its insert is SQL NULL.
+ * - Agno 2.x on SQLite stores every JSON column of `agno_sessions` double-encoded (a JSON string
+ *   literal holding the document); PostgreSQL (JSONB) and every other table are single-encoded.
+ * - A session migrated from 2.x keeps its `runs` blob in the legacy `runs` column.
+ * - A run Agno cut short carries a `run_data` with little more than its id.
+ * - Rows without an owner (`user_id` NULL) are shared.
+ */
+
+export interface StoredOddRows {
+  /** Ids of the sessions, runs and memories written, the caller's own and the shared ones. */
+  sessionIds: string[];
+  runIds: string[];
+  memoryIds: string[];
+}
+
+const T0 = 1_748_779_200; // 2025-06-01T12:00:00Z
+const UNICODE = "😀 漢字 e\u0301 שלום 👨\u200d👩\u200d👧 \"q\" back\\slash 100% a_b";
+
+type Encoding = "none" | "json-null" | "sql-null";
+
+/** A session column's text as Agno writes it (SQLite: double-encoded), JSON null, or SQL NULL. */
+function sessionJson(dialect: Db["dialect"], value: unknown): string | null {
+  if (value === undefined) return null;
+  if (value === null) return "null";
+  return dialect === "sqlite" ? pythonJsonDumps(pythonJsonDumps(value)) : pythonJsonDumps(value);
+}
+
+/** Any other JSON column: single-encoded; null is JSON null (Python None), undefined SQL NULL. */
+const json = (value: unknown): string | null => (value === undefined ? null : pythonJsonDumps(value));
+
+function insert(table: string, row: Record<string, unknown>): Statement {
+  const columns = Object.keys(row);
+  return { text: `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`, params: Object.values(row) };
+}
+
+/** The legacy `runs` column a database migrated from Agno 2.x keeps (a fresh Agentry one has none). */
+async function addLegacyRunsColumn(db: Db): Promise<void> {
+  const present =
+    db.dialect === "postgres"
+      ? await db.sql.query("SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'agno_sessions' AND column_name = 'runs'")
+      : await db.sql.query("SELECT 1 FROM pragma_table_info('agno_sessions') WHERE name = 'runs'");
+  if (present.length === 0) await db.sql.exec(`ALTER TABLE agno_sessions ADD COLUMN runs ${db.dialect === "postgres" ? "JSONB" : "JSON"}`);
+}
+
+/**
+ * Writes the rows, replacing any of the same ids (and, with a session, every run in it): calling
+ * it again puts them back as Agno wrote them after requests changed or deleted them. Call it first
+ * right after the database is opened and before any request, so the legacy `runs` column exists
+ * from the server's first look at the table. `owner` owns the rows that are not shared; `tag`
+ * keeps ids apart between suites.
+ */
+export async function seedAgnoShapedRows(db: Db, { owner, tag }: { owner: string; tag: string }): Promise<StoredOddRows> {
+  await addLegacyRunsColumn(db);
+  const d = db.dialect;
+  const id = (name: string) => `agno-${name}-${tag}`;
+  const session = (row: {
+    id: string;
+    type?: "agent" | "team" | "workflow";
+    user: string | null;
+    data?: unknown;
+    agentData?: unknown;
+    teamData?: unknown;
+    workflowData?: unknown;
+    metadata?: unknown;
+    summary?: unknown;
+    runs?: unknown;
+    at: number;
+  }) =>
+    insert("agno_sessions", {
+      session_id: row.id,
+      session_type: row.type ?? "agent",
+      agent_id: (row.type ?? "agent") === "agent" ? "assistant" : null,
+      team_id: row.type === "team" ? "fuzz-team" : null,
+      workflow_id: row.type === "workflow" ? "fuzz-workflow" : null,
+      user_id: row.user,
+      session_data: sessionJson(d, row.data),
+      agent_data: sessionJson(d, row.agentData),
+      team_data: sessionJson(d, row.teamData),
+      workflow_data: sessionJson(d, row.workflowData),
+      metadata: sessionJson(d, row.metadata),
+      summary: sessionJson(d, row.summary),
+      runs: sessionJson(d, row.runs),
+      created_at: row.at,
+      updated_at: row.at + 5,
+    });
+  const run = (row: { id: string; session: string; type?: "agent" | "team"; user: string | null; index: number; status: string | null; data: Record<string, unknown>; at: number }) =>
+    insert("agno_runs", {
+      run_id: row.id,
+      session_id: row.session,
+      run_type: row.type ?? "agent",
+      agent_id: (row.type ?? "agent") === "agent" ? "assistant" : null,
+      team_id: row.type === "team" ? "fuzz-team" : null,
+      workflow_id: null,
+      user_id: row.user,
+      parent_run_id: null,
+      status: row.status,
+      run_index: row.index,
+      run_data: json(row.data),
+      created_at: row.at,
+      updated_at: row.at,
+    });
+  const memory = (row: { id: string; user: string | null; memory: unknown; topics: unknown | Encoding; at: number; updated?: number | null }) =>
+    insert("agno_memories", {
+      memory_id: row.id,
+      memory: json(row.memory),
+      feedback: null,
+      input: null,
+      agent_id: "assistant",
+      team_id: null,
+      user_id: row.user,
+      topics: row.topics === "sql-null" ? null : row.topics === "json-null" ? "null" : json(row.topics),
+      created_at: row.at,
+      updated_at: row.updated === undefined ? row.at + 1 : row.updated,
+    });
+
+  const ids = {
+    nullData: id("null-session-data"),
+    double: id("double-encoded"),
+    legacy: id("legacy-runs"),
+    shared: id("shared session"),
+    team: id("team-null-data"),
+    workflow: id("workflow-null-data"),
+    sparseRun: id("sparse-run"),
+    legacyRun: id("legacy-run"),
+    legacySparseRun: id("legacy-sparse-run"),
+    sharedRun: id("shared-run"),
+    teamRun: id("team-sparse-run"),
+    nullTopics: id("memory-json-null-topics"),
+    sqlNullTopics: id("memory-sql-null-topics"),
+    sharedMemory: id("memory-shared"),
+  };
+  const legacyRuns = [
+    {
+      run_id: ids.legacyRun,
+      session_id: ids.legacy,
+      agent_id: "assistant",
+      user_id: owner,
+      status: "COMPLETED",
+      input: { input_content: `legacy question ${UNICODE}` },
+      content: "legacy answer",
+      messages: [
+        { role: "user", content: `legacy question ${UNICODE}`, created_at: T0 },
+        { role: "assistant", content: "legacy answer", created_at: T0 + 1 },
+      ],
+      metrics: { input_tokens: 3, output_tokens: 2, total_tokens: 5 },
+      created_at: T0,
+    },
+    { run_id: ids.legacySparseRun, status: "ERROR" },
+  ];
+  const sessionIds = [ids.nullData, ids.double, ids.legacy, ids.shared, ids.team, ids.workflow];
+  const runIds = [ids.sparseRun, ids.legacyRun, ids.legacySparseRun, ids.sharedRun, ids.teamRun];
+  const memoryIds = [ids.nullTopics, ids.sqlNullTopics, ids.sharedMemory];
+  const list = (values: string[]) => values.map(() => "?").join(", ");
+  await db.sql.batch([
+    { text: `DELETE FROM agno_runs WHERE run_id IN (${list(runIds)})`, params: runIds },
+    // Runs go with their session (ON DELETE CASCADE), those other requests added too.
+    { text: `DELETE FROM agno_sessions WHERE session_id IN (${list(sessionIds)})`, params: sessionIds },
+    { text: `DELETE FROM agno_memories WHERE memory_id IN (${list(memoryIds)})`, params: memoryIds },
+    session({ id: ids.nullData, user: owner, data: null, agentData: null, metadata: null, summary: null, at: T0 }),
+    session({
+      id: ids.double,
+      user: owner,
+      data: { session_name: `double ${UNICODE}`, session_state: { "ключ": [1, { nested: null }], "": "" }, session_metrics: { total_tokens: 7 } },
+      agentData: { agent_id: "assistant", name: "Assistant", model: { id: "gpt-4o-mini", provider: "OpenAI" } },
+      metadata: { origin: "agno" },
+      at: T0 + 10,
+    }),
+    session({ id: ids.legacy, user: owner, data: { session_state: {} }, runs: legacyRuns, at: T0 + 20 }),
+    session({ id: ids.shared, user: null, data: { session_name: "shared", session_state: { shared: true } }, metadata: null, at: T0 + 30 }),
+    session({ id: ids.team, type: "team", user: owner, data: null, teamData: null, at: T0 + 40 }),
+    session({ id: ids.workflow, type: "workflow", user: owner, data: null, workflowData: null, at: T0 + 50 }),
+    run({ id: ids.sparseRun, session: ids.nullData, user: owner, index: 0, status: null, data: { run_id: ids.sparseRun }, at: T0 + 1 }),
+    run({ id: ids.sharedRun, session: ids.shared, user: null, index: 0, status: "COMPLETED", data: { run_id: ids.sharedRun, content: { answer: 42 }, messages: null, metrics: null }, at: T0 + 31 }),
+    run({ id: ids.teamRun, session: ids.team, type: "team", user: owner, index: 0, status: "RUNNING", data: { run_id: ids.teamRun, team_id: "fuzz-team" }, at: T0 + 41 }),
+    memory({ id: ids.nullTopics, user: owner, memory: `likes ${UNICODE}`, topics: "json-null", at: T0 }),
+    memory({ id: ids.sqlNullTopics, user: owner, memory: "topics never written", topics: "sql-null", at: T0 + 1, updated: null }),
+    memory({ id: ids.sharedMemory, user: null, memory: { memory: "an older dict-shaped memory" }, topics: ["shared", "漢字"], at: T0 + 2 }),
+  ]);
+  return { sessionIds, runIds, memoryIds };
+}
