@@ -160,8 +160,9 @@ export async function startFuzzApp({
     limits,
     ids: {
       existing: {
-        session_id: [sessionId, ...agnoRows.sessionIds],
-        run_id: [runId, ...agnoRows.runIds],
+        // Parallel lists: run_id[i] is a run of session_id[i] (a case may draw both with one pick).
+        session_id: [sessionId, ...agnoRows.runs.map((r) => r.sessionId)],
+        run_id: [runId, ...agnoRows.runs.map((r) => r.runId)],
         memory_id: [memory.memory_id, ...agnoRows.memoryIds],
         service_account_id: [spare.id],
         job_id: [runId],

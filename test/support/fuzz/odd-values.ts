@@ -83,6 +83,13 @@ export const ODD_TEXT: readonly string[] = [
 
 /** Odd keys for free-form JSON objects. */
 const ODD_KEYS: readonly string[] = ["__proto__", "constructor", "prototype", "toString", "", " ", "😀", "ключ", "a.b", "$ref", "$schema", 'a"b', "\\", "0", "length", "e\u0301", "\u200b"];
+/** Keys Agno's dicts use (runs, tools, requirements, sessions): odd values under them reach more code. */
+const WIRE_KEYS: readonly string[] = [
+  "id", "run_id", "session_id", "name", "value", "type", "content", "messages", "metrics", "status", "tool_call_id", "tool_name", "tool_args",
+  "tool_execution", "confirmed", "confirmation", "confirmation_note", "user_input_schema", "result", "external_execution_result", "requirements",
+  "session_name", "session_state",
+];
+const objectKey = fc.oneof(fc.constantFrom(...ODD_KEYS), fc.constantFrom(...WIRE_KEYS), fc.string({ unit: "grapheme", maxLength: 6 }));
 
 /**
  * Text as odd as ODD_TEXT, or random unicode (whole grapheme clusters, never a lone surrogate),
@@ -133,7 +140,7 @@ export function oddJson(maxDepth: number): fc.Arbitrary<unknown> {
   const { value } = fc.letrec<{ value: unknown; object: Record<string, unknown>; array: unknown[] }>((tie) => ({
     value: fc.oneof({ depthSize: "small", withCrossShrink: true }, scalar, tie("object"), tie("array")),
     object: fc
-      .array(fc.tuple(fc.oneof(fc.constantFrom(...ODD_KEYS), fc.string({ unit: "grapheme", maxLength: 6 })), tie("value")), { maxLength: 4 })
+      .array(fc.tuple(objectKey, tie("value")), { maxLength: 4 })
       .map(ownObject),
     array: fc.array(tie("value"), { maxLength: 4 }),
   }));
@@ -147,7 +154,7 @@ export function oddJson(maxDepth: number): fc.Arbitrary<unknown> {
 /** A free-form JSON object (never an array or scalar at its root). */
 export function oddJsonObject(maxDepth: number): fc.Arbitrary<Record<string, unknown>> {
   return fc.oneof(
-    fc.array(fc.tuple(fc.constantFrom(...ODD_KEYS, "key", "state"), oddJson(maxDepth - 1)), { maxLength: 5 }).map(ownObject),
+    fc.array(fc.tuple(objectKey, oddJson(maxDepth - 1)), { maxLength: 5 }).map(ownObject),
     fc.integer({ min: Math.max(1, maxDepth - 2), max: Math.max(1, maxDepth) }).map((d) => ownObject([["deep", nestedJson(d - 1)]])),
   );
 }
@@ -217,6 +224,7 @@ export function oddJsonText(maxDepth: number): fc.Arbitrary<string> {
     { weight: 4, arbitrary: oddJsonObject(maxDepth).map((value) => jsonText(value)) },
     { weight: 1, arbitrary: oddJsonObject(Math.min(maxDepth, 6)).map((value) => `  ${JSON.stringify(value, null, 2)}\n`) },
     { weight: 1, arbitrary: oddJson(3).map((value) => jsonText(value)) },
+    { weight: 2, arbitrary: fc.array(oddJsonObject(4), { maxLength: 3 }).map((list) => jsonText(list)) },
     { weight: 1, arbitrary: fc.constantFrom("{}", "[]", '""', '"text"', "0", "true", "{ }", '{"a":null}') },
   );
 }

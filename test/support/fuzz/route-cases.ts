@@ -196,7 +196,8 @@ export interface FuzzContext {
   limits: FuzzLimits;
   /**
    * Ids for path params: existing rows (the member's, shared ones and rows shaped the way Agno
-   * writes them), and the configured agent / database.
+   * writes them), and the configured agent / database. `session_id` and `run_id` are parallel:
+   * the i-th run is in the i-th session.
    */
   ids: { existing: Record<string, readonly string[]>; agentId: string; dbId: string };
   credentials: Record<Exclude<PrincipalKind, "anonymous" | "forged">, string>;

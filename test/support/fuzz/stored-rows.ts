@@ -12,14 +12,14 @@ import { pythonJsonDumps } from "../../fixtures/python-json.ts";
  * - Agno 2.x on SQLite stores every JSON column of `agno_sessions` double-encoded (a JSON string
  *   literal holding the document); PostgreSQL (JSONB) and every other table are single-encoded.
  * - A session migrated from 2.x keeps its `runs` blob in the legacy `runs` column.
- * - A run Agno cut short carries a `run_data` with little more than its id.
+ * - A run Agno cut short carries a `run_data` with little more than its id; a paused run written
+ *   by Agno 2.x lists its pending tools and has no `requirements`.
  * - Rows without an owner (`user_id` NULL) are shared.
  */
 
 export interface StoredOddRows {
-  /** Ids of the sessions, runs and memories written, the caller's own and the shared ones. */
-  sessionIds: string[];
-  runIds: string[];
+  /** Every run written (in a row or a legacy blob) with its session; each session has one or more. */
+  runs: { sessionId: string; runId: string }[];
   memoryIds: string[];
 }
 
@@ -93,14 +93,14 @@ export async function seedAgnoShapedRows(db: Db, { owner, tag }: { owner: string
       created_at: row.at,
       updated_at: row.at + 5,
     });
-  const run = (row: { id: string; session: string; type?: "agent" | "team"; user: string | null; index: number; status: string | null; data: Record<string, unknown>; at: number }) =>
+  const run = (row: { id: string; session: string; type?: "agent" | "team" | "workflow"; user: string | null; index: number; status: string | null; data: Record<string, unknown>; at: number }) =>
     insert("agno_runs", {
       run_id: row.id,
       session_id: row.session,
       run_type: row.type ?? "agent",
       agent_id: (row.type ?? "agent") === "agent" ? "assistant" : null,
       team_id: row.type === "team" ? "fuzz-team" : null,
-      workflow_id: null,
+      workflow_id: row.type === "workflow" ? "fuzz-workflow" : null,
       user_id: row.user,
       parent_run_id: null,
       status: row.status,
@@ -135,6 +135,9 @@ export async function seedAgnoShapedRows(db: Db, { owner, tag }: { owner: string
     legacySparseRun: id("legacy-sparse-run"),
     sharedRun: id("shared-run"),
     teamRun: id("team-sparse-run"),
+    workflowRun: id("workflow-sparse-run"),
+    pausedV2Run: id("paused-v2-run"),
+    pausedSparseRun: id("paused-sparse-run"),
     nullTopics: id("memory-json-null-topics"),
     sqlNullTopics: id("memory-sql-null-topics"),
     sharedMemory: id("memory-shared"),
@@ -157,8 +160,18 @@ export async function seedAgnoShapedRows(db: Db, { owner, tag }: { owner: string
     },
     { run_id: ids.legacySparseRun, status: "ERROR" },
   ];
-  const sessionIds = [ids.nullData, ids.double, ids.legacy, ids.shared, ids.team, ids.workflow];
-  const runIds = [ids.sparseRun, ids.legacyRun, ids.legacySparseRun, ids.sharedRun, ids.teamRun];
+  const runs = [
+    { sessionId: ids.nullData, runId: ids.sparseRun },
+    { sessionId: ids.nullData, runId: ids.pausedSparseRun },
+    { sessionId: ids.double, runId: ids.pausedV2Run },
+    { sessionId: ids.legacy, runId: ids.legacyRun },
+    { sessionId: ids.legacy, runId: ids.legacySparseRun },
+    { sessionId: ids.shared, runId: ids.sharedRun },
+    { sessionId: ids.team, runId: ids.teamRun },
+    { sessionId: ids.workflow, runId: ids.workflowRun },
+  ];
+  const sessionIds = [...new Set(runs.map((r) => r.sessionId))];
+  const runIds = runs.map((r) => r.runId);
   const memoryIds = [ids.nullTopics, ids.sqlNullTopics, ids.sharedMemory];
   const list = (values: string[]) => values.map(() => "?").join(", ");
   await db.sql.batch([
@@ -182,9 +195,30 @@ export async function seedAgnoShapedRows(db: Db, { owner, tag }: { owner: string
     run({ id: ids.sparseRun, session: ids.nullData, user: owner, index: 0, status: null, data: { run_id: ids.sparseRun }, at: T0 + 1 }),
     run({ id: ids.sharedRun, session: ids.shared, user: null, index: 0, status: "COMPLETED", data: { run_id: ids.sharedRun, content: { answer: 42 }, messages: null, metrics: null }, at: T0 + 31 }),
     run({ id: ids.teamRun, session: ids.team, type: "team", user: owner, index: 0, status: "RUNNING", data: { run_id: ids.teamRun, team_id: "fuzz-team" }, at: T0 + 41 }),
+    run({ id: ids.workflowRun, session: ids.workflow, type: "workflow", user: owner, index: 0, status: "COMPLETED", data: { run_id: ids.workflowRun, workflow_id: "fuzz-workflow" }, at: T0 + 51 }),
+    run({ id: ids.pausedSparseRun, session: ids.nullData, user: owner, index: 1, status: "PAUSED", data: { run_id: ids.pausedSparseRun, status: "PAUSED" }, at: T0 + 2 }),
+    run({
+      id: ids.pausedV2Run,
+      session: ids.double,
+      user: owner,
+      index: 0,
+      status: "PAUSED",
+      data: {
+        run_id: ids.pausedV2Run,
+        session_id: ids.double,
+        agent_id: "assistant",
+        user_id: owner,
+        status: "PAUSED",
+        input: { input_content: "delete everything?" },
+        messages: [{ role: "user", content: "delete everything?", created_at: T0 + 11 }],
+        tools: [{ tool_call_id: "call-v2", tool_name: "delete_all", tool_args: {}, requires_confirmation: true, confirmed: null }],
+        created_at: T0 + 11,
+      },
+      at: T0 + 11,
+    }),
     memory({ id: ids.nullTopics, user: owner, memory: `likes ${UNICODE}`, topics: "json-null", at: T0 }),
     memory({ id: ids.sqlNullTopics, user: owner, memory: "topics never written", topics: "sql-null", at: T0 + 1, updated: null }),
     memory({ id: ids.sharedMemory, user: null, memory: { memory: "an older dict-shaped memory" }, topics: ["shared", "漢字"], at: T0 + 2 }),
   ]);
-  return { sessionIds, runIds, memoryIds };
+  return { runs, memoryIds };
 }

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import type { z } from "zod";
 import type { AnyRoute } from "@/lib/http/route.ts";
 import { ODD_TEXT, OUTPUT_SCHEMAS, SPELLINGS, integerSpellings, oddInteger, oddJson, oddJsonObject, oddJsonText, oddText } from "./odd-values.ts";
-import { MAX_DEPTH, jsonText, principalArb, routeKey, type FuzzContext, type FuzzLimits, type PrincipalKind } from "./route-cases.ts";
+import { JSON_FORM_FIELDS, MAX_DEPTH, jsonText, principalArb, routeKey, type FuzzContext, type FuzzLimits, type PrincipalKind } from "./route-cases.ts";
 import { jsonSchemaOf, propertiesOf, validValue, type JsonSchema } from "./schema-values.ts";
 
 /**
@@ -27,6 +27,11 @@ type Text = string | PoolRef;
 export interface OddCase {
   routeKey: string;
   principal: PrincipalKind;
+  /**
+   * One pick for every id of the case, among the seeded rows (whose session and run lists are
+   * parallel, so a run and its own session come together); absent, each id is drawn on its own.
+   */
+  pick?: number;
   path: Record<string, Text>;
   /** Decoded query pairs, in order (a repeated key repeats). */
   query: [string, Text][];
@@ -82,7 +87,10 @@ export class IdPool {
     return [...(this.ctx.ids.existing[pool] ?? []), ...(this.created.get(pool) ?? [])];
   }
 
-  resolve(ref: PoolRef): string {
+  /** The id a reference names; with `shared`, the seeded one at that pick (see OddCase.pick). */
+  resolve(ref: PoolRef, shared?: number): string {
+    const seeded = this.ctx.ids.existing[ref.pool] ?? [];
+    if (shared !== undefined && seeded.length > 0) return seeded[shared % seeded.length];
     const ids = this.ids(ref.pool);
     return ids.length > 0 ? ids[ref.pick % ids.length] : `fuzz-none-${ref.pool}`;
   }
@@ -105,13 +113,13 @@ export class IdPool {
 }
 
 /** Copies a value with every PoolRef replaced by its id (own `__proto__` keys kept). */
-export function resolveRefs(value: unknown, pool: IdPool): unknown {
-  if (value instanceof PoolRef) return pool.resolve(value);
-  if (Array.isArray(value)) return value.map((v) => resolveRefs(v, pool));
+export function resolveRefs(value: unknown, pool: IdPool, shared?: number): unknown {
+  if (value instanceof PoolRef) return pool.resolve(value, shared);
+  if (Array.isArray(value)) return value.map((v) => resolveRefs(v, pool, shared));
   if (!value || typeof value !== "object" || value.constructor !== Object) return value;
   const out: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value)) {
-    Object.defineProperty(out, key, { value: resolveRefs(child, pool), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, key, { value: resolveRefs(child, pool, shared), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
@@ -154,11 +162,14 @@ function textFieldValues({
   pool,
   longest,
   accepted,
+  json = false,
 }: {
   kind: FieldKind;
   pool: string | undefined;
   longest: number;
   accepted: (value: string) => boolean;
+  /** The field holds JSON text its route decodes (route-cases.ts JSON_FORM_FIELDS). */
+  json?: boolean;
 }): fc.Arbitrary<Text> {
   const constants = (values: readonly string[]) => {
     const kept = values.filter(accepted);
@@ -182,7 +193,8 @@ function textFieldValues({
         { weight: 1, arbitrary: constants([...SPELLINGS.nullish, "{}"]) },
       );
     case "text":
-      return idOrText(pool, text);
+      // A text field the route decodes as JSON itself (tools, requirements…) gets JSON text too.
+      return json ? fc.oneof(idOrText(pool, text), oddJsonText(MAX_DEPTH - 1)) : idOrText(pool, text);
     case "constants":
       return constants([...ODD_TEXT, ...SPELLINGS.bool, ...SPELLINGS.int]);
   }
@@ -311,7 +323,13 @@ function formArb(route: AnyRoute, limits: FuzzLimits): fc.Arbitrary<OddCase["for
   const required = new Set(schema.required ?? []);
   const fields = propertiesOf(schema).map(([field]) => {
     const kind = fieldKind(route.form!, base, field);
-    const values = textFieldValues({ kind, pool: poolOf(field), longest: limits.maxFormFieldBytes, accepted: (v) => probe(route.form!, base, field, v).ok }).map(
+    const values = textFieldValues({
+      kind,
+      pool: poolOf(field),
+      longest: limits.maxFormFieldBytes,
+      accepted: (v) => probe(route.form!, base, field, v).ok,
+      json: JSON_FORM_FIELDS.has(field),
+    }).map(
       (v) => [field, v] as [string, Text],
     );
     return required.has(field) ? values : optional(values, 4);
@@ -348,6 +366,7 @@ export function oddCaseArb(routes: readonly AnyRoute[], limits: FuzzLimits): fc.
         arbitrary: fc.record({
           routeKey: fc.constant(routeKey(route)),
           principal: principalArb,
+          pick: optional(fc.nat(), 4),
           path: pathArb(route),
           query: queryArb(route),
           body: bodyArb(route, limits),
@@ -360,27 +379,27 @@ export function oddCaseArb(routes: readonly AnyRoute[], limits: FuzzLimits): fc.
 
 // ── requests ──────────────────────────────────────────────────────────────────────────────────
 
-function text(value: Text, pool: IdPool): string {
-  return value instanceof PoolRef ? pool.resolve(value) : value;
+function text(value: Text, pool: IdPool, shared: number | undefined): string {
+  return value instanceof PoolRef ? pool.resolve(value, shared) : value;
 }
 
 /** The Request a case sends (a fresh one each call). */
 export function oddRequestFor(c: OddCase, ctx: FuzzContext, pool: IdPool): Request {
   const route = routeOfCase(c);
   const path = route.path.replace(/\{(\w+)(\*)?\}/g, (_m, name: string, catchAll: string | undefined) => {
-    const value = text(c.path[name], pool);
+    const value = text(c.path[name], pool, c.pick);
     return catchAll ? value.split("/").map(encodeURIComponent).join("/") : encodeURIComponent(value);
   });
-  const query = c.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(text(v, pool))}`).join("&");
+  const query = c.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(text(v, pool, c.pick))}`).join("&");
   const headers = new Headers();
   const credential = c.principal === "anonymous" || c.principal === "forged" ? null : ctx.credentials[c.principal];
   if (credential) headers.set("authorization", credential);
   let body: BodyInit | undefined;
   if (c.body && c.body !== "empty") {
     headers.set("content-type", "application/json");
-    body = jsonText(resolveRefs(c.body.value, pool));
+    body = jsonText(resolveRefs(c.body.value, pool, c.pick));
   } else if (c.form) {
-    const fields = c.form.fields.map(([k, v]) => [k, text(v, pool)] as [string, string]);
+    const fields = c.form.fields.map(([k, v]) => [k, text(v, pool, c.pick)] as [string, string]);
     if (c.form.multipart) {
       const form = new FormData();
       for (const [k, v] of fields) form.append(k, v);
@@ -400,9 +419,9 @@ export function describeOddCase(c: OddCase, ctx: FuzzContext, pool: IdPool): str
   const short = (s: string) => (s.length > 300 ? `${s.slice(0, 200)}…(${s.length} chars)` : s);
   const body =
     c.body && c.body !== "empty"
-      ? `; body ${short(jsonText(resolveRefs(c.body.value, pool)))}`
+      ? `; body ${short(jsonText(resolveRefs(c.body.value, pool, c.pick)))}`
       : c.form
-        ? `; form ${short(JSON.stringify(c.form.fields.map(([k, v]) => [k, text(v, pool)])))}${c.form.multipart ? " (multipart)" : ""}${c.form.file === null ? "" : ` + file ${JSON.stringify(UPLOADS[c.form.file].name)} (${UPLOADS[c.form.file].type || "no type"})`}`
+        ? `; form ${short(JSON.stringify(c.form.fields.map(([k, v]) => [k, text(v, pool, c.pick)])))}${c.form.multipart ? " (multipart)" : ""}${c.form.file === null ? "" : ` + file ${JSON.stringify(UPLOADS[c.form.file].name)} (${UPLOADS[c.form.file].type || "no type"})`}`
         : "";
   return `${request.method} ${short(request.url)} as ${c.principal}${body}`;
 }
