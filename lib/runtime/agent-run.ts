@@ -17,6 +17,7 @@ import { runRow, settleFailure, storeRun } from "./run-settle.ts";
 import type { RunWriter } from "../queue/run-writer.ts";
 import { emit, newRunState, now, type RunState } from "./run-state.ts";
 import { pastSessionsTool } from "./tools/past-sessions.ts";
+import { userMessageContent, type Attachment } from "./user-content.ts";
 import type { ToolDefinition } from "./tools/types.ts";
 
 export interface StartRunRequest {
@@ -35,7 +36,7 @@ export interface StartRunRequest {
   /** A JSON schema for structured output (the form's `output_schema`). */
   outputSchema?: Record<string, unknown>;
   /** Extra user-message parts (uploaded images and documents). */
-  attachments?: { kind: "image" | "file"; data: Uint8Array; mediaType: string; filename: string }[];
+  attachments?: Attachment[];
   /** Input metadata recorded on the run (names, types, sizes of uploads). */
   inputMedia?: { images?: unknown[]; files?: unknown[]; audios?: unknown[]; videos?: unknown[] };
   retry?: RetryPolicy;
@@ -157,10 +158,11 @@ export function runAgent(request: RunAgentRequest): StartedRun {
         await storeRun(state);
       }
       emit(state, "RunStarted", { model: output.model, model_provider: output.model_provider });
+      // prepare resolved the model, so the agent has one (else ModelNotConfiguredError).
       await prepare(state);
       const userMessage: AgnoMessage = {
         role: "user",
-        content: request.attachments?.length ? attachmentContent(request.message, request.attachments) : request.message,
+        content: request.attachments?.length ? userMessageContent(agent.definition.model!, request.message, request.attachments) : request.message,
         created_at: now(),
       };
       await reasonFirst(state, userMessage);
@@ -172,17 +174,6 @@ export function runAgent(request: RunAgentRequest): StartedRun {
   };
   const done = request.defer ? new Promise<RunOutput>((resolve) => request.defer!(() => execute().then((o) => (resolve(o), o)), { runId, sessionId, agentId: agent.definition.id, userId: output.user_id })) : execute();
   return { runId, sessionId, live, firstEventIndex, done };
-}
-
-function attachmentContent(text: string, attachments: NonNullable<StartRunRequest["attachments"]>) {
-  return [
-    { type: "text", text },
-    ...attachments.map((a) =>
-      a.kind === "image"
-        ? { type: "image", image: a.data, mediaType: a.mediaType }
-        : { type: "file", data: a.data, mediaType: a.mediaType, filename: a.filename },
-    ),
-  ];
 }
 
 async function ensureSession(
@@ -246,8 +237,10 @@ export async function prepare(state: RunState): Promise<void> {
       excludeRunId: output.run_id,
     });
     for (const run of previous) {
-      for (const message of (run.run_data.messages as AgnoMessage[] | undefined) ?? []) {
-        if (message.role !== "system" && !message.from_history) state.contextMessages.push({ ...message, from_history: true });
+      // A run another writer stored may hold anything under `messages`: only message objects replay.
+      const messages: unknown = run.run_data.messages;
+      for (const message of Array.isArray(messages) ? (messages as AgnoMessage[]) : []) {
+        if (message && typeof message === "object" && message.role !== "system" && !message.from_history) state.contextMessages.push({ ...message, from_history: true });
       }
     }
   }

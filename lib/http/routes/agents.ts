@@ -17,6 +17,7 @@ import type { Db } from "../../db/open-database.ts";
 import type { DataScope } from "../../db/scope.ts";
 import { getLiveRun, requestCancel } from "../../runtime/run-registry.ts";
 import type { RunOutput } from "../../runtime/run-output.ts";
+import { refuseUnsendableAttachments, UnsendableAttachmentError } from "../../runtime/user-content.ts";
 import { getDatabase } from "../app-context.ts";
 import { HttpError } from "../errors.ts";
 import { defineRoute } from "../route.ts";
@@ -130,10 +131,20 @@ export const getAgent = defineRoute({
   handler: ({ input, settings }) => agentResponse(agentOr404(settings, input.params.agent_id), settings),
 });
 
-/** Status for a non-streamed run that ended in ERROR: the provider's fault is a 502, a missing provider a 503. */
+/**
+ * Status for a non-streamed run that ended in ERROR: input the model cannot take is the caller's
+ * (415 for a media type, 422 for the conversation), the provider's fault a 502, a missing
+ * provider a 503.
+ */
+const FAILED_RUN_STATUS: Record<string, number> = {
+  model_not_configured_error: 503,
+  model_unsupported_input_error: 415,
+  model_invalid_prompt_error: 422,
+};
+
 function failedRunResponse(output: RunOutput): Response {
   const type = output.error?.error_type ?? "run_error";
-  const status = type === "model_not_configured_error" ? 503 : type.startsWith("model_") ? 502 : 500;
+  const status = FAILED_RUN_STATUS[type] ?? (type.startsWith("model_") ? 502 : 500);
   return new Response(
     JSON.stringify({ detail: output.error?.message ?? "Run failed", error_type: type, run_id: output.run_id, session_id: output.session_id }),
     { status, headers: { "content-type": "application/json" } },
@@ -223,6 +234,13 @@ export const createRun = defineRoute({
     const form = input.form;
     const metadata = runMetadata(form.metadata);
     const uploads = await classifyUploads(input.files.files ?? []);
+    // Before the session or run is stored: an upload the model cannot take is the caller's to fix.
+    try {
+      refuseUnsendableAttachments(agent.definition.model, uploads.attachments);
+    } catch (error) {
+      if (error instanceof UnsendableAttachmentError) throw new HttpError(415, error.message);
+      throw error;
+    }
     const db = await getDatabase(settings);
     const runRequest = {
       db,

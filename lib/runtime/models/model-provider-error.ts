@@ -1,4 +1,4 @@
-import { APICallError } from "ai";
+import { APICallError, InvalidDataContentError, InvalidMessageRoleError, InvalidPromptError, UnsupportedFunctionalityError } from "ai";
 
 export type ModelErrorKind =
   | "auth"
@@ -7,6 +7,10 @@ export type ModelErrorKind =
   | "server"
   | "network"
   | "invalid_request"
+  /** The AI SDK refused an input part before any request (a media type the model does not take). */
+  | "unsupported_input"
+  /** The AI SDK refused the prompt itself before any request. */
+  | "invalid_prompt"
   | "not_configured"
   | "unknown";
 
@@ -64,6 +68,13 @@ export class ModelProviderError extends Error {
       else if (status !== undefined && status >= 400) kind = "invalid_request";
       else kind = "network";
       return new ModelProviderError(message, kind, status, Number.isFinite(retryAfter) ? retryAfter : undefined, { cause: error });
+    }
+    // Refusals the AI SDK makes on this side, before anything is sent: the input's fault, not the provider's.
+    if (UnsupportedFunctionalityError.isInstance(error) || InvalidDataContentError.isInstance(error)) {
+      return new ModelProviderError(`The model cannot take this input: ${error.message}`, "unsupported_input", undefined, undefined, { cause: error });
+    }
+    if (InvalidPromptError.isInstance(error) || InvalidMessageRoleError.isInstance(error)) {
+      return new ModelProviderError(`The model cannot be sent this conversation: ${error.message}`, "invalid_prompt", undefined, undefined, { cause: error });
     }
     const e = error as { name?: string; code?: string; message?: string; cause?: { code?: string } } | null;
     const code = e?.code ?? e?.cause?.code;
