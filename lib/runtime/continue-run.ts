@@ -5,10 +5,11 @@ import { prepare, type StartedRun } from "./agent-run.ts";
 import type { RuntimeAgent } from "./agents.ts";
 import type { RetryPolicy } from "./model-step.ts";
 import { clearCancel, registerRun } from "./run-registry.ts";
-import type { RunOutput, ToolExecution } from "./run-output.ts";
+import type { ToolExecution } from "./run-output.ts";
 import { loop, runTools } from "./run-loop.ts";
 import { complete, settleFailure } from "./run-settle.ts";
 import { checkpoint, emit, newRunState } from "./run-state.ts";
+import { ContinueError, pausedRunOutput } from "./paused-run.ts";
 import type { RunWriter } from "../queue/run-writer.ts";
 
 export interface Resolution {
@@ -17,16 +18,6 @@ export interface Resolution {
   confirmation_note?: string | null;
   user_input?: Record<string, unknown>;
   external_result?: unknown;
-}
-
-export class ContinueError extends Error {
-  override readonly name = "ContinueError";
-  constructor(
-    message: string,
-    readonly status: 400 | 404 | 409,
-  ) {
-    super(message);
-  }
 }
 
 /** What continuing a paused run takes. */
@@ -58,8 +49,9 @@ export interface ContinueRunRequest {
 export async function continueAgentRun({ db, agent, scope, runId, sessionId, resolutions, claim, retry, stream, writer, beforeStart }: ContinueRunRequest): Promise<StartedRun> {
   const stored = await getRun(db, { scope, runId, sessionId });
   if (!stored || stored.agent_id !== agent.definition.id) throw new ContinueError("Run not found", 404);
-  const output = stored.run_data as unknown as RunOutput;
   if (stored.status !== "PAUSED") throw new ContinueError(`Run ${runId} is ${stored.status}, not PAUSED: only a paused run can be continued`, 409);
+  // Checked and completed before the claim: a run that cannot be continued stays PAUSED.
+  const output = pausedRunOutput(stored, agent);
   const pending = output.requirements ?? [];
   const byId = new Map(resolutions.map((r) => [r.tool_call_id, r]));
   const resolved: ToolExecution[] = [];
@@ -89,13 +81,14 @@ export async function continueAgentRun({ db, agent, scope, runId, sessionId, res
   // A cancel recorded while the run sat paused does not carry over into the continuation.
   clearCancel(runId);
   output.status = "RUNNING";
-  output.requirements = null;
-  output.tools = output.tools.filter((t) => !resolved.some((r) => r.tool_call_id === t.tool_call_id));
   const live = registerRun({ runId, sessionId, agentId: agent.definition.id, userId: output.user_id });
   const firstEventIndex = live.nextIndex;
-  const state = newRunState({ db, agent, scope, live, output, retry, stream, writer, startedAt: performance.now() - (output.metrics?.duration ?? 0) * 1000 });
+  const state = newRunState({ db, agent, scope, live, output, retry, stream, writer, startedAt: performance.now() - (output.metrics.duration ?? 0) * 1000 });
+  // From the claim on, whatever fails ends the run (ERROR, with the error recorded): it is never left RUNNING.
   const done = (async () => {
     try {
+      output.requirements = null;
+      output.tools = output.tools.filter((t) => !resolved.some((r) => r.tool_call_id === t.tool_call_id));
       await beforeStart?.();
       checkpoint(state);
       await prepare(state);

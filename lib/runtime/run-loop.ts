@@ -91,11 +91,12 @@ function modelContext(state: RunState): AgnoMessage[] {
   return [...system, ...history, ...state.output.messages.filter((m) => m.role !== "system")];
 }
 
+/** Whether a tool call still waits for a person (or an external executor); a stored null result (Python None) is no result. */
 export function isPending(execution: ToolExecution): boolean {
   return (
     (execution.requires_confirmation === true && execution.confirmed == null) ||
     (execution.requires_user_input === true && !execution.answered) ||
-    (execution.external_execution_required === true && execution.result === undefined)
+    (execution.external_execution_required === true && execution.result == null)
   );
 }
 

@@ -6,7 +6,7 @@ import { isRetryableErrorType, ModelProviderError } from "./models/model-provide
 import { finishRun, RunCancelledSignal, RunTimeoutSignal } from "./run-registry.ts";
 import { LeaseLostError, type RunWriter } from "../queue/run-writer.ts";
 import { unheldRunWriter } from "../queue/unheld-run-writer.ts";
-import type { RunOutput, RunRequirement, RunStatus, ToolExecution } from "./run-output.ts";
+import { emptyMetrics, type RunOutput, type RunRequirement, type RunStatus, type ToolExecution } from "./run-output.ts";
 import { checkpoint, emit, emitFinal, now, type RunState } from "./run-state.ts";
 
 /**
@@ -21,6 +21,8 @@ function writerOf(state: RunState): RunWriter {
 async function persist(state: RunState, status: RunStatus): Promise<void> {
   const { output } = state;
   output.status = status;
+  // The end is recorded even for an output another writer stored without metrics.
+  output.metrics ??= emptyMetrics();
   output.metrics.duration = (performance.now() - state.startedAt) / 1000;
   const settled = await writerOf(state).finish(state.scope, runRow(output), { retryable: isRetryableErrorType(output.error?.error_type) });
   // Queued again for another attempt: the run is PENDING, as stored.

@@ -6,6 +6,7 @@ import { defineTool } from "@/lib/runtime/tools/types.ts";
 import { deferred, startModelServer, messageText, type ModelServer } from "../../e2e/fixtures/model-server.ts";
 import { DIALECTS, sqliteDialect } from "../support/databases.ts";
 import { readSse, startTestApp, type TestApp } from "../support/test-app.ts";
+import { humanInTheLoopTools } from "./human-tools.ts";
 
 type Json = Record<string, unknown>;
 
@@ -19,32 +20,7 @@ const add = defineTool({
     return { sum: a + b };
   },
 });
-const deleteFile = defineTool({
-  name: "delete_file",
-  description: "Deletes a file",
-  parameters: z.object({ path: z.string() }),
-  requiresConfirmation: true,
-  execute: ({ path }) => {
-    calls.push(`delete(${path})`);
-    return `deleted ${path}`;
-  },
-});
-const sendEmail = defineTool({
-  name: "send_email",
-  description: "Sends an email",
-  parameters: z.object({ subject: z.string(), to: z.string().optional() }),
-  userInputFields: [{ name: "to", field_type: "str", description: "Recipient" }],
-  execute: ({ subject, to }) => {
-    calls.push(`email(${to},${subject})`);
-    return `sent '${subject}' to ${to}`;
-  },
-});
-const lookupStock = defineTool({
-  name: "lookup_stock",
-  description: "Looks up a stock price (runs on the client)",
-  parameters: z.object({ symbol: z.string() }),
-  externalExecution: true,
-});
+const { deleteFile, sendEmail, lookupStock } = humanInTheLoopTools(calls);
 
 function agents(server: ModelServer): AgentDefinition[] {
   const model = { provider: "openai-compatible" as const, id: "scripted", baseUrl: server.url, apiKey: "test" };

@@ -4,7 +4,7 @@ import type { Settings } from "../../config/settings.ts";
 import { getRun, getRuns } from "../../db/runs/runs.ts";
 import { getSession } from "../../db/sessions/sessions.ts";
 import { startAgentRun, type StartedRun } from "../../runtime/agent-run.ts";
-import { ContinueError } from "../../runtime/continue-run.ts";
+import { ContinueError } from "../../runtime/paused-run.ts";
 import { findAgent, type RuntimeAgent } from "../../runtime/agents.ts";
 import { enqueueBackgroundRun } from "../../queue/background-limiter.ts";
 import { MAX_IDEMPOTENCY_KEY_LENGTH, submitDurableRun } from "../../queue/durable-submit.ts";
