@@ -44,33 +44,10 @@ const DECLARED_UNAVAILABLE: readonly KnownAnswer[] = [
   { route: "POST /agents/{agent_id}/runs/{run_id}/continue", status: 501, detail: /^Background runs are not available in this build/ },
 ];
 
-/**
- * 5xx answers this suite found whose fix belongs to code being changed elsewhere right now (the
- * runtime), each matched as narrowly as it can be. Remove an entry with its fix: the suite then
- * pins it.
- * - An upload the model cannot take (text/plain, text/csv, text/markdown, application/json,
- *   audio/ogg…) on a non-streamed run: the AI SDK's OpenAI chat model refuses such a part before
- *   any request (UnsupportedFunctionalityError), which the runtime reports as model_unknown_error
- *   → 502.
- * - Continuing a paused run as Agno stored it: one whose run_data has no `tools` (a TypeError after
- *   the run was claimed: 500, and the run is left RUNNING), and an Agno 2.x one (pending `tools`,
- *   no `requirements` or `metrics`: continued without the decision, then a TypeError in the run
- *   loop: 500 run_error, and its end cannot be recorded, so it is left RUNNING too).
- */
-const PENDING_FIXES: readonly KnownAnswer[] = [
-  { route: "POST /agents/{agent_id}/runs", status: 502, detail: /^'(file part|audio content parts with) media type [a-z]+\/[a-z0-9.+-]+' functionality not supported\.$/ },
-  {
-    route: "POST /agents/{agent_id}/runs/{run_id}/continue",
-    status: 500,
-    detail: /^Internal server error \(TypeError\)$|^Internal error while running the agent \(error_id [0-9a-f-]+\)$/,
-    path: /\/runs\/agno-paused-(sparse|v2)-run-[a-z0-9]+\/continue$/,
-  },
-];
-
 function knownAnswer(c: OddCase, request: Request, status: number, body: unknown): boolean {
   const detail = (body as { detail?: unknown } | undefined)?.detail;
   const path = new URL(request.url).pathname;
-  return [...DECLARED_UNAVAILABLE, ...PENDING_FIXES].some(
+  return DECLARED_UNAVAILABLE.some(
     (d) => d.route === c.routeKey && d.status === status && typeof detail === "string" && d.detail.test(detail) && (!d.path || d.path.test(path)),
   );
 }
