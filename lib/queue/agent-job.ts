@@ -49,13 +49,16 @@ export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings 
   return async (ctx: JobContext) => {
     const { job, writer, coordination } = ctx;
     const stored = await getRun(db, { scope: adminScope(), runId: job.id });
-    const settleOnly = async (settlement: JobSettlement) => {
-      const statement = settleJobStatement(ctx.fence, settlement);
-      await db.sql.exec(statement.text, statement.params);
+    /** Ends the job alone; a cancel recorded meanwhile makes any end a cancelled one. */
+    const settleOnly = async (settlement: JobSettlement, runEnded = false) => {
+      const statement = settleJobStatement(ctx.fence, settlement, { runEnded });
+      if ((await db.sql.exec(statement.text, statement.params)) > 0 || settlement.status === "cancelled" || runEnded) return;
+      const cancelled = settleJobStatement(ctx.fence, { status: "cancelled", error: "Cancelled before the run could start" });
+      await db.sql.exec(cancelled.text, cancelled.params);
     };
     if (!stored) return settleOnly({ status: "failed", error: "The job's run no longer exists (its session was deleted)" });
     const ended = stored.status ? FINISHED_RUN_STATUSES[stored.status] : undefined;
-    if (ended) return settleOnly(ended === "failed" ? { status: "failed", error: "The run had already failed" } : { status: ended });
+    if (ended) return settleOnly(ended === "failed" ? { status: "failed", error: "The run had already failed" } : { status: ended }, true);
     // The run's rows are written in its owner's scope, as the submit wrote them.
     const scope: DataScope = stored.user_id ? userScope(stored.user_id) : adminScope(null);
     const payload = (job.payload ?? {}) as unknown as AgentJobPayload;

@@ -116,6 +116,18 @@ describe.each(DIALECTS)("cancel intents on $name", (dialect: TestDialect) => {
       expect((await events(run.run_id)).at(-1)!.event).toBe("RunCancelled");
     });
 
+    it("a job whose run is gone ends cancelled, not failed, when a cancel was recorded (the job-only settlement honours it too)", async () => {
+      beforeExecute = async (ctx) => {
+        beforeExecute = async () => undefined;
+        await requestJobCancel(db, { scope: adminScope(), id: ctx.job.id });
+        // Its session was deleted after the claim: the run row went with it.
+        await db.sql.exec("DELETE FROM agno_runs WHERE run_id = ?", [ctx.job.id]);
+      };
+      const run = await submit(`gone ${Date.now()}`);
+      await until("the job ended", async () => !["queued", "running"].includes((await getJob(db, { scope: adminScope(), id: run.run_id }))?.status ?? ""), 15_000);
+      expect(await getJob(db, { scope: adminScope(), id: run.run_id })).toMatchObject({ status: "cancelled" });
+    });
+
     it("a cancel recorded after the executor started and never delivered to the run still ends it CANCELLED at its end", async () => {
       const message = `hold unnoticed ${Date.now()}`;
       const run = await submit(message);

@@ -174,17 +174,24 @@ export type JobSettlement =
   | { status: "failed"; error: string };
 
 /**
- * The fenced UPDATE that records an attempt's end; batched with the run's own fenced write, so
- * the run row and the job change together or (lease lost) not at all.
+ * The fenced UPDATE that records an attempt's end. While a cancel is recorded only a `cancelled`
+ * end applies (as in settleJobs): any other matches no row, and the caller ends the job cancelled.
+ * `runEnded`: the run had ended before this attempt (its row says how), so the job records that
+ * end whatever was asked since.
  */
-export function settleJobStatement(fence: JobFence, settlement: JobSettlement, now = epochSeconds()): { text: string; params: unknown[] } {
+export function settleJobStatement(
+  fence: JobFence,
+  settlement: JobSettlement,
+  { now = epochSeconds(), runEnded = false }: { now?: number; runEnded?: boolean } = {},
+): { text: string; params: unknown[] } {
   const [set, params] =
     settlement.status === "queued"
       ? ["status = 'queued', available_at = ?, error = ?, locked_by = NULL, locked_at = NULL, updated_at = ?", [settlement.availableAt, settlement.error, now]]
       : settlement.status === "paused"
         ? ["status = 'paused', locked_by = NULL, locked_at = NULL, updated_at = ?", [now]]
         : [`status = ?, error = ?, completed_at = ?, updated_at = ?`, [settlement.status, settlement.error ?? null, now, now]];
-  return { text: `UPDATE agno_jobs SET ${set} WHERE ${FENCE_SQL}`, params: [...params, ...fenceParams(fence)] };
+  const uncancelled = settlement.status === "cancelled" || runEnded ? "" : " AND cancel_requested_at IS NULL";
+  return { text: `UPDATE agno_jobs SET ${set} WHERE ${FENCE_SQL}${uncancelled}`, params: [...params, ...fenceParams(fence)] };
 }
 
 /**
