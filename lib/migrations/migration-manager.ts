@@ -3,7 +3,7 @@ import { readSchemaVersions, stampSchemaVersion } from "../db/schema-versions/sc
 import { createTableStatements } from "./ddl.ts";
 import { columnsOf, indexExists, tableExists } from "./introspect.ts";
 import { TABLES, TABLE_TYPES } from "./registry.ts";
-import { repairLegacyRunsUnlessChecked, type LegacyRunsRepair } from "./steps/legacy-runs-repair.ts";
+import { LEGACY_RUNS_CHECKED, repairLegacyRuns, type LegacyRunsRepair } from "./steps/legacy-runs-repair.ts";
 import { SCHEMA_VERSIONS } from "./tables/specs.ts";
 import {
   LATEST_VERSION,
@@ -71,6 +71,7 @@ export class MigrationManager {
   async up(options: MigrateOptions = {}): Promise<TableOutcome[]> {
     const target = options.targetVersion ?? LATEST_VERSION;
     this.assertKnownTarget(target);
+    // The runs table's step (or afterCreate) runs the legacy-runs pass itself; it reports here what it did.
     let stepRepair: LegacyRunsRepair | undefined;
     const ctx: MigrationContext = { ...this.context(), reportLegacyRuns: (repair) => (stepRepair = repair) };
     await this.ensureVersionsTable();
@@ -118,26 +119,33 @@ export class MigrationManager {
       await stampSchemaVersion(this.db, table.spec.name, target);
       outcomes.push({ tableType: table.tableType, table: table.spec.name, from, to: target, action: "migrated" });
     }
-    return this.withLegacyRunsRepaired(ctx, outcomes, { target, force: !!options.repairRuns, stepRepair: () => stepRepair });
+    return this.withLegacyRunsRepaired(ctx, outcomes, {
+      target,
+      force: !!options.repairRuns,
+      checked: stamped.has(LEGACY_RUNS_CHECKED),
+      stepRepair,
+    });
   }
 
   /**
    * A database stamped 3.0.0 by a build whose backfill missed runs (an earlier Agentry read Agno
    * 2.x SQLite's double-encoded blobs as empty) holds legacy runs only in the blobs: once agno_runs
-   * is at the latest version, the legacy blobs are checked against it — unless this database
-   * was checked before (one primary-key read), or a step just did it.
+   * is at the latest version, the legacy blobs are checked against it exactly once per `up()`. The
+   * runs table's own step or afterCreate did it when the table was created or migrated (every
+   * such path runs the 3.0.0 step); otherwise it runs here, unless this database was `checked`
+   * before (its stamp, read with the others) and the pass is not forced. The outcome carries a
+   * pass run here, and a step's pass only when forced (unforced, its log line reports it).
    */
   private async withLegacyRunsRepaired(
     ctx: MigrationContext,
     outcomes: TableOutcome[],
-    { target, force, stepRepair }: { target: string; force: boolean; stepRepair: () => LegacyRunsRepair | undefined },
+    { target, force, checked, stepRepair }: { target: string; force: boolean; checked: boolean; stepRepair: LegacyRunsRepair | undefined },
   ): Promise<TableOutcome[]> {
     const runs = outcomes.findIndex((o) => o.table === "agno_runs");
     if (runs === -1 || compareVersions(target, LATEST_VERSION) !== 0) return outcomes;
-    const fromStep = stepRepair();
-    const repair = fromStep ?? (await repairLegacyRunsUnlessChecked(ctx, { force }));
-    // A step's own pass is reported in its log line; the outcome carries it only when asked for.
-    if (!repair || (fromStep && !force)) return outcomes;
+    const stepRan = outcomes[runs].action !== "unchanged";
+    const repair = stepRan ? (force ? stepRepair : undefined) : force || !checked ? await repairLegacyRuns(ctx) : null;
+    if (!repair) return outcomes;
     return outcomes.map((o, k) => (k === runs ? { ...o, repair } : o));
   }
 

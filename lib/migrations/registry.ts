@@ -6,7 +6,8 @@ import { metricsSteps } from "./steps/metrics.ts";
 import { jobsSteps } from "./steps/jobs.ts";
 import { jsonbStep } from "./steps/jsonb.ts";
 import { ownerColumnStep } from "./steps/owner-column.ts";
-import { backfillRunsFromLegacyBlobs, runsSteps } from "./steps/runs.ts";
+import { repairLegacyRuns } from "./steps/legacy-runs-repair.ts";
+import { runsSteps } from "./steps/runs.ts";
 import { schedulesSteps } from "./steps/schedules.ts";
 import { sessionsSteps } from "./steps/sessions.ts";
 import * as dashboardAuth from "./tables/dashboard-auth.ts";
@@ -19,7 +20,7 @@ import type { TableMigrations } from "./types.ts";
  */
 const DECLARED: readonly TableMigrations[] = [
   { tableType: "sessions", spec: specs.SESSIONS, steps: sessionsSteps },
-  { tableType: "runs", spec: specs.RUNS, steps: runsSteps, afterCreate: async (ctx) => void (await backfillRunsFromLegacyBlobs(ctx)) },
+  { tableType: "runs", spec: specs.RUNS, steps: runsSteps, afterCreate: async (ctx) => void (await repairLegacyRuns(ctx)) },
   { tableType: "memories", spec: specs.MEMORIES, steps: memoriesSteps },
   { tableType: "metrics", spec: specs.METRICS, steps: metricsSteps },
   { tableType: "evals", spec: specs.EVAL_RUNS, steps: [ownerColumnStep("agno_eval_runs")] },

@@ -11,7 +11,10 @@ export type Log = (message: string) => void;
 export interface MigrationContext {
   readonly db: Db;
   readonly log: Log;
-  /** Told what a pass over the legacy runs blobs did (MigrationManager puts it in the runs outcome). */
+  /**
+   * Told what each pass over the legacy runs blobs did: the runs table's step runs its pass with
+   * no other way to hand the result back, and `up({ repairRuns: true })` puts it in the runs outcome.
+   */
   readonly reportLegacyRuns?: (repair: LegacyRunsRepair) => void;
   /** Called after a batch of sessions is planned and before it is written; a test hook to race a write. */
   readonly beforeLegacyRunsWrite?: (sessionIds: readonly string[]) => void | Promise<void>;

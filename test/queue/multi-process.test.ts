@@ -151,6 +151,8 @@ describe.skipIf(skipReason !== null)("two web replicas and two workers over one 
   it("spreads runs over both workers; each run completes exactly once", async () => {
     const runs = await Promise.all(Array.from({ length: 20 }, (_, i) => submit(i % 2 ? webA.origin : webB.origin, { message: `spread ${i}` })));
     await until("all COMPLETED", async () => (await Promise.all(runs.map((r) => status(r.run_id)))).every((s) => s === "COMPLETED"));
+    // A worker logs a completion after its settle statement commits: the log line may trail the row.
+    await until("every completion logged", async () => runs.every((r) => completions(workers).has(r.run_id)));
     const counts = completions(workers);
     expect(runs.map((r) => counts.get(r.run_id))).toEqual(Array(20).fill(1));
     // A burst larger than one worker's cap is shared: both workers completed some.
@@ -196,6 +198,7 @@ describe.skipIf(skipReason !== null)("two web replicas and two workers over one 
     await victim.kill("SIGKILL");
     await until("COMPLETED after the crash", async () => (await status(run.run_id)) === "COMPLETED", 30_000);
     expect(await getJob(db, { scope: adminScope(), id: run.run_id })).toMatchObject({ status: "completed", attempt: 2, lease_losses: 1 });
+    await until("the completion logged", async () => completions(workers).has(run.run_id));
     expect(completions(workers).get(run.run_id)).toBe(1);
     // A replacement worker joins and takes work.
     const replacement = await d.worker("worker-3");

@@ -1,6 +1,6 @@
 import { parseSessionJson } from "../../db/json.ts";
 import { runTypeOf } from "../../db/runs/run-type.ts";
-import { getSchemaVersion, stampSchemaVersion } from "../../db/schema-versions/schema-versions.ts";
+import { stampSchemaVersion } from "../../db/schema-versions/schema-versions.ts";
 import type { Db } from "../../db/open-database.ts";
 import type { Statement } from "../../db/sql.ts";
 import { hasColumn, tableExists } from "../introspect.ts";
@@ -66,7 +66,7 @@ const epoch = (value: unknown): number | null => (typeof value === "number" && N
  * inside a user's session belongs to that user, whatever user_id the run dict carries
  * (owner-scoped reads and isolation go by the session). run_data is the legacy run as it is.
  */
-export function legacyRunRow(session: LegacySession, run: Record<string, unknown>, runIndex: number): unknown[] {
+function legacyRunRow(session: LegacySession, run: Record<string, unknown>, runIndex: number): unknown[] {
   const createdAt = epoch(run.created_at) ?? session.created_at ?? Math.floor(Date.now() / 1000);
   return [
     String(run.run_id),
@@ -281,15 +281,4 @@ export function describeLegacyRunsRepair(repair: LegacyRunsRepair): string {
     (repair.skipped > 0 ? `; ${repair.skipped} legacy runs left in the blob only: their run_id is stored in another session` : "") +
     (repair.unreadable > 0 ? `; ${repair.unreadable} sessions' runs column holds no run list and was left as it is` : "")
   );
-}
-
-/**
- * Runs repairLegacyRuns unless this database is stamped LEGACY_RUNS_CHECKED (or `force`), e.g.
- * a database an earlier Agentry stamped 3.0.0 without copying its double-encoded blobs. Null when
- * nothing ran (stamped, or no legacy column). Unforced on a checked database it costs one
- * primary-key read.
- */
-export async function repairLegacyRunsUnlessChecked(ctx: MigrationContext, { force = false }: { force?: boolean } = {}): Promise<LegacyRunsRepair | null> {
-  if (!force && (await getSchemaVersion(ctx.db, LEGACY_RUNS_CHECKED)) !== null) return null;
-  return repairLegacyRuns(ctx);
 }

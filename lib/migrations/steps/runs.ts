@@ -1,18 +1,6 @@
-import type { MigrationContext, MigrationStep } from "../types.ts";
+import type { MigrationStep } from "../types.ts";
 import { addIndexIfMissing } from "./helpers.ts";
 import { repairLegacyRuns } from "./legacy-runs-repair.ts";
-
-/**
- * Copies every run of every legacy `agno_sessions.runs` blob into agno_runs (run_index = position
- * in the blob, user_id = the session's owner). Only the blob's top-level runs become rows; a team
- * run's `member_responses` stay nested in its run_data. The blob is read single- or double-encoded
- * (Agno 2.x on SQLite stores it double-encoded). Idempotent: reruns skip what is there, and rows
- * already at those positions move after the legacy runs (repairLegacyRuns). The blob column stays
- * as the backup. Returns how many rows it inserted.
- */
-export async function backfillRunsFromLegacyBlobs(ctx: MigrationContext): Promise<number> {
-  return (await repairLegacyRuns(ctx))?.copied ?? 0;
-}
 
 /** The indexes the runs lists (newest first) seek on: a member's own, and everyone's by status. */
 const USER_CREATED_INDEX = { name: "idx_agno_runs_user_id_created_at", columns: ["user_id", "created_at"] };
@@ -23,7 +11,11 @@ export const runsSteps: MigrationStep[] = [
     version: "3.0.0",
     description: "one row per run in agno_runs, filled from the legacy session blobs; the (user_id, created_at) and (status, created_at) indexes for run lists",
     async up(ctx) {
-      await backfillRunsFromLegacyBlobs(ctx);
+      // Every run of every legacy agno_sessions.runs blob (single- or double-encoded) becomes a
+      // row: run_index its position in the blob, user_id the session's owner; a team run's
+      // member_responses stay nested in its run_data. Reruns skip what is there and move rows
+      // written since after the legacy runs; the blob column stays as the backup.
+      await repairLegacyRuns(ctx);
       await addIndexIfMissing(ctx, "agno_runs", USER_CREATED_INDEX);
       await addIndexIfMissing(ctx, "agno_runs", STATUS_CREATED_INDEX);
     },
