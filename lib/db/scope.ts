@@ -10,7 +10,26 @@ export type DataScope =
   | { readonly kind: "user"; readonly userId: string }
   | { readonly kind: "admin"; readonly userId?: string | null };
 
+/**
+ * The escape hatch for code that runs with no principal (the worker, the scheduler, migrations,
+ * the CLI): a scope not derived from a caller. `reason` says why none exists (it is not used at
+ * run time; it is there for the reader and for grep). Requests never use it: they get
+ * `dataScopeFor(principal)` from lib/auth.
+ * - no `actingAs`: every row (an unfiltered admin scope);
+ * - `actingAs: "<user id>"`: as that user (its rows, writes stamped with its id), e.g. a worker
+ *   running a job for the run's owner;
+ * - `actingAs: null`: the shared, owner-less rows only.
+ */
+export function unsafeSystemScope(reason: string, options: { actingAs?: string | null } = {}): DataScope {
+  void reason;
+  if (options.actingAs === undefined) return { kind: "admin" };
+  if (options.actingAs === null) return { kind: "admin", userId: null };
+  return { kind: "user", userId: options.actingAs };
+}
+
+/** @deprecated Use `dataScopeFor(principal)` (lib/auth/principal.ts) or `unsafeSystemScope(reason)`. */
 export const adminScope = (userId?: string | null): DataScope => ({ kind: "admin", userId });
+/** @deprecated Use `dataScopeFor(principal)` or `unsafeSystemScope(reason, { actingAs: userId })`. */
 export const userScope = (userId: string): DataScope => ({ kind: "user", userId });
 
 export class ScopeError extends Error {
