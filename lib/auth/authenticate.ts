@@ -1,6 +1,6 @@
 import { timingSafeEqual, createHash } from "node:crypto";
 import { isLoopback, type Settings } from "../config/settings.ts";
-import { HttpError } from "../http/errors.ts";
+import { HttpError } from "../errors/http-error.ts";
 import { dashboardPrincipal } from "./dashboard-session.ts";
 import { verifyJwtPrincipal } from "./jwt.ts";
 import { ADMIN_SCOPE, type Principal } from "./principal.ts";

@@ -1,6 +1,6 @@
 import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
 import type { Settings } from "../config/settings.ts";
-import { HttpError } from "../http/errors.ts";
+import { HttpError } from "../errors/http-error.ts";
 import { ALLOWED_ALGORITHMS, parseJwks, parseVerificationKey, readJwksFile, type VerificationKey } from "./jwt-keys.ts";
 import { ADMIN_SCOPE, type Principal } from "./principal.ts";
 

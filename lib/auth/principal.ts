@@ -1,4 +1,4 @@
-import { PermissionError } from "../db/errors.ts";
+import { PermissionError } from "../errors/domain-errors.ts";
 import { adminScope, userScope, type DataScope } from "../db/scope.ts";
 import { scopeGrants, scopeOverlaps } from "./scope-match.ts";
 

@@ -1,7 +1,9 @@
-import { HttpError, validationError } from "../http/errors.ts";
-import { DEFAULT_EXPIRES_IN_DAYS } from "../http/schemas/service-accounts.ts";
+import { HttpError, validationError } from "../errors/http-error.ts";
 import type { Principal } from "./principal.ts";
 import { isAdminCaller } from "./service-account-scopes.ts";
+
+/** Lifetime of a token when the request names none and does not ask for `never_expires`. */
+export const DEFAULT_EXPIRES_IN_DAYS = 90;
 
 /**
  * How many days a new service-account token lives (null: it never expires), or the refusal.

@@ -1,5 +1,5 @@
 import type { ScopeEntry } from "../db/service-accounts/service-accounts.ts";
-import { HttpError, validationError } from "../http/errors.ts";
+import { HttpError, validationError } from "../errors/http-error.ts";
 import { ADMIN_SCOPE, hasScope, type Principal } from "./principal.ts";
 import { scopeGrants, scopeOverlaps } from "./scope-match.ts";
 

@@ -3,7 +3,7 @@ import { adminScope, userScope, type DataScope } from "../db/scope.ts";
 import { LAST_USED_RESOLUTION_SECONDS, touchLastUsed, unsafeFindServiceAccountByTokenHash, type StoredServiceAccount } from "../db/service-accounts/service-accounts.ts";
 import { unsafeSessionUser } from "../db/users/users.ts";
 import { getDatabase } from "../http/app-context.ts";
-import { HttpError } from "../http/errors.ts";
+import { HttpError } from "../errors/http-error.ts";
 import { log } from "../log.ts";
 import type { Principal } from "./principal.ts";
 import { effectiveScopes } from "./service-account-scopes.ts";

@@ -1,8 +1,8 @@
 /** The data layer's public surface. Only lib/db and lib/migrations import Prisma. */
-export * from "./errors.ts";
 export * from "./open-database.ts";
 export * from "./pagination.ts";
 export * from "./scope.ts";
+export * from "./schema-error.ts";
 export * from "./runs/runs.ts";
 export * from "./runs/run-type.ts";
 export * from "./sessions/sessions.ts";

@@ -1,4 +1,4 @@
-import { PaginationError } from "./errors.ts";
+import { PaginationError } from "../errors/domain-errors.ts";
 import { unstorableCharacterIn } from "./storable-text.ts";
 
 /**

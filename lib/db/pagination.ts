@@ -1,4 +1,4 @@
-import { PaginationError } from "./errors.ts";
+import { PaginationError } from "../errors/domain-errors.ts";
 
 export interface PageRequest {
   /** 1-indexed; requires `limit`. */

@@ -1,4 +1,5 @@
-import { HttpError, refuseUnsafeText, validationError } from "./errors.ts";
+import { refuseUnsafeText } from "./errors.ts";
+import { HttpError, validationError } from "../errors/http-error.ts";
 import { decodeJsonText } from "./input-text.ts";
 
 /** A parsed form: text fields (repeated names become arrays) and uploaded files by field name. */

@@ -3,7 +3,7 @@ import type { Settings } from "../config/settings.ts";
 import type { Db } from "../db/open-database.ts";
 import type { DataScope } from "../db/scope.ts";
 import { databaseIds, getDatabase } from "./app-context.ts";
-import { HttpError } from "./errors.ts";
+import { HttpError } from "../errors/http-error.ts";
 
 /**
  * Resolves Agno's `db_id`/`table` query parameters to an open database (reference §1):

@@ -1,39 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { ZodError } from "zod";
 import { ConfigError } from "../config/define.ts";
-import { ConflictError, MigrationRequiredError, NotFoundError, PaginationError, PermissionError, QueueFullError, schemaErrorFrom } from "../db/errors.ts";
+import { schemaErrorFrom } from "../db/schema-error.ts";
 import { LegacyCleanupRefusedError } from "../db/sessions/legacy-runs.ts";
+import { ConflictError, MigrationRequiredError, NotFoundError, PaginationError, PermissionError, QueueFullError } from "../errors/domain-errors.ts";
+import { HttpError, validationError } from "../errors/http-error.ts";
 import { log } from "../log.ts";
 import { unsafeTextIn } from "./input-text.ts";
-
-/** An error that is the response: status, a `detail` for the client, optional extra body fields. */
-export class HttpError extends Error {
-  override readonly name = "HttpError";
-  constructor(
-    readonly status: number,
-    readonly detail: unknown,
-    readonly extra: Record<string, unknown> = {},
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(typeof detail === "string" ? detail : JSON.stringify(detail));
-  }
-}
 
 /** Where a validation error was found, as FastAPI names it in `loc`. */
 export type InputSource = "path" | "query" | "body" | "header";
 
-/** One FastAPI/pydantic-style validation error item, which Agno's clients already display. */
-export interface ValidationItem {
-  type: string;
-  loc: (string | number)[];
-  msg: string;
-  input?: unknown;
-}
-
-export function validationError(items: ValidationItem[]): HttpError {
-  return new HttpError(422, items);
-}
-
+/** A zod failure on request input as FastAPI's 422, each issue's `loc` starting at `source`. */
 export function zodToValidation(error: ZodError, source: InputSource, input: unknown): HttpError {
   return validationError(
     error.issues.map((issue) => {

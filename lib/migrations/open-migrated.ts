@@ -1,5 +1,5 @@
 import type { Settings } from "../config/settings.ts";
-import { MigrationRequiredError } from "../db/errors.ts";
+import { MigrationRequiredError } from "../errors/domain-errors.ts";
 import { openDatabase, type Db } from "../db/open-database.ts";
 import { MigrationManager } from "./migration-manager.ts";
 import type { Log } from "./types.ts";

@@ -1,5 +1,5 @@
 import type { Settings } from "../config/settings.ts";
-import { ConflictError } from "../db/errors.ts";
+import { ConflictError } from "../errors/domain-errors.ts";
 import type { Db } from "../db/open-database.ts";
 import { getRun } from "../db/runs/runs.ts";
 import { adminScope } from "../db/scope.ts";

@@ -1,4 +1,4 @@
-import { NotFoundError } from "../db/errors.ts";
+import { NotFoundError } from "../errors/domain-errors.ts";
 import type { Db } from "../db/open-database.ts";
 import type { RunInput } from "../db/runs/run-insert.ts";
 import type { DataScope } from "../db/scope.ts";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ConflictError, NotFoundError } from "../db/errors.ts";
+import { ConflictError, NotFoundError } from "../errors/domain-errors.ts";
 import type { Db } from "../db/open-database.ts";
 import { upsertRun } from "../db/runs/runs.ts";
 import type { DataScope } from "../db/scope.ts";

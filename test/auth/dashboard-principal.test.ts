@@ -4,7 +4,7 @@ import { dashboardPrincipal } from "@/lib/auth/dashboard-session.ts";
 import { SESSION_COOKIE, encodeSessionToken } from "@/lib/auth/dashboard/session-token.ts";
 import { changeRole, endSessions, setEnabled } from "@/lib/auth/dashboard/user-admin.ts";
 import { MEMBER_SCOPES } from "@/lib/auth/dashboard/member-scopes.ts";
-import { HttpError } from "@/lib/http/errors.ts";
+import { HttpError } from "@/lib/errors/http-error.ts";
 import { DIALECTS } from "../support/databases.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { SYSTEM_ADMIN, createUser, sessionCookie } from "./dashboard-support.ts";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { verifyJwtPrincipal } from "@/lib/auth/jwt.ts";
 import { MISSING_IDENTITY } from "@/lib/auth/principal.ts";
 import { adminScope, getSessionRow, type Db } from "@/lib/db/index.ts";
-import { HttpError } from "@/lib/http/errors.ts";
+import { HttpError } from "@/lib/errors/http-error.ts";
 import { dispatch } from "@/lib/http/dispatch.ts";
 import { ROUTES } from "@/lib/http/route-table.ts";
 import { agnoRun, seedSession, uid } from "../support/agno-runs.ts";

@@ -5,7 +5,7 @@ import { mintServiceAccountToken } from "@/lib/auth/service-account-tokens.ts";
 import { adminScope, userScope } from "@/lib/db/scope.ts";
 import { createServiceAccount } from "@/lib/db/service-accounts/service-accounts.ts";
 import { setUserDisabled } from "@/lib/db/users/user-writes.ts";
-import { HttpError } from "@/lib/http/errors.ts";
+import { HttpError } from "@/lib/errors/http-error.ts";
 import { sqliteDialect } from "../support/databases.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { createUser } from "./dashboard-support.ts";

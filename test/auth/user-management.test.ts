@@ -4,7 +4,7 @@ import { acceptInvite, describeLink, resetPassword } from "@/lib/auth/dashboard/
 import { checkCredentials } from "@/lib/auth/dashboard/credentials.ts";
 import { principalForUser } from "@/lib/auth/dashboard/user-principal.ts";
 import { changeRole, endSessions, inviteUser, listUsersFor, passwordResetLink, setEnabled, withdrawInvite } from "@/lib/auth/dashboard/user-admin.ts";
-import { PermissionError } from "@/lib/db/errors.ts";
+import { PermissionError } from "@/lib/errors/domain-errors.ts";
 import { getUser, listUsers } from "@/lib/db/users/users.ts";
 import { bumpSessionVersion, setUserDisabled, setUserRole, updateUserName } from "@/lib/db/users/user-writes.ts";
 import type { DashboardAction } from "@/lib/http/dashboard/action.ts";

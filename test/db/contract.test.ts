@@ -1,8 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  ConflictError,
-  NotFoundError,
-  PaginationError,
   deleteMemories,
   deleteRuns,
   deleteSessions,
@@ -22,6 +19,7 @@ import {
   upsertSession,
   type DataScope,
 } from "@/lib/db/index.ts";
+import { ConflictError, NotFoundError, PaginationError } from "@/lib/errors/domain-errors.ts";
 import { LATEST_VERSION } from "@/lib/migrations/types.ts";
 import { DIALECTS, useMigratedDb, type TestDb } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";

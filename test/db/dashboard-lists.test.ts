@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { dataScopeFor } from "@/lib/auth/principal.ts";
-import { PaginationError } from "@/lib/db/errors.ts";
+import { PaginationError } from "@/lib/errors/domain-errors.ts";
 import { enqueueRunJob } from "@/lib/db/jobs/enqueue-job.ts";
 import { listJobPage } from "@/lib/db/jobs/job-list-page.ts";
 import { COUNT_CAP } from "@/lib/db/keyset.ts";

@@ -3,11 +3,6 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import {
-  ConflictError,
-  NotFoundError,
-  PaginationError,
-  PermissionError,
-  QueueFullError,
   adminScope,
   cancelJob,
   requestJobCancel,
@@ -36,6 +31,7 @@ import {
   type JobInput,
   type StoredJob,
 } from "@/lib/db/index.ts";
+import { ConflictError, NotFoundError, PaginationError, PermissionError, QueueFullError } from "@/lib/errors/domain-errors.ts";
 import { DIALECTS, openMigrated, type TestDb, type TestDialect } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";
 

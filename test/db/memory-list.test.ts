@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { dataScopeFor } from "@/lib/auth/principal.ts";
-import { PaginationError } from "@/lib/db/errors.ts";
+import { PaginationError } from "@/lib/errors/domain-errors.ts";
 import { listMemoryPage, type ListMemoryPageOptions } from "@/lib/db/memories/memory-list.ts";
 import { upsertMemory } from "@/lib/db/memories/memories.ts";
 import { adminScope } from "@/lib/db/scope.ts";

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
-  ConflictError,
   adminScope,
   createServiceAccount,
   getServiceAccount,
@@ -11,6 +10,7 @@ import {
   unsafeFindServiceAccountByTokenHash,
   type NewServiceAccount,
 } from "@/lib/db/index.ts";
+import { ConflictError } from "@/lib/errors/domain-errors.ts";
 import { uid } from "../support/agno-runs.ts";
 import { DIALECTS, useMigratedDb, type TestDb } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  ConflictError,
   adminScope,
   createSession,
   getRuns,
@@ -13,6 +12,7 @@ import {
   upsertMemory,
   userMemoryStats,
 } from "@/lib/db/index.ts";
+import { ConflictError } from "@/lib/errors/domain-errors.ts";
 import { listMemoryPage } from "@/lib/db/memories/memory-list.ts";
 import { agnoRun, seedSession, uid } from "../support/agno-runs.ts";
 import { DIALECTS, useMigratedDb, type TestDb } from "../support/databases.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PaginationError } from "@/lib/db/errors.ts";
+import { PaginationError } from "@/lib/errors/domain-errors.ts";
 import { encodeCursor } from "@/lib/db/keyset.ts";
 import { getRun } from "@/lib/db/runs/runs.ts";
 import { listSessionSummaries } from "@/lib/db/sessions/session-list.ts";

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  ConflictError,
   adminScope,
   addSessionMetrics,
   createSession,
@@ -13,6 +12,7 @@ import {
   upsertRun,
   type SessionWithRuns,
 } from "@/lib/db/index.ts";
+import { ConflictError } from "@/lib/errors/domain-errors.ts";
 import { canonicalJson, parseJson, parseSessionJson } from "@/lib/db/json.ts";
 import type { Db } from "@/lib/db/open-database.ts";
 import { listSessionSummaries } from "@/lib/db/sessions/session-list.ts";

@@ -1,4 +1,4 @@
-import { ConflictError } from "../../db/errors.ts";
+import { ConflictError } from "../../errors/domain-errors.ts";
 import { unstorableCharacterIn } from "../../db/storable-text.ts";
 import type { Db } from "../../db/open-database.ts";
 import { unsafeCreateFirstAdmin } from "../../db/users/user-writes.ts";

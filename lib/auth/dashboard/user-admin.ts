@@ -1,5 +1,5 @@
 import type { Db } from "../../db/open-database.ts";
-import { PermissionError } from "../../db/errors.ts";
+import { PermissionError } from "../../errors/domain-errors.ts";
 import { adminScope, type DataScope } from "../../db/scope.ts";
 import { bumpSessionVersion, setUserDisabled, setUserRole } from "../../db/users/user-writes.ts";
 import {

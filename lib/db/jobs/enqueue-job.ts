@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, QueueFullError } from "../errors.ts";
+import { ConflictError, NotFoundError, QueueFullError } from "../../errors/domain-errors.ts";
 import type { Db } from "../open-database.ts";
 import { isRunIndexRace, runInsertStatement, type RunInput } from "../runs/run-insert.ts";
 import type { DataScope } from "../scope.ts";

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, PermissionError } from "../errors.ts";
+import { ConflictError, NotFoundError, PermissionError } from "../../errors/domain-errors.ts";
 import type { Db } from "../open-database.ts";
 import { ownerSql, type DataScope } from "../scope.ts";
 import { epochSeconds, readJob, type StoredJob } from "./job-row.ts";

@@ -1,4 +1,4 @@
-import { NotFoundError } from "../errors.ts";
+import { NotFoundError } from "../../errors/domain-errors.ts";
 import { parseJson } from "../json.ts";
 import type { Db } from "../open-database.ts";
 import { pageWindow, type PageRequest } from "../pagination.ts";

@@ -1,4 +1,4 @@
-import { ConflictError } from "../errors.ts";
+import { ConflictError } from "../../errors/domain-errors.ts";
 import { sessionJsonSql } from "../json.ts";
 import type { Db } from "../open-database.ts";
 import { ownerSql, type DataScope } from "../scope.ts";

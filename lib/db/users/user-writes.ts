@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ConflictError, NotFoundError } from "../errors.ts";
+import { ConflictError, NotFoundError } from "../../errors/domain-errors.ts";
 import type { Db } from "../open-database.ts";
 import type { DataScope } from "../scope.ts";
 import { getUser, normalizeEmail, requireAdminScope, requireSelfOrAdmin, unsafeSessionUser, type DashboardUser, type UserRole } from "./users.ts";

@@ -1,5 +1,5 @@
 import type { Db } from "../open-database.ts";
-import { PermissionError } from "../errors.ts";
+import { PermissionError } from "../../errors/domain-errors.ts";
 import type { DataScope } from "../scope.ts";
 
 export const USER_ROLES = ["admin", "member"] as const;

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import type { Principal } from "../../auth/principal.ts";
 import type { Settings } from "../../config/settings.ts";
-import { ConflictError, NotFoundError, PermissionError } from "../../db/errors.ts";
+import { ConflictError, NotFoundError, PermissionError } from "../../errors/domain-errors.ts";
 import type { Db } from "../../db/open-database.ts";
 import { log } from "../../log.ts";
 import { unsafeTextIn } from "../input-text.ts";

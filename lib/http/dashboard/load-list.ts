@@ -1,4 +1,4 @@
-import { PaginationError } from "../../db/errors.ts";
+import { PaginationError } from "../../errors/domain-errors.ts";
 
 /**
  * Loads one page of a dashboard list; a cursor the server cannot read (edited, or from another

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { dataScopeFor } from "../../auth/principal.ts";
-import { NotFoundError } from "../../db/errors.ts";
+import { NotFoundError } from "../../errors/domain-errors.ts";
 import { deleteMemories, updateMemoryContent, upsertMemory } from "../../db/memories/memories.ts";
 import { defineDashboardAction } from "./action.ts";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { NotFoundError } from "../../db/errors.ts";
+import { NotFoundError } from "../../errors/domain-errors.ts";
 import { cancelAgentRun } from "../../queue/cancel-run.ts";
 import { defineDashboardAction } from "./action.ts";
 

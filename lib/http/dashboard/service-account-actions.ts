@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { SCOPE_PATTERN, assertMayGrant, isPrivilegedScope } from "../../auth/service-account-scopes.ts";
 import { mintServiceAccountToken } from "../../auth/service-account-tokens.ts";
-import { NotFoundError } from "../../db/errors.ts";
+import { NotFoundError } from "../../errors/domain-errors.ts";
 import { adminScope } from "../../db/scope.ts";
 import { createServiceAccount, revokeServiceAccount, type ScopeEntry } from "../../db/service-accounts/service-accounts.ts";
-import { HttpError, type ValidationItem } from "../errors.ts";
+import { HttpError, type ValidationItem } from "../../errors/http-error.ts";
 import { defineDashboardAction, type ActionState } from "./action.ts";
 import { DEFAULT_EXPIRY, EXPIRY_CHOICES, type CreatedServiceAccountState } from "./service-account-form.ts";
 

@@ -1,4 +1,4 @@
-import type { DEFAULT_EXPIRES_IN_DAYS } from "../schemas/service-accounts.ts";
+import type { DEFAULT_EXPIRES_IN_DAYS } from "../../auth/service-account-lifetime.ts";
 import type { ActionState } from "./action.ts";
 
 /** The create action's state: `token` is the new account's plaintext, present in this answer only. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { dataScopeFor } from "../../auth/principal.ts";
-import { NotFoundError } from "../../db/errors.ts";
+import { NotFoundError } from "../../errors/domain-errors.ts";
 import { deleteSessions } from "../../db/sessions/sessions.ts";
 import { updateSession } from "../../db/sessions/session-writes.ts";
 import { defineDashboardAction } from "./action.ts";

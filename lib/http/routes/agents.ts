@@ -19,7 +19,7 @@ import { getLiveRun, requestCancel } from "../../runtime/run-registry.ts";
 import type { RunOutput } from "../../runtime/run-output.ts";
 import { refuseUnsendableAttachments, UnsendableAttachmentError } from "../../runtime/user-content.ts";
 import { getDatabase } from "../app-context.ts";
-import { HttpError } from "../errors.ts";
+import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import {
   AgentParams,

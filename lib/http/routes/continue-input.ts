@@ -1,5 +1,6 @@
 import type { Resolution } from "../../runtime/continue-run.ts";
-import { HttpError, refuseUnsafeText, validationError } from "../errors.ts";
+import { refuseUnsafeText } from "../errors.ts";
+import { HttpError, validationError } from "../../errors/http-error.ts";
 import { decodeJsonText } from "../input-text.ts";
 
 type Dict = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { MigrationError } from "../../migrations/types.ts";
 import { databaseIds, migrateDatabase } from "../app-context.ts";
-import { HttpError } from "../errors.ts";
+import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import { MigrateParams, MigrateQuery, MigrateResponse } from "../schemas/core.ts";
 

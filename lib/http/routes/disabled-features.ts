@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HttpError } from "../errors.ts";
+import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute, type AnyRoute, type HttpMethod } from "../route.ts";
 
 /** Agno's 503 for a feature that is off: "<Tag> not available: pass a `<x>` to AgentOS to enable this feature." */

@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { buildOpenApi } from "../openapi.ts";
-import { HttpError } from "../errors.ts";
+import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute, type AnyRoute } from "../route.ts";
 import { docsCsp } from "../security-headers.ts";
 

@@ -3,7 +3,7 @@ import type { Principal } from "../../auth/principal.ts";
 import { deleteMemories, getMemory, listMemories, upsertMemory, type StoredMemory } from "../../db/index.ts";
 import type { DataScope } from "../../db/scope.ts";
 import { requestScope, selectDatabase } from "../data-access.ts";
-import { HttpError } from "../errors.ts";
+import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import { isoTime, pageOf } from "../schemas/list-query.ts";
 import {

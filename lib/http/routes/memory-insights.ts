@@ -1,6 +1,6 @@
 import { listMemories, listMemoryTopics, userMemoryStats } from "../../db/index.ts";
 import { requestScope, selectDatabase } from "../data-access.ts";
-import { HttpError } from "../errors.ts";
+import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import { isoTime, pageOf } from "../schemas/list-query.ts";
 import {

@@ -14,7 +14,7 @@ import {
   type StoredServiceAccount,
 } from "../../db/index.ts";
 import { getDatabase } from "../app-context.ts";
-import { HttpError } from "../errors.ts";
+import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import { isoTime, pageOf } from "../schemas/list-query.ts";
 import {

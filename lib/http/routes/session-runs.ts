@@ -1,6 +1,6 @@
 import { getSessionRuns } from "../../db/index.ts";
 import { requestScope, selectDatabase } from "../data-access.ts";
-import { HttpError } from "../errors.ts";
+import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import { AnyRunSchema, SessionParams, SessionQuery, SessionRunParams, SessionRunsQuery, SessionRunsSchema } from "../schemas/sessions.ts";
 import { toSessionRun } from "../views/run-views.ts";

@@ -3,7 +3,7 @@ import type { Settings } from "../../config/settings.ts";
 import { createSession, deleteSessions, getSession, getSessionRuns, listSessions, updateSession } from "../../db/index.ts";
 import type { SessionType } from "../../db/sessions/sessions.ts";
 import { requestScope, selectDatabase } from "../data-access.ts";
-import { HttpError } from "../errors.ts";
+import { HttpError } from "../../errors/http-error.ts";
 import { pageOf } from "../schemas/list-query.ts";
 import { defineRoute } from "../route.ts";
 import {

@@ -1,4 +1,4 @@
-import { HttpError } from "../errors.ts";
+import { HttpError } from "../../errors/http-error.ts";
 
 export type MediaKind = "image" | "audio" | "video" | "document";
 

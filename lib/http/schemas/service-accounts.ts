@@ -14,8 +14,6 @@ export const ScopeEntrySchema = z.object({
 
 /** Longest lifetime a token may be given, in days (ten years). */
 export const MAX_EXPIRES_IN_DAYS = 3650;
-/** Lifetime of a token when the request names none and does not ask for `never_expires`. */
-export const DEFAULT_EXPIRES_IN_DAYS = 90;
 
 export const CreateServiceAccountBody = z
   .object({

@@ -1,4 +1,7 @@
-/** Errors the data layer throws on purpose; lib/http maps each to its status code. */
+/**
+ * Errors that say what went wrong in the domain's words, thrown on purpose by lib/db, lib/auth,
+ * lib/queue and lib/runtime; lib/http/errors.ts maps each to its status code.
+ */
 
 /** A pagination request that would be silently wrong: `page` without `limit`, or below 1. */
 export class PaginationError extends Error {
@@ -39,25 +42,6 @@ export class MigrationRequiredError extends Error {
         "Migrate it with `npx agentry migrate` or `POST /databases/all/migrate`.",
     );
   }
-}
-
-/**
- * Recognises a driver or Prisma error caused by a schema older than this code (a missing table
- * or column) and turns it into MigrationRequiredError; anything else comes back as it was.
- */
-export function schemaErrorFrom(error: unknown): unknown {
-  const e = error as { code?: string; message?: string; meta?: Record<string, unknown> } | null;
-  if (!e || typeof e !== "object") return error;
-  const message = e.message ?? "";
-  const prismaMissing = e.code === "P2021" || e.code === "P2022";
-  const sqliteMissing = /no such (table|column)/i.test(message);
-  const postgresMissing = e.code === "42P01" || e.code === "42703";
-  if (!prismaMissing && !sqliteMissing && !postgresMissing) return error;
-  const table =
-    (typeof e.meta?.table === "string" && e.meta.table) ||
-    /(agno_[a-z_]+)/.exec(String(e.meta?.column ?? "") + " " + message)?.[1] ||
-    "a table";
-  return new MigrationRequiredError([{ table: String(table).replace(/^.*\./, ""), version: null }]);
 }
 
 /** The durable job queue holds `maxQueueDepth` queued jobs already (the API answers 429 "Job queue is full"). */
