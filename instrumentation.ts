@@ -6,7 +6,7 @@
 export async function register(): Promise<void> {
   // Next inlines NEXT_RUNTIME per bundle; the edge bundle must not import the database.
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { getSettings, getDatabase } = await import("./lib/http/app-context.ts");
+  const { getSettings, getDatabase } = await import("./lib/server/app-context.ts");
   const settings = getSettings();
   if (settings.queue.durable && settings.queue.embeddedWorker) await getDatabase(settings);
 }

@@ -33,7 +33,7 @@ import type { AgentDefinition } from "../lib/config/define.ts";
 import { parseEnv, readEnv } from "../lib/config/env.ts";
 import { resolveSettings, type Settings } from "../lib/config/settings.ts";
 import { addSessionMetrics, getRun, upsertRun, upsertSession, type DataScope, type Db } from "../lib/db/index.ts";
-import { appState, getDatabase } from "../lib/http/app-context.ts";
+import { appState, getDatabase } from "../lib/server/app-context.ts";
 import { dispatch } from "../lib/http/dispatch.ts";
 import { cachedRoutesFor, serveApi } from "../lib/http/node-server.ts";
 import { fmtBytes, table } from "./report.ts";

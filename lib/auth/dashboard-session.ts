@@ -1,5 +1,5 @@
 import type { Settings } from "../config/settings.ts";
-import { getDatabase } from "../http/app-context.ts";
+import { getDatabase } from "../server/app-context.ts";
 import { isSameOriginRequest } from "./dashboard/same-origin.ts";
 import { sessionUserFromCookies } from "./dashboard/session.ts";
 import { sessionCookieValue } from "./dashboard/session-token.ts";

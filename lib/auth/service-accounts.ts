@@ -2,7 +2,7 @@ import type { Settings } from "../config/settings.ts";
 import { adminScope, userScope, type DataScope } from "../db/scope.ts";
 import { LAST_USED_RESOLUTION_SECONDS, touchLastUsed, unsafeFindServiceAccountByTokenHash, type StoredServiceAccount } from "../db/service-accounts/service-accounts.ts";
 import { unsafeSessionUser } from "../db/users/users.ts";
-import { getDatabase } from "../http/app-context.ts";
+import { getDatabase } from "../server/app-context.ts";
 import { HttpError } from "../errors/http-error.ts";
 import { log } from "../log.ts";
 import type { Principal } from "./principal.ts";

@@ -2,7 +2,7 @@ import { dataScopeFor, type Principal } from "../auth/principal.ts";
 import type { Settings } from "../config/settings.ts";
 import type { Db } from "../db/open-database.ts";
 import type { DataScope } from "../db/scope.ts";
-import { databaseIds, getDatabase } from "./app-context.ts";
+import { databaseIds, getDatabase } from "../server/app-context.ts";
 import { HttpError } from "../errors/http-error.ts";
 
 /**

@@ -1,7 +1,7 @@
 import type { Settings } from "../config/settings.ts";
 import { MODEL_ENV_HINT } from "../config/model-from-env.ts";
 import { MigrationManager } from "../migrations/migration-manager.ts";
-import { getDatabase } from "../http/app-context.ts";
+import { getDatabase } from "../server/app-context.ts";
 
 /** What the dashboard shell shows about the installation: database, migrations, model providers. */
 export interface SystemStatus {

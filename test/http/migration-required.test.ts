@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { getSession, openDatabase, adminScope } from "@/lib/db/index.ts";
 import { MigrationRequiredError } from "@/lib/errors/domain-errors.ts";
-import { getDatabase } from "@/lib/http/app-context.ts";
+import { getDatabase } from "@/lib/server/app-context.ts";
 import { errorResponse } from "@/lib/http/errors.ts";
 import { createSeededAgnoV2 } from "../fixtures/agno-v2.ts";
 import { testSettings } from "../support/settings.ts";

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { FileConfig } from "@/lib/config/define.ts";
 import type { Db } from "@/lib/db/open-database.ts";
-import { appState } from "@/lib/http/app-context.ts";
+import { appState } from "@/lib/server/app-context.ts";
 import { columnsOf, indexExists, postgresHasPrimaryKey, tableExists, uniqueKeys, type UniqueKey } from "@/lib/migrations/introspect.ts";
 
 export { uniqueKeys };

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Principal } from "@/lib/auth/principal.ts";
 import type { Settings } from "@/lib/config/settings.ts";
-import { appState, getDatabase } from "@/lib/http/app-context.ts";
+import { appState, getDatabase } from "@/lib/server/app-context.ts";
 import { dispatch } from "@/lib/http/dispatch.ts";
 import { ROUTES, templateForPath } from "@/lib/http/route-table.ts";
 import { testSettings } from "./settings.ts";

@@ -7,7 +7,7 @@
  */
 import { getSettings } from "../../lib/config/load.ts";
 import { closeRedisCoordinations } from "../../lib/coordination/redis-coordination.ts";
-import { getDatabase } from "../../lib/http/app-context.ts";
+import { getDatabase } from "../../lib/server/app-context.ts";
 import { serveApi } from "../../lib/http/node-server.ts";
 import { stopEmbeddedWorkers } from "../../lib/queue/embedded-worker.ts";
 

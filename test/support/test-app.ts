@@ -6,7 +6,7 @@ import type { AgentDefinition, FileConfig } from "@/lib/config/define.ts";
 import type { Settings } from "@/lib/config/settings.ts";
 import type { Principal } from "@/lib/auth/principal.ts";
 import type { Db } from "@/lib/db/open-database.ts";
-import { appState, getDatabase } from "@/lib/http/app-context.ts";
+import { appState, getDatabase } from "@/lib/server/app-context.ts";
 import { dispatch } from "@/lib/http/dispatch.ts";
 import { ROUTES } from "@/lib/http/route-table.ts";
 import { stopEmbeddedWorkers } from "@/lib/queue/embedded-worker.ts";

@@ -8,7 +8,7 @@ import { ThrottledSignIn } from "@/lib/auth/dashboard/auth-config.ts";
 import { oauthProviderInfo } from "@/lib/auth/dashboard/oauth-provider-info.ts";
 import { endSessionFromCookies } from "@/lib/auth/dashboard/session.ts";
 import { endSessions } from "@/lib/auth/dashboard/user-admin.ts";
-import { getDatabase, getSettings } from "@/lib/http/app-context.ts";
+import { getDatabase, getSettings } from "@/lib/server/app-context.ts";
 import type { AuthFormState } from "@/lib/http/dashboard/action.ts";
 import { currentDashboardSession } from "@/lib/http/dashboard/current-user.ts";
 import { signIn, signOut } from "@/lib/http/dashboard/next-auth.ts";

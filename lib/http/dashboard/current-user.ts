@@ -10,7 +10,7 @@ import type { Settings } from "../../config/settings.ts";
 import type { Db } from "../../db/open-database.ts";
 import type { DashboardUser } from "../../db/users/users.ts";
 import { recentSystemStatus, type SystemStatus } from "../../status/system-status.ts";
-import { getDatabase, getSettings } from "../app-context.ts";
+import { getDatabase, getSettings } from "../../server/app-context.ts";
 
 export interface DashboardSession {
   user: DashboardUser;

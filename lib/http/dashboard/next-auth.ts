@@ -3,7 +3,7 @@ import NextAuth from "next-auth";
 import { headers } from "next/headers";
 import { authSecret } from "../../auth/dashboard/auth-secret.ts";
 import { buildAuthConfig } from "../../auth/dashboard/auth-config.ts";
-import { getDatabase, getSettings } from "../app-context.ts";
+import { getDatabase, getSettings } from "../../server/app-context.ts";
 
 /**
  * The dashboard's Auth.js instance. The configuration is built per request: the secret may come

@@ -1,6 +1,6 @@
 import "server-only";
 import { revalidatePath } from "next/cache";
-import { getDatabase, getSettings } from "../app-context.ts";
+import { getDatabase, getSettings } from "../../server/app-context.ts";
 import type { ActionState, DashboardAction } from "./action.ts";
 import { currentDashboardSession, dashboardOrigin } from "./current-user.ts";
 

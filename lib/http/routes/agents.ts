@@ -18,7 +18,7 @@ import type { DataScope } from "../../db/scope.ts";
 import { getLiveRun, requestCancel } from "../../runtime/run-registry.ts";
 import type { RunOutput } from "../../runtime/run-output.ts";
 import { refuseUnsendableAttachments, UnsendableAttachmentError } from "../../runtime/user-content.ts";
-import { getDatabase } from "../app-context.ts";
+import { getDatabase } from "../../server/app-context.ts";
 import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import {

@@ -1,6 +1,6 @@
 import { MODEL_ENV_HINT } from "../../config/model-from-env.ts";
 import type { Settings } from "../../config/settings.ts";
-import { appState, databaseIds } from "../app-context.ts";
+import { appState, databaseIds } from "../../server/app-context.ts";
 import { defineRoute } from "../route.ts";
 import { ConfigSchema, HealthSchema, InfoSchema, LandingSchema } from "../schemas/core.ts";
 

@@ -1,5 +1,5 @@
 import { MigrationError } from "../../migrations/types.ts";
-import { databaseIds, migrateDatabase } from "../app-context.ts";
+import { databaseIds, migrateDatabase } from "../../server/app-context.ts";
 import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import { MigrateParams, MigrateQuery, MigrateResponse } from "../schemas/core.ts";

@@ -3,7 +3,7 @@ import { dataScopeFor, type Principal } from "../../auth/principal.ts";
 import type { Settings } from "../../config/settings.ts";
 import { getJob, JOB_STATUSES, listJobs, queueStats, requeueJob, type DataScope, type Db, type JobStatus, type StoredJob } from "../../db/index.ts";
 import { clearCancel } from "../../runtime/run-registry.ts";
-import { getDatabase } from "../app-context.ts";
+import { getDatabase } from "../../server/app-context.ts";
 import { zodToValidation } from "../errors.ts";
 import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";

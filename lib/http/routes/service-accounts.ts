@@ -13,7 +13,7 @@ import {
   type DataScope,
   type StoredServiceAccount,
 } from "../../db/index.ts";
-import { getDatabase } from "../app-context.ts";
+import { getDatabase } from "../../server/app-context.ts";
 import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import { isoTime, pageOf } from "../schemas/list-query.ts";

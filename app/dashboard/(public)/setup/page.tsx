@@ -4,7 +4,7 @@ import { AuthCard } from "@/components/dashboard/auth-card.tsx";
 import { NewPasswordForm } from "@/components/dashboard/new-password-form.tsx";
 import { setupIsOpen } from "@/lib/auth/dashboard/account-setup.ts";
 import { PASSWORD_MIN_LENGTH } from "@/lib/auth/dashboard/password-hash.ts";
-import { getDatabase, getSettings } from "@/lib/http/app-context.ts";
+import { getDatabase, getSettings } from "@/lib/server/app-context.ts";
 
 export const dynamic = "force-dynamic";
 

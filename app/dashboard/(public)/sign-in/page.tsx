@@ -4,7 +4,7 @@ import { AuthCard } from "@/components/dashboard/auth-card.tsx";
 import { SignInForm } from "@/components/dashboard/sign-in-form.tsx";
 import { setupIsOpen } from "@/lib/auth/dashboard/account-setup.ts";
 import { oauthProviderInfo } from "@/lib/auth/dashboard/oauth-provider-info.ts";
-import { getDatabase, getSettings } from "@/lib/http/app-context.ts";
+import { getDatabase, getSettings } from "@/lib/server/app-context.ts";
 import { currentDashboardSession } from "@/lib/http/dashboard/current-user.ts";
 
 export const dynamic = "force-dynamic";

@@ -7,9 +7,9 @@ import { log } from "../log.ts";
 import { ensureEmbeddedWorker } from "../queue/embedded-worker.ts";
 
 /**
- * Process-wide server state. Next bundles route handlers, pages and instrumentation as separate
- * module graphs, so module-level singletons would exist several times in one process; this state
- * lives on `globalThis` behind this one accessor (TOOLCHAIN trap 9).
+ * Process-wide server state. Next bundles route handlers, pages, server actions and
+ * instrumentation.ts as separate module graphs, so a module-level singleton would exist once per
+ * graph in one process; this state lives on `globalThis` behind this one accessor.
  */
 interface AppState {
   /** Fixed when the process first served a request; /health reports it. */
