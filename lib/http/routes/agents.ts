@@ -31,7 +31,7 @@ import {
   ListRunsQuery,
   ResumeRunForm,
   RunOutputSchema,
-  SessionQuery,
+  RunSessionQuery,
 } from "../schemas/agents.ts";
 import { RunSchema } from "../schemas/sessions.ts";
 import { frameStream, iterableEventStream, runEventStream, sseResponse } from "../sse.ts";
@@ -306,7 +306,7 @@ export const getAgentRun = defineRoute({
   tags: ["Agents"],
   access: { permission: "agents:read", resourceParam: "agent_id" },
   params: AgentRunParams,
-  query: SessionQuery,
+  query: RunSessionQuery,
   response: RunOutputSchema,
   handler: async ({ input, principal, settings }) => {
     const agent = agentOr404(settings, input.params.agent_id);
@@ -324,7 +324,7 @@ export const cancelRun = defineRoute({
   tags: ["Agents"],
   access: { permission: "agents:run", resourceParam: "agent_id" },
   params: AgentRunParams,
-  query: SessionQuery,
+  query: RunSessionQuery,
   response: CancelRunResponseSchema,
   handler: async ({ input, principal, settings }) => {
     const agent = agentOr404(settings, input.params.agent_id);

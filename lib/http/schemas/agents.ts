@@ -40,7 +40,8 @@ export const ResumeRunForm = z.looseObject({
   session_id: formOptionalString(),
 });
 
-export const SessionQuery = z.object({ session_id: z.string().min(1).optional() });
+/** The query of one agent run's routes (poll, cancel): the session the run belongs to. */
+export const RunSessionQuery = z.object({ session_id: z.string().min(1).optional() });
 export const ListRunsQuery = z.object({ session_id: z.string().min(1), status: z.string().optional() });
 
 /**
