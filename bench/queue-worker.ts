@@ -13,6 +13,8 @@ import { redisCoordination } from "../lib/coordination/redis-coordination.ts";
 import { DEFAULT_QUEUE_SETTINGS, type QueueSettings } from "../lib/config/settings.ts";
 import { adminScope, enqueueRunJob, openDatabase } from "../lib/db/index.ts";
 import { QueueWorker } from "../lib/queue/worker.ts";
+import { JobCatalog } from "../lib/queue/catalog.ts";
+import { runJobKind } from "../lib/queue/run-job.ts";
 
 interface Options {
   url: string;
@@ -57,11 +59,13 @@ async function agentry(): Promise<Worker> {
     queue,
     coordination,
     // The claim stored the run RUNNING; the job's end stores it COMPLETED, with the job's, as a real run's does.
-    execute: async ({ job, writer }) => {
-      started(job.payload as { t?: number });
-      const run = { runId: job.id, sessionId: job.session_id!, runType: "agent" as const, agentId: job.component_id };
-      await writer.finish(scope, { ...run, status: "COMPLETED", runData: { run_id: job.id, session_id: job.session_id, status: "COMPLETED", content: null } });
-    },
+    catalog: new JobCatalog([
+      runJobKind(() => async ({ job, writer }) => {
+        started(job.payload as { t?: number });
+        const run = { runId: job.id, sessionId: job.session_id!, runType: "agent" as const, agentId: job.component_id };
+        await writer.finish(scope, { ...run, status: "COMPLETED", runData: { run_id: job.id, session_id: job.session_id, status: "COMPLETED", content: null } });
+      }),
+    ]),
   });
   worker.start();
   const sessions = options.sessions ?? [];

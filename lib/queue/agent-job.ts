@@ -10,20 +10,12 @@ import type { RunEvent } from "../runtime/events.ts";
 import { clearCancel, eventsAfter, requestCancel, RunCancelledSignal, subscribe } from "../runtime/run-registry.ts";
 import { emptyMetrics, type RunOutput } from "../runtime/run-output.ts";
 import { runRow } from "../runtime/run-settle.ts";
-import { LeaseLostError } from "./run-writer.ts";
-import type { JobContext, JobExecutor } from "./worker.ts";
+import { LeaseLostError } from "../runtime/run-writer.ts";
+import type { ExecutorDeps } from "./catalog.ts";
+import { runJobKind, type RunJobContext, type RunJobExecutor, type RunJobPayload } from "./run-job.ts";
 
-/** What a durable agent run's job carries: everything a worker on any replica needs to run it. */
-export interface AgentJobPayload {
-  message: string;
-  stream: boolean;
-  dependencies?: Record<string, unknown> | null;
-  output_schema?: Record<string, unknown> | null;
-  /** Uploaded files, stored with the job before the 202 (base64). */
-  attachments?: { kind: "image" | "file"; data: string; mediaType: string; filename: string }[];
-}
-
-export function agentJobPayload(request: Pick<StartRunRequest, "message" | "dependencies" | "outputSchema" | "attachments"> & { stream: boolean }): AgentJobPayload {
+/** A durable agent run's job payload, from the submit (uploads as base64). */
+export function agentJobPayload(request: Pick<StartRunRequest, "message" | "dependencies" | "outputSchema" | "attachments"> & { stream: boolean }): RunJobPayload {
   return {
     message: request.message,
     stream: request.stream,
@@ -45,9 +37,9 @@ const FINISHED_RUN_STATUSES: Record<string, "completed" | "failed" | "cancelled"
  * configured; while there is no healthy Redis the run's events are flushed to the database every
  * poll interval so another replica can tail them.
  */
-export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings }): JobExecutor {
-  return async (ctx: JobContext) => {
-    const { job, writer, coordination } = ctx;
+export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings }): RunJobExecutor {
+  return async (ctx: RunJobContext) => {
+    const { job, writer, coordination, payload } = ctx;
     const stored = await getRun(db, { scope: adminScope(), runId: job.id });
     /** Ends the job alone; a cancel recorded meanwhile makes any end a cancelled one. */
     const settleOnly = async (settlement: JobSettlement, runEnded = false) => {
@@ -61,7 +53,6 @@ export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings 
     if (ended) return settleOnly(ended === "failed" ? { status: "failed", error: "The run had already failed" } : { status: ended }, true);
     // The run's rows are written in its owner's scope, as the submit wrote them.
     const scope: DataScope = stored.user_id ? userScope(stored.user_id) : adminScope(null);
-    const payload = (job.payload ?? {}) as unknown as AgentJobPayload;
     const output = resetForAttempt(stored.run_data as unknown as RunOutput);
     const agent = findAgent(settings, job.component_id);
     if (!agent) {
@@ -142,7 +133,7 @@ export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings 
 }
 
 /** Aborts the job's registered run if a cancel is recorded for the job (the database's word; the worker's flag if it cannot be read). */
-async function applyRecordedCancel(db: Db, ctx: JobContext): Promise<void> {
+async function applyRecordedCancel(db: Db, ctx: RunJobContext): Promise<void> {
   let requested = ctx.cancelRequested;
   try {
     requested = (await heldJobCancelRequested(db, ctx.fence)) === true || ctx.cancelRequested;
@@ -170,3 +161,9 @@ function resetForAttempt(run: RunOutput): RunOutput {
     error: undefined,
   };
 }
+
+/** The run-job kind with the agent executor: the product's catalog entry for durable runs. */
+export const AGENT_RUN_JOB_KIND = runJobKind((deps: ExecutorDeps) => {
+  if (!deps.settings) throw new Error("The run-job executor needs the OS settings (its agents)");
+  return agentJobExecutor({ db: deps.db, settings: deps.settings });
+});

@@ -9,6 +9,7 @@ import type { DataScope } from "../db/scope.ts";
 import { getLiveRun, requestCancel, subscribe, type LiveRun } from "../runtime/run-registry.ts";
 import { isWaitingBackgroundRun } from "./background-limiter.ts";
 import { queueCoordination } from "./embedded-worker.ts";
+import { JOB_CATALOG } from "./job-catalog.ts";
 
 /**
  * What a cancel came to. "accepted": the run ends CANCELLED (or already has). "finished": it had
@@ -45,7 +46,7 @@ export async function cancelAgentRun(
   const scope = dataScopeFor(principal);
   if (settings.queue.durable) {
     const stored = await getRun(db, { scope, runId, sessionId });
-    const job = stored && stored.agent_id === agentId ? await requestJobCancel(db, { scope, id: runId }) : null;
+    const job = stored && stored.agent_id === agentId ? await requestJobCancel(db, { scope, id: runId, subjects: JOB_CATALOG.subjects }) : null;
     if (job !== null) {
       const finished = FINISHED_JOBS[job];
       if (finished) return { outcome: "finished", status: finished };

@@ -7,7 +7,7 @@ import type { StartedRun } from "../runtime/agent-run.ts";
 import { continueAgentRun, type ContinueRunRequest } from "../runtime/continue-run.ts";
 import { requestCancel, subscribe, type LiveRun } from "../runtime/run-registry.ts";
 import { queueCoordination } from "./embedded-worker.ts";
-import { unheldRunWriter } from "./unheld-run-writer.ts";
+import { unheldRunWriter } from "../runtime/unheld-run-writer.ts";
 
 /**
  * Continues a paused run on this replica (the continue route), so that a cancel accepted through

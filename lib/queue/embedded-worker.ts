@@ -2,8 +2,7 @@ import type { Settings } from "../config/settings.ts";
 import type { Db } from "../db/open-database.ts";
 import { redisCoordination, type RedisCoordination } from "../coordination/redis-coordination.ts";
 import { log } from "../log.ts";
-import { requestCancel } from "../runtime/run-registry.ts";
-import { agentJobExecutor } from "./agent-job.ts";
+import { JOB_CATALOG } from "./job-catalog.ts";
 import { QueueWorker } from "./worker.ts";
 
 /**
@@ -29,13 +28,13 @@ export function queueCoordination(settings: Settings): RedisCoordination | null 
   return redisCoordination(settings.queue.redis, `agentry:${settings.osId}:${settings.database.id}:`);
 }
 
-/** A worker over `db` with the agent executor; cancel signals abort the run if it runs here. */
+/** A worker over `db` running the product's job catalog; a cancel signal reaches the job's work if it runs here. */
 export function createQueueWorker(settings: Settings, db: Db, workerId?: string): QueueWorker {
   return new QueueWorker({
     db,
     queue: settings.queue,
-    execute: agentJobExecutor({ db, settings }),
-    onCancel: (runId) => requestCancel(runId),
+    catalog: JOB_CATALOG,
+    settings,
     coordination: queueCoordination(settings),
     workerId,
   });

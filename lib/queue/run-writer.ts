@@ -1,44 +1,12 @@
 import type { Db } from "../db/open-database.ts";
 import { log } from "../log.ts";
-import { crossBundleError, RunCancelledSignal } from "../runtime/run-registry.ts";
+import { RunCancelledSignal } from "../runtime/run-registry.ts";
+import { LeaseLostError, type RunWriter } from "../runtime/run-writer.ts";
 import { isRunIndexRace, runInsertStatement, type RunInput } from "../db/runs/run-insert.ts";
 import type { DataScope } from "../db/scope.ts";
 import { epochSeconds } from "../db/jobs/job-row.ts";
-import {
-  heldJobCancelRequested,
-  retryDelaySeconds,
-  runFenceGuard,
-  settleJobs,
-  spentAttempts,
-  type JobFence,
-  type JobSettlement,
-  type JobSettlementItem,
-} from "../db/jobs/index.ts";
-
-/** This worker no longer holds the job: another claim owns it now, so nothing of ours may be written. */
-export class LeaseLostError extends crossBundleError("LeaseLostError") {
-  constructor(readonly jobId: string) {
-    super(`Lease on job ${jobId} was lost; this worker stops without writing`);
-  }
-}
-
-/**
- * How a run's rows are written. The default writes them directly; a durable run's writer fences
- * every write on the job's claim and records the run's end together with the job's.
- */
-export interface RunWriter {
-  /** A non-final state (RUNNING, events so far). Throws LeaseLostError when fenced out. */
-  write(scope: DataScope, run: RunInput): Promise<void>;
-  /**
-   * The final state (COMPLETED, PAUSED, CANCELLED, ERROR) and the job's settlement in one
-   * transaction. An ERROR with attempts left stores the run PENDING and queues the job again.
-   * Returns what the job became. Throws RunCancelledSignal, writing nothing, when a cancel was
-   * recorded for the job and this end is not CANCELLED: the run is to end CANCELLED instead.
-   */
-  finish(scope: DataScope, run: RunInput, failure?: { retryable: boolean }): Promise<JobSettlement["status"]>;
-  /** Whether finishing with an ERROR of this kind now would queue the job for another attempt. */
-  retries(failure: { retryable: boolean }): boolean;
-}
+import type { SubjectValue } from "../db/jobs/job-subject.ts";
+import { heldJobCancelRequested, retryDelaySeconds, runFenceGuard, spentAttempts, type JobFence, type JobSettlement } from "../db/jobs/index.ts";
 
 const RACE_RETRIES = 8;
 
@@ -53,17 +21,14 @@ export function fencedRunWriter(
     leaseLosses,
     maxAttempts,
     retryDelaySeconds: baseDelay,
-    settle = async (item) => (await settleJobs(db, { workerId: fence.workerId, items: [item] })).has(fence.id),
-    onSettling,
+    settle,
   }: {
     fence: JobFence;
     leaseLosses: number;
     maxAttempts: number;
     retryDelaySeconds: number;
-    /** Writes the attempt's end (the worker's SettleBatcher); true when the fence held. Default: alone. */
-    settle?: (item: JobSettlementItem) => Promise<boolean>;
-    /** Called when the final write starts: the run has ended, its slot may go to the next job. */
-    onSettling?: () => void;
+    /** Writes the attempt's end with the run's final row (the job context's settle); true when the fence held. */
+    settle: (settlement: JobSettlement, run: SubjectValue) => Promise<boolean>;
   },
 ): RunWriter & { readonly settling: boolean } {
   const guard = runFenceGuard(db, fence);
@@ -98,7 +63,6 @@ export function fencedRunWriter(
     finish: (scope, run, failure) =>
       serial(async () => {
         settling = true;
-        onSettling?.();
         const status = await finish(scope, run, failure);
         finished = true;
         log.debug(`[worker ${fence.workerId}] job ${fence.id} ${status} (attempt ${fence.attempt})`);
@@ -144,7 +108,7 @@ export function fencedRunWriter(
           }
         }
       }
-      if (!(await settle({ fence, settlement, run: { status: stored.status ?? "ERROR", runData: stored.runData } }))) {
+      if (!(await settle(settlement, { status: stored.status ?? "ERROR", data: stored.runData }))) {
         // Refused while the job is still ours: a cancel was recorded (and not yet delivered, or
         // delivered too late for the run to stop before this write).
         if (settlement.status !== "cancelled" && (await heldJobCancelRequested(db, fence)) === true) throw new RunCancelledSignal();

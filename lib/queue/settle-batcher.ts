@@ -1,5 +1,6 @@
 import type { Db } from "../db/open-database.ts";
 import { settleJobs, type JobSettlementItem } from "../db/jobs/index.ts";
+import type { SubjectBinding } from "../db/jobs/job-subject.ts";
 
 /** At most this many attempts settle in one statement. */
 const MAX_BATCH = 500;
@@ -17,6 +18,8 @@ export class SettleBatcher {
   constructor(
     private readonly db: Db,
     private readonly workerId: string,
+    /** The subjects (a run job's run) whose final rows settle with their jobs. */
+    private readonly subjects: readonly SubjectBinding[],
   ) {}
 
   /** Resolves true when the attempt was settled, false when its fence no longer held. */
@@ -35,7 +38,7 @@ export class SettleBatcher {
     while (this.waiting.length > 0) {
       const batch = this.waiting.splice(0, MAX_BATCH);
       try {
-        const settled = await settleJobs(this.db, { workerId: this.workerId, items: batch.map((w) => w.item) });
+        const settled = await settleJobs(this.db, { workerId: this.workerId, items: batch.map((w) => w.item), subjects: this.subjects });
         for (const w of batch) w.resolve(settled.has(w.item.fence.id));
       } catch (error) {
         for (const w of batch) w.reject(error);

@@ -39,7 +39,7 @@ export async function workerHealth(worker: QueueWorker, db: Db, queue: QueueSett
   };
   let oldest: number | null;
   try {
-    oldest = await withTimeout(unsafeOldestReadyJobAge(db, { now: epochSeconds(), deploymentId: queue.deploymentId ?? null }), HEALTH_QUERY_TIMEOUT_MS);
+    oldest = await withTimeout(unsafeOldestReadyJobAge(db, { now: epochSeconds(), deploymentId: queue.deploymentId ?? null, jobTypes: worker.jobTypes }), HEALTH_QUERY_TIMEOUT_MS);
   } catch (error) {
     return { status: "database_unreachable", ...base, oldest_ready_age_seconds: null, detail: (error as Error).message };
   }

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { QueueSettings } from "../config/settings.ts";
@@ -14,44 +15,17 @@ import {
   type JobFence,
 } from "../db/jobs/index.ts";
 import { epochSeconds } from "../db/jobs/job-row.ts";
+import { heldJobCancelRequested, retryDelaySeconds, spentAttempts, type JobSettlement } from "../db/jobs/index.ts";
+import type { SubjectValue } from "../db/jobs/job-subject.ts";
 import { log } from "../log.ts";
 import type { RedisCoordination } from "../coordination/redis-coordination.ts";
+import type { Settings } from "../config/settings.ts";
 import { RunTimeoutSignal } from "../runtime/run-registry.ts";
-import { fencedRunWriter, LeaseLostError, type RunWriter } from "./run-writer.ts";
+import { LeaseLostError } from "../runtime/run-writer.ts";
+import { claimScope, JobCancelledError, PermanentJobError, type JobCatalog, type JobExecutor, type JobKind } from "./catalog.ts";
 import { SettleBatcher } from "./settle-batcher.ts";
 
-/** What an executor gets for one claimed job. */
-export interface JobContext {
-  readonly job: ClaimedJob;
-  readonly fence: JobFence;
-  /** Writes the job's run under the claim's fence, and its end together with the job's. */
-  readonly writer: RunWriter;
-  /**
-   * Aborted with the reason the work must stop: LeaseLostError (another claim owns the job;
-   * write nothing), RunTimeoutSignal (queue.timeoutSeconds). Cancellation goes through the run
-   * registry (requestCancel), as for any run.
-   */
-  readonly signal: AbortSignal;
-  /**
-   * Whether this worker has seen a cancel recorded for the run (at the claim, or since through its
-   * poll, heartbeat or a Redis signal): current whenever it is read. Each sighting is also handed
-   * to `onCancel`. The database stays the truth (heldJobCancelRequested reads it).
-   */
-  readonly cancelRequested: boolean;
-  readonly coordination: RedisCoordination | null;
-  /**
-   * Whether the lease is surely still this worker's: renewed less than lockGraceSeconds ago (by
-   * its clock, less a margin). Checked before anything that is not fenced by the database (Redis events), so
-   * a worker that froze past its lease publishes nothing when it wakes, before any heartbeat says so.
-   */
-  holdsLease(): boolean;
-}
-
-/**
- * Executes one claimed job to its end. It settles the job through `ctx.writer.finish` (the run's
- * final write); a job it leaves running is failed by the worker.
- */
-export type JobExecutor = (ctx: JobContext) => Promise<void>;
+export type { JobContext, JobExecutor } from "./catalog.ts";
 
 /** What a worker has done lately (epoch milliseconds), for its /health. */
 export interface WorkerProgress {
@@ -66,21 +40,26 @@ export interface WorkerProgress {
 export interface WorkerOptions {
   db: Db;
   queue: QueueSettings;
-  execute: JobExecutor;
+  /** The kinds of job this worker claims and runs (./catalog.ts). */
+  catalog: JobCatalog;
+  /** What the kinds' executors are built with besides the database and queue settings. */
+  settings?: Settings;
   /**
-   * Called whenever a cancel is seen for a run this worker executes — again at every sighting, so
-   * it must be idempotent (requestCancel is): a delivery that came before the run could take it
-   * is made again.
+   * Called whenever a cancel is seen for a job this worker executes — again at every sighting, so
+   * it must be idempotent: a delivery that came before the work could take it is made again.
+   * Default: the job kind's `onCancel`, else the job's signal is aborted.
    */
-  onCancel?: (runId: string) => void;
+  onCancel?: (jobId: string) => void;
   coordination?: RedisCoordination | null;
   workerId?: string;
 }
 
 interface Active {
   job: ClaimedJob;
+  kind: JobKind<unknown>;
   fence: JobFence;
-  writer: ReturnType<typeof fencedRunWriter>;
+  /** The attempt's end is being written: the job is leaving the worker (it no longer counts as executing). */
+  settling: boolean;
   controller: AbortController;
   timeout: ReturnType<typeof setTimeout>;
   cancelRequested: boolean;
@@ -125,10 +104,28 @@ export class QueueWorker {
 
   /** Finished attempts are written in batches (one commit for all that finish together). */
   private readonly settler: SettleBatcher;
+  private readonly executors = new Map<string, JobExecutor<unknown>>();
+  /** The job types this worker claims and the subjects that move with their jobs. */
+  private readonly scope: ReturnType<typeof claimScope>;
 
   constructor(private readonly options: WorkerOptions) {
     this.workerId = options.workerId ?? newWorkerId();
-    this.settler = new SettleBatcher(options.db, this.workerId);
+    this.scope = claimScope(options.catalog);
+    this.settler = new SettleBatcher(options.db, this.workerId, this.scope.subjects);
+  }
+
+  /** The job types this worker claims. */
+  get jobTypes(): readonly string[] {
+    return this.scope.jobTypes;
+  }
+
+  private executorOf(kind: JobKind<unknown>): JobExecutor<unknown> {
+    let executor = this.executors.get(kind.jobType);
+    if (!executor) {
+      executor = kind.executor({ db: this.options.db, queue: this.options.queue, settings: this.options.settings });
+      this.executors.set(kind.jobType, executor);
+    }
+    return executor;
   }
 
   start(): void {
@@ -154,7 +151,7 @@ export class QueueWorker {
   /** Jobs whose runs are executing: a job whose end is being written no longer counts. */
   private executing(): number {
     let n = 0;
-    for (const entry of this.active.values()) if (!entry.writer.settling) n++;
+    for (const entry of this.active.values()) if (!entry.settling) n++;
     return n;
   }
 
@@ -186,6 +183,7 @@ export class QueueWorker {
             now: epochSeconds(),
             leaseSeconds: queue.lockGraceSeconds,
             deploymentId: queue.deploymentId ?? null,
+            ...this.scope,
           });
         } catch (error) {
           log.warn(`[worker ${this.workerId}] claim failed: ${(error as Error).message}`);
@@ -211,53 +209,127 @@ export class QueueWorker {
 
   private begin(job: ClaimedJob): void {
     const { db, queue } = this.options;
+    const kind = this.options.catalog.get(job.job_type)!;
     const fence: JobFence = { id: job.id, attempt: job.attempt, workerId: this.workerId };
     const controller = new AbortController();
-    // At timeoutSeconds the run is aborted (it ends ERROR, or CANCELLED with a cancel recorded);
-    // one that has still not ended a grace period later is given up (abandon).
+    // At the kind's timeout the work is aborted (a run ends ERROR, or CANCELLED with a cancel
+    // recorded); work that has still not ended a grace period later is given up (abandon).
+    const timeoutSeconds = kind.timeoutSeconds?.(queue) ?? queue.timeoutSeconds;
     const timeout = setTimeout(() => {
-      controller.abort(new RunTimeoutSignal(queue.timeoutSeconds));
+      controller.abort(new RunTimeoutSignal(timeoutSeconds));
       this.giveUpLater(entry);
-    }, queue.timeoutSeconds * 1000);
+    }, timeoutSeconds * 1000);
     timeout.unref?.();
-    const writer = fencedRunWriter(db, {
+    const entry: Active = {
+      job,
+      kind,
       fence,
-      leaseLosses: job.lease_losses,
-      maxAttempts: job.max_attempts,
-      retryDelaySeconds: queue.retryDelaySeconds,
-      settle: (item) => this.settler.settle(item),
-      // Its run has ended: the next job may start while the batch with its end is written.
-      onSettling: () => this.wake(),
-    });
-    const entry: Active = { job, fence, writer, controller, timeout, cancelRequested: job.cancel_requested_at !== null, renewedAt: Date.now(), lost: false, done: Promise.resolve() };
+      settling: false,
+      controller,
+      timeout,
+      cancelRequested: job.cancel_requested_at !== null,
+      renewedAt: Date.now(),
+      lost: false,
+      done: Promise.resolve(),
+    };
+    const settle = (settlement: JobSettlement, subject?: SubjectValue): Promise<boolean> => {
+      if (!entry.settling) {
+        entry.settling = true;
+        // Its work has ended: the next job may start while the batch with its end is written.
+        this.wake();
+      }
+      return this.settler.settle({ fence, jobType: job.job_type, settlement, subject });
+    };
+    const retry = { baseDelaySeconds: kind.retryDelaySeconds?.(queue) ?? queue.retryDelaySeconds, maxAttempts: job.max_attempts };
     // This worker claimed the job again (its own sweeper took it back, e.g. after an outage longer
     // than the lease): the older attempt lost its lease and stops.
     const previous = this.active.get(job.id);
     if (previous) this.lose(previous);
     this.active.set(job.id, entry);
     entry.done = (async () => {
+      let failure: { error: unknown } | null = null;
       try {
-        await this.options.execute({
+        const parsed = kind.payload.safeParse(job.payload ?? {});
+        if (!parsed.success) {
+          await this.failInvalidPayload(entry, parsed.error);
+          return;
+        }
+        await this.executorOf(kind)({
           job,
+          payload: parsed.data,
           fence,
-          writer,
           signal: controller.signal,
           get cancelRequested() {
             return entry.cancelRequested;
           },
           coordination: this.options.coordination ?? null,
           holdsLease: () => this.holdsLease(entry),
+          settle,
+          retry,
         });
       } catch (error) {
+        failure = { error };
         if (!(error instanceof LeaseLostError)) log.error(`[worker ${this.workerId}] job ${job.id} failed: ${(error as Error)?.stack ?? error}`);
       } finally {
         clearTimeout(timeout);
         clearTimeout(entry.giveUp);
+        // A kind without a subject is settled here by how its executor ended; one with a subject
+        // settles itself (a job it leaves running is taken back by the sweeper after its lease).
+        if (!kind.subject && !entry.settling && !entry.lost) await this.settleByOutcome(entry, failure, settle, retry);
         if (this.active.get(job.id) === entry) this.active.delete(job.id);
         this.progress.lastCompletionAt = Date.now();
         if (!this.stopping) this.wake();
       }
     })();
+  }
+
+  /**
+   * The end of a job whose kind has no subject, from how its executor ended: completed when it
+   * returned; when it threw, cancelled if a cancel was seen, failed at once for a
+   * PermanentJobError, else queued again after the backoff while attempts remain. A cancel
+   * recorded meanwhile makes any end a cancelled one.
+   */
+  private async settleByOutcome(
+    entry: Active,
+    failure: { error: unknown } | null,
+    settle: (settlement: JobSettlement) => Promise<boolean>,
+    retry: { baseDelaySeconds: number; maxAttempts: number },
+  ): Promise<void> {
+    const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+    let settlement: JobSettlement;
+    if (!failure) settlement = { status: "completed" };
+    else if (entry.cancelRequested || failure.error instanceof JobCancelledError) settlement = { status: "cancelled", error: "Job cancelled by request" };
+    else {
+      const spent = spentAttempts(entry.job);
+      const retryable = !(failure.error instanceof PermanentJobError) && !(failure.error instanceof RunTimeoutSignal) && spent < retry.maxAttempts;
+      settlement = retryable
+        ? { status: "queued", error: message(failure.error), availableAt: epochSeconds() + retryDelaySeconds({ baseSeconds: retry.baseDelaySeconds, spentAttempts: spent }) }
+        : { status: "failed", error: message(failure.error) };
+    }
+    try {
+      if (await settle(settlement)) {
+        log.debug(`[worker ${this.workerId}] job ${entry.job.id} ${settlement.status} (attempt ${entry.job.attempt})`);
+        return;
+      }
+      if (settlement.status !== "cancelled" && (await heldJobCancelRequested(this.options.db, entry.fence)) === true) {
+        await settle({ status: "cancelled", error: "Job cancelled by request" });
+      }
+    } catch (error) {
+      // The database is away: the lease runs out and the sweeper takes the job back.
+      log.warn(`[worker ${this.workerId}] could not settle job ${entry.job.id}: ${message(error)}`);
+    }
+  }
+
+  /** A payload its kind's schema refuses: the job fails at once (and its subject with it), never retried. */
+  private async failInvalidPayload(entry: Active, error: z.ZodError): Promise<void> {
+    const reason = `Invalid payload for job type ${entry.job.job_type}: ${z.prettifyError(error).replace(/\n/g, "; ")}`;
+    log.warn(`[worker ${this.workerId}] job ${entry.job.id}: ${reason}`);
+    entry.settling = true;
+    try {
+      await abandonJob(this.options.db, { ...entry.fence, reason, errorType: "invalid_job_payload", jobType: entry.job.job_type, subjects: this.scope.subjects });
+    } catch (failure) {
+      log.warn(`[worker ${this.workerId}] could not fail job ${entry.job.id}: ${(failure as Error).message}`);
+    }
   }
 
   /**
@@ -292,14 +364,14 @@ export class QueueWorker {
    * its slot and lease are freed.
    */
   private async abandon(entry: Active): Promise<void> {
-    if (this.active.get(entry.job.id) !== entry || entry.writer.settling) return;
+    if (this.active.get(entry.job.id) !== entry || entry.settling) return;
     const grace = Math.max(5, this.options.queue.lockGraceSeconds);
     const reason = entry.cancelRequested
       ? `Run cancelled; it did not stop within ${grace} s and was given up`
-      : `Run timed out after ${this.options.queue.timeoutSeconds} s and did not stop; the job was given up`;
+      : `Run timed out after ${entry.kind.timeoutSeconds?.(this.options.queue) ?? this.options.queue.timeoutSeconds} s and did not stop; the job was given up`;
     log.warn(`[worker ${this.workerId}] job ${entry.job.id}: ${reason}`);
     try {
-      await abandonJob(this.options.db, { ...entry.fence, reason, errorType: "run_timeout_error" });
+      await abandonJob(this.options.db, { ...entry.fence, reason, errorType: "run_timeout_error", jobType: entry.job.job_type, subjects: this.scope.subjects });
     } catch (error) {
       // The database is away: the lease runs out and the sweeper takes the job back.
       log.warn(`[worker ${this.workerId}] could not give up job ${entry.job.id}: ${(error as Error).message}`);
@@ -311,7 +383,7 @@ export class QueueWorker {
   /** Stops every attempt whose lease has run out by this worker's clock (another worker may own it by now). */
   private abortExpired(): void {
     for (const entry of this.active.values()) {
-      if (entry.writer.settling || entry.lost || this.holdsLease(entry)) continue;
+      if (entry.settling || entry.lost || this.holdsLease(entry)) continue;
       log.warn(`[worker ${this.workerId}] the lease on job ${entry.job.id} ran out without a renewal; stopping it`);
       this.lose(entry);
     }
@@ -322,7 +394,7 @@ export class QueueWorker {
     this.abortExpired();
     // A job whose final write has begun is leaving: that write settles it, fenced like any other.
     // One aborted for its timeout or a cancel keeps its lease while it winds down.
-    const leases = [...this.active.values()].filter((a) => !a.writer.settling && !a.lost).map((a) => a.fence);
+    const leases = [...this.active.values()].filter((a) => !a.settling && !a.lost).map((a) => a.fence);
     if (leases.length === 0) return;
     const sentAt = Date.now();
     let held: Map<string, { cancelRequested: boolean }>;
@@ -335,7 +407,7 @@ export class QueueWorker {
     }
     for (const lease of leases) {
       const entry = this.active.get(lease.id);
-      if (!entry || entry.fence.attempt !== lease.attempt || entry.writer.settling || entry.lost) continue;
+      if (!entry || entry.fence.attempt !== lease.attempt || entry.settling || entry.lost) continue;
       const state = held.get(lease.id);
       if (!state) {
         log.warn(`[worker ${this.workerId}] lost the lease on job ${lease.id}; stopping it`);
@@ -353,7 +425,7 @@ export class QueueWorker {
    * what this worker saw is no proof that the run got it.
    */
   private async pollCancels(): Promise<void> {
-    const running = [...this.active.values()].filter((a) => !a.writer.settling && !a.lost);
+    const running = [...this.active.values()].filter((a) => !a.settling && !a.lost);
     if (running.length === 0) return;
     try {
       const ids = await cancelRequestedJobs(this.options.db, { workerId: this.workerId, ids: running.map((a) => a.job.id) });
@@ -368,14 +440,16 @@ export class QueueWorker {
     const entry = this.active.get(runId);
     if (!entry || entry.lost) return;
     entry.cancelRequested = true;
-    this.options.onCancel?.(runId);
+    const deliver = this.options.onCancel ?? entry.kind.onCancel;
+    if (deliver) deliver(runId);
+    else if (!entry.controller.signal.aborted) entry.controller.abort(new JobCancelledError(runId));
     // A run stops within moments of its abort; one that does not is given up CANCELLED.
-    if (!entry.writer.settling) this.giveUpLater(entry);
+    if (!entry.settling) this.giveUpLater(entry);
   }
 
   private async sweep(): Promise<void> {
     try {
-      const result = await unsafeSweepExpiredLeases(this.options.db, { now: epochSeconds(), leaseSeconds: this.options.queue.lockGraceSeconds });
+      const result = await unsafeSweepExpiredLeases(this.options.db, { now: epochSeconds(), leaseSeconds: this.options.queue.lockGraceSeconds, subjects: this.scope.subjects });
       if (result.requeued.length > 0) {
         log.info(`[worker ${this.workerId}] took back ${result.requeued.length} job(s) whose worker stopped renewing its lease`);
         this.wake();
@@ -411,9 +485,9 @@ export class QueueWorker {
     clearTimeout(timer);
     for (const entry of [...this.active.values()]) {
       // A job whose end is being written is finishing: let that write land rather than hand it back.
-      if (entry.writer.settling) continue;
+      if (entry.settling) continue;
       try {
-        await releaseJob(this.options.db, entry.fence);
+        await releaseJob(this.options.db, { ...entry.fence, subjects: this.scope.subjects });
       } catch (error) {
         log.warn(`[worker ${this.workerId}] could not release job ${entry.job.id}: ${(error as Error).message}`);
       }

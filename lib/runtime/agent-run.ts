@@ -14,7 +14,7 @@ import { registerRun, type LiveRun } from "./run-registry.ts";
 import { emptyMetrics, type AgnoMessage, type RunOutput } from "./run-output.ts";
 import { loop } from "./run-loop.ts";
 import { runRow, settleFailure, storeRun } from "./run-settle.ts";
-import type { RunWriter } from "../queue/run-writer.ts";
+import type { RunWriter } from "./run-writer.ts";
 import { emit, newRunState, now, type RunState } from "./run-state.ts";
 import { pastSessionsTool } from "./tools/past-sessions.ts";
 import { userMessageContent, type Attachment } from "./user-content.ts";

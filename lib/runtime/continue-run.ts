@@ -10,7 +10,7 @@ import { loop, runTools } from "./run-loop.ts";
 import { complete, settleFailure } from "./run-settle.ts";
 import { checkpoint, emit, newRunState } from "./run-state.ts";
 import { ContinueError, pausedRunOutput } from "./paused-run.ts";
-import type { RunWriter } from "../queue/run-writer.ts";
+import type { RunWriter } from "./run-writer.ts";
 
 export interface Resolution {
   tool_call_id: string;

@@ -4,8 +4,8 @@ import { log } from "../log.ts";
 import { extractMemories } from "./memory/user-memories.ts";
 import { isRetryableErrorType, ModelProviderError } from "./models/model-provider-error.ts";
 import { finishRun, RunCancelledSignal, RunTimeoutSignal } from "./run-registry.ts";
-import { LeaseLostError, type RunWriter } from "../queue/run-writer.ts";
-import { unheldRunWriter } from "../queue/unheld-run-writer.ts";
+import { LeaseLostError, type RunWriter } from "./run-writer.ts";
+import { unheldRunWriter } from "./unheld-run-writer.ts";
 import { emptyMetrics, type RunOutput, type RunRequirement, type RunStatus, type ToolExecution } from "./run-output.ts";
 import { checkpoint, emit, emitFinal, now, type RunState } from "./run-state.ts";
 

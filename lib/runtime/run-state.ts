@@ -7,7 +7,7 @@ import type { RetryPolicy } from "./model-step.ts";
 import { publish, RunCancelledSignal, type LiveRun } from "./run-registry.ts";
 import type { AgnoMessage, RunOutput } from "./run-output.ts";
 import type { ToolDefinition } from "./tools/types.ts";
-import type { RunWriter } from "../queue/run-writer.ts";
+import type { RunWriter } from "./run-writer.ts";
 
 /** Everything one run (or one continuation of it) works with while it executes. */
 export const MAX_STORED_EVENTS = 10_000;

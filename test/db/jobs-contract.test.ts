@@ -34,6 +34,7 @@ import {
 import { ConflictError, NotFoundError, PaginationError, PermissionError, QueueFullError } from "@/lib/errors/domain-errors.ts";
 import { DIALECTS, openMigrated, type TestDb, type TestDialect } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";
+import { RUN_JOBS } from "@/test/support/run-jobs.ts";
 
 let seq = 0;
 const uid = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
@@ -237,7 +238,7 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           expect([await count(db, "agno_jobs"), await count(db, "agno_runs")]).toEqual([2, 2]);
           // A duplicate of a queued job is still answered with the original.
           expect((await submit({ idempotencyKey: "first" })).duplicate).toBe(true);
-          await claimJobs(db, { workerId: "w", limit: 1, now: NOW, leaseSeconds: LEASE });
+          await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 1, now: NOW, leaseSeconds: LEASE });
           expect((await submit()).duplicate).toBe(false);
         }),
       );
@@ -253,7 +254,7 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
             const claimer = async (worker: number) => {
               const claimed: { id: string; worker: number }[] = [];
               for (;;) {
-                const batch = await claimJobs(worker % 2 ? other : db, { workerId: `w${worker}`, limit: 10, now: NOW + 1000, leaseSeconds: LEASE });
+                const batch = await claimJobs(worker % 2 ? other : db, { ...RUN_JOBS, workerId: `w${worker}`, limit: 10, now: NOW + 1000, leaseSeconds: LEASE });
                 if (batch.length === 0) return claimed;
                 for (const job of batch) {
                   expect(job).toMatchObject({ status: "running", attempt: 1, locked_by: `w${worker}`, locked_at: NOW + 1000 });
@@ -314,7 +315,7 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           const d2 = await put("d2", NOW);
           const future = await put(null, NOW + 1000);
           const claim = (deploymentId: string | null, limit = 10) =>
-            claimJobs(db, { workerId: `w-${deploymentId}`, limit, now: NOW + 10, leaseSeconds: LEASE, deploymentId }).then((jobs) =>
+            claimJobs(db, { ...RUN_JOBS, workerId: `w-${deploymentId}`, limit, now: NOW + 10, leaseSeconds: LEASE, deploymentId }).then((jobs) =>
               jobs.map((j) => j.id),
             );
           // A worker of no deployment takes only jobs of none, oldest available first, never a future one.
@@ -324,7 +325,7 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           expect(await claim("d2")).toEqual([d2]);
           expect(await claim(null)).toEqual([]);
           expect((await rawJob(db, future)).status).toBe("queued");
-          const [claimed] = await claimJobs(db, { workerId: "w", limit: 1, now: NOW + 1000, leaseSeconds: LEASE });
+          const [claimed] = await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 1, now: NOW + 1000, leaseSeconds: LEASE });
           expect(claimed).toMatchObject({ id: future, lease_expires_at: NOW + 1000 + LEASE });
         }),
       );
@@ -339,7 +340,7 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           const first = await put(session.session_id, NOW, uid("z"));
           const second = await put(session.session_id, NOW, uid("a"));
           const other = await put((await newSession(db, scopes.a)).session_id, NOW + 2, uid("m"));
-          const claim = () => claimJobs(db, { workerId: "w", limit: 10, now: NOW + 10, leaseSeconds: LEASE });
+          const claim = () => claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 10, now: NOW + 10, leaseSeconds: LEASE });
           const claimed = await claim();
           expect(claimed.map((j) => j.id)).toEqual([first.id, other.id]);
           // The session's second job waits while the first runs…
@@ -355,7 +356,7 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
         withDb(async (db) => {
           const [a, b] = await enqueueMany(db, scopes.a, 2);
           await db.sql.exec(`UPDATE agno_runs SET status = 'CANCELLED' WHERE run_id = ?`, [b.id]);
-          await claimJobs(db, { workerId: "w", limit: 5, now: NOW + 5, leaseSeconds: LEASE });
+          await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 5, now: NOW + 5, leaseSeconds: LEASE });
           expect(await getRun(db, { scope: scopes.a, runId: a.id })).toMatchObject({ status: "RUNNING", run_data: { status: "RUNNING" } });
           expect(await rawRun(db, b.id)).toMatchObject({ status: "CANCELLED" });
         }),
@@ -367,23 +368,24 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
         "settles many attempts at once, each with its run; one whose fence no longer holds changes nothing",
         withDb(async (db) => {
           const jobs = await enqueueMany(db, scopes.a, 4);
-          const claimed = await claimJobs(db, { workerId: "w", limit: 4, now: NOW + 5, leaseSeconds: LEASE });
+          const claimed = await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 4, now: NOW + 5, leaseSeconds: LEASE });
           // The last one's lease was lost meanwhile: swept and claimed by another worker.
-          await unsafeSweepExpiredLeases(db, { now: NOW + 5 + LEASE + 1, leaseSeconds: LEASE, limit: 100 });
+          await unsafeSweepExpiredLeases(db, { ...RUN_JOBS, now: NOW + 5 + LEASE + 1, leaseSeconds: LEASE, limit: 100 });
           const [a, b, c] = claimed.map((j) => ({ ...fenceOf(j) }));
           await db.sql.exec(`UPDATE agno_jobs SET status = 'running', locked_by = 'w', locked_at = ? WHERE id IN (?, ?, ?)`, [NOW + 70, a.id, b.id, c.id]);
-          const [stolen] = await claimJobs(db, { workerId: "other", limit: 1, now: NOW + 70, leaseSeconds: LEASE });
+          const [stolen] = await claimJobs(db, { ...RUN_JOBS, workerId: "other", limit: 1, now: NOW + 70, leaseSeconds: LEASE });
           expect(stolen.id).toBe(jobs[3].id);
           const staleFence = fenceOf(claimed[3]);
-          const run = (status: string) => ({ status, runData: { status, content: `as ${status}` } });
+          const run = (status: string) => ({ status, data: { status, content: `as ${status}` } });
           const settled = await settleJobs(db, {
+ ...RUN_JOBS,
             workerId: "w",
             now: NOW + 80,
             items: [
-              { fence: a, settlement: { status: "completed" }, run: run("COMPLETED") },
-              { fence: b, settlement: { status: "queued", error: "try again", availableAt: NOW + 200 }, run: run("PENDING") },
-              { fence: c, settlement: { status: "failed", error: "boom" }, run: run("ERROR") },
-              { fence: staleFence, settlement: { status: "completed" }, run: run("COMPLETED") },
+              { fence: a, jobType: "run", settlement: { status: "completed" }, subject: run("COMPLETED") },
+              { fence: b, jobType: "run", settlement: { status: "queued", error: "try again", availableAt: NOW + 200 }, subject: run("PENDING") },
+              { fence: c, jobType: "run", settlement: { status: "failed", error: "boom" }, subject: run("ERROR") },
+              { fence: staleFence, jobType: "run", settlement: { status: "completed" }, subject: run("COMPLETED") },
             ],
           });
           expect([...settled].sort()).toEqual([a.id, b.id, c.id].sort());
@@ -396,7 +398,7 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           // The stale item: its job is the other worker's, running; its run untouched (still RUNNING from the claim).
           expect(await getJob(db, { scope: scopes.a, id: stolen.id })).toMatchObject({ status: "running", locked_by: "other" });
           expect(await rawRun(db, stolen.id)).toMatchObject({ status: "RUNNING" });
-          await expect(settleJobs(db, { workerId: "w", items: [{ fence: fenceOf(stolen), settlement: { status: "completed" }, run: run("COMPLETED") }] })).rejects.toThrow(
+          await expect(settleJobs(db, { ...RUN_JOBS, workerId: "w", items: [{ fence: fenceOf(stolen), jobType: "run", settlement: { status: "completed" }, subject: run("COMPLETED") }] })).rejects.toThrow(
             /held by the settling worker/,
           );
         }),
@@ -408,12 +410,12 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
         "rejects every write of a stale worker once the sweeper re-queued its job and another worker claimed it",
         withDb(async (db) => {
           const [job] = await enqueueMany(db, scopes.a, 1, { maxAttempts: 3 });
-          const [mine] = await claimJobs(db, { workerId: "w1", limit: 1, now: NOW, leaseSeconds: LEASE });
+          const [mine] = await claimJobs(db, { ...RUN_JOBS, workerId: "w1", limit: 1, now: NOW, leaseSeconds: LEASE });
           expect(await heartbeat(db, { ...fenceOf(mine), now: NOW + 30 })).toBe(true);
           // The heartbeat kept the lease: a sweep within it takes nothing.
-          expect(await unsafeSweepExpiredLeases(db, { now: NOW + 30 + LEASE - 1, leaseSeconds: LEASE })).toEqual({ requeued: [], failed: [] });
-          expect(await unsafeSweepExpiredLeases(db, { now: NOW + 30 + LEASE + 1, leaseSeconds: LEASE })).toEqual({ requeued: [job.id], failed: [] });
-          const [theirs] = await claimJobs(db, { workerId: "w2", limit: 1, now: NOW + 100, leaseSeconds: LEASE });
+          expect(await unsafeSweepExpiredLeases(db, { ...RUN_JOBS, now: NOW + 30 + LEASE - 1, leaseSeconds: LEASE })).toEqual({ requeued: [], failed: [] });
+          expect(await unsafeSweepExpiredLeases(db, { ...RUN_JOBS, now: NOW + 30 + LEASE + 1, leaseSeconds: LEASE })).toEqual({ requeued: [job.id], failed: [] });
+          const [theirs] = await claimJobs(db, { ...RUN_JOBS, workerId: "w2", limit: 1, now: NOW + 100, leaseSeconds: LEASE });
           expect(theirs).toMatchObject({ id: job.id, attempt: 2, lease_losses: 1, locked_by: "w2" });
           const before = await rawJob(db, job.id);
           const stale = { ...fenceOf(mine), now: NOW + 101 };
@@ -422,7 +424,7 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           expect(await failJob(db, { ...stale, error: "late", retryable: true, retryDelaySeconds: 30 })).toEqual({ applied: false });
           expect(await pauseJob(db, stale)).toBe(false);
           expect(await cancelJob(db, stale)).toBe(false);
-          expect(await releaseJob(db, stale)).toBe(false);
+          expect(await releaseJob(db, { ...RUN_JOBS, ...stale })).toBe(false);
           expect(await rawJob(db, job.id)).toEqual(before);
           // The new holder's fence works.
           expect(await heartbeat(db, { ...fenceOf(theirs), now: NOW + 102 })).toBe(true);
@@ -436,8 +438,8 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
         "releases on shutdown without spending an attempt; even the same worker id's old fence is dead after it reclaims",
         withDb(async (db) => {
           const [job] = await enqueueMany(db, scopes.a, 1);
-          const [first] = await claimJobs(db, { workerId: "w1", limit: 1, now: NOW, leaseSeconds: LEASE });
-          expect(await releaseJob(db, { ...fenceOf(first), now: NOW + 5 })).toBe(true);
+          const [first] = await claimJobs(db, { ...RUN_JOBS, workerId: "w1", limit: 1, now: NOW, leaseSeconds: LEASE });
+          expect(await releaseJob(db, { ...RUN_JOBS, ...fenceOf(first), now: NOW + 5 })).toBe(true);
           expect(await getJob(db, { scope: scopes.a, id: job.id })).toMatchObject({
             status: "queued",
             available_at: NOW + 5,
@@ -446,8 +448,8 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
             locked_by: null,
             locked_at: null,
           });
-          expect(await releaseJob(db, { ...fenceOf(first), now: NOW + 6 })).toBe(false);
-          const [again] = await claimJobs(db, { workerId: "w1", limit: 1, now: NOW + 5, leaseSeconds: LEASE });
+          expect(await releaseJob(db, { ...RUN_JOBS, ...fenceOf(first), now: NOW + 6 })).toBe(false);
+          const [again] = await claimJobs(db, { ...RUN_JOBS, workerId: "w1", limit: 1, now: NOW + 5, leaseSeconds: LEASE });
           expect(again).toMatchObject({ attempt: 2, lease_losses: 1, locked_by: "w1" });
           expect(await heartbeat(db, { ...fenceOf(first), now: NOW + 7 })).toBe(false);
           // max_attempts 1 and a release behind it: the one real attempt is still there to spend.
@@ -462,14 +464,14 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
         "does not spend attempts on lost leases: a retry is still due after one",
         withDb(async (db) => {
           const [job] = await enqueueMany(db, scopes.a, 1, { maxAttempts: 2 });
-          await claimJobs(db, { workerId: "dies", limit: 1, now: NOW, leaseSeconds: LEASE });
-          await unsafeSweepExpiredLeases(db, { now: NOW + LEASE + 1, leaseSeconds: LEASE });
-          const [second] = await claimJobs(db, { workerId: "w", limit: 1, now: NOW + 100, leaseSeconds: LEASE });
+          await claimJobs(db, { ...RUN_JOBS, workerId: "dies", limit: 1, now: NOW, leaseSeconds: LEASE });
+          await unsafeSweepExpiredLeases(db, { ...RUN_JOBS, now: NOW + LEASE + 1, leaseSeconds: LEASE });
+          const [second] = await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 1, now: NOW + 100, leaseSeconds: LEASE });
           expect(second).toMatchObject({ attempt: 2, lease_losses: 1 });
           const retry = await failJob(db, { ...fenceOf(second), error: "flaky", retryable: true, retryDelaySeconds: 10, random: 0, now: NOW + 100 });
           // First real attempt: base delay.
           expect(retry).toEqual({ applied: true, status: "queued", availableAt: NOW + 110 });
-          const [third] = await claimJobs(db, { workerId: "w", limit: 1, now: NOW + 110, leaseSeconds: LEASE });
+          const [third] = await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 1, now: NOW + 110, leaseSeconds: LEASE });
           expect(third.attempt).toBe(3);
           expect(await failJob(db, { ...fenceOf(third), error: "flaky", retryable: true, retryDelaySeconds: 10, now: NOW + 111 })).toEqual({
             applied: true,
@@ -486,10 +488,10 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           let now = NOW;
           let last: { id: string; attempt: number; locked_by: string | null } | undefined;
           for (let loss = 1; loss <= 3; loss++) {
-            [last] = await claimJobs(db, { workerId: `dies-${loss}`, limit: 1, now, leaseSeconds: LEASE });
+            [last] = await claimJobs(db, { ...RUN_JOBS, workerId: `dies-${loss}`, limit: 1, now, leaseSeconds: LEASE });
             await upsertRun(db, { scope: scopes.a, run: { ...runOf(job.session_id!, job.id), status: "RUNNING" } });
             now += LEASE + 1;
-            const swept = await unsafeSweepExpiredLeases(db, { now, leaseSeconds: LEASE });
+            const swept = await unsafeSweepExpiredLeases(db, { ...RUN_JOBS, now, leaseSeconds: LEASE });
             expect(swept).toEqual(loss < 3 ? { requeued: [job.id], failed: [] } : { requeued: [], failed: [job.id] });
           }
           const failed = await getJob(db, { scope: scopes.a, id: job.id });
@@ -499,7 +501,7 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           expect(run).toMatchObject({ status: "ERROR", run_data: { status: "ERROR", error: { error_type: "job_lost_worker" } } });
           expect(String(run!.run_data.content)).toMatch(/lost its worker 3 times/);
           expect(await heartbeat(db, { ...fenceOf(last!), now })).toBe(false);
-          expect(await claimJobs(db, { workerId: "w", limit: 1, now: now + 1000, leaseSeconds: LEASE })).toEqual([]);
+          expect(await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 1, now: now + 1000, leaseSeconds: LEASE })).toEqual([]);
         }),
       );
 
@@ -508,10 +510,10 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
         withDb(async (db) => {
           const [job] = await enqueueMany(db, scopes.a, 1);
           await db.sql.exec(`UPDATE agno_jobs SET lease_losses = 2 WHERE id = ?`, [job.id]);
-          await claimJobs(db, { workerId: "w", limit: 1, now: NOW, leaseSeconds: LEASE });
+          await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 1, now: NOW, leaseSeconds: LEASE });
           // The worker wrote the run COMPLETED, then died before completing the job.
           await upsertRun(db, { scope: scopes.a, run: { ...runOf(job.session_id!, job.id), status: "COMPLETED" } });
-          expect((await unsafeSweepExpiredLeases(db, { now: NOW + LEASE + 1, leaseSeconds: LEASE })).failed).toEqual([job.id]);
+          expect((await unsafeSweepExpiredLeases(db, { ...RUN_JOBS, now: NOW + LEASE + 1, leaseSeconds: LEASE })).failed).toEqual([job.id]);
           expect(await rawRun(db, job.id)).toMatchObject({ status: "COMPLETED" });
         }),
       );
@@ -537,14 +539,14 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           let now = NOW + 10;
           const delays: number[] = [];
           for (let attempt = 1; attempt <= 3; attempt++) {
-            const [claimed] = await claimJobs(db, { workerId: "w", limit: 1, now, leaseSeconds: LEASE });
+            const [claimed] = await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 1, now, leaseSeconds: LEASE });
             expect(claimed).toMatchObject({ id: job.id, attempt });
             const result = await failJob(db, { ...fenceOf(claimed), error: `e${attempt}`, retryable: true, retryDelaySeconds: 30, now });
             if (!result.applied || result.status !== "queued") throw new Error(`expected a retry, got ${JSON.stringify(result)}`);
             delays.push(result.availableAt - now);
             expect(await getJob(db, { scope: scopes.a, id: job.id })).toMatchObject({ status: "queued", locked_by: null, error: `e${attempt}` });
             // Not claimable before its backoff ends.
-            expect(await claimJobs(db, { workerId: "w", limit: 1, now: result.availableAt - 1, leaseSeconds: LEASE })).toEqual([]);
+            expect(await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 1, now: result.availableAt - 1, leaseSeconds: LEASE })).toEqual([]);
             now = result.availableAt;
           }
           expect(delays[0]).toBeGreaterThanOrEqual(30);
@@ -553,14 +555,14 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           expect(delays[1]).toBeLessThanOrEqual(72);
           expect(delays[2]).toBeGreaterThanOrEqual(120);
           expect(delays[2]).toBeLessThanOrEqual(144);
-          const [last] = await claimJobs(db, { workerId: "w", limit: 1, now, leaseSeconds: LEASE });
+          const [last] = await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 1, now, leaseSeconds: LEASE });
           expect(await failJob(db, { ...fenceOf(last), error: "final", retryable: true, retryDelaySeconds: 30, now })).toEqual({
             applied: true,
             status: "failed",
           });
 
           const [fresh] = await enqueueMany(db, scopes.a, 1, { maxAttempts: 4 }, now);
-          const [claimed] = await claimJobs(db, { workerId: "w", limit: 1, now, leaseSeconds: LEASE });
+          const [claimed] = await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 1, now, leaseSeconds: LEASE });
           expect(claimed.id).toBe(fresh.id);
           expect(await failJob(db, { ...fenceOf(claimed), error: "bad input", retryable: false, retryDelaySeconds: 30, now })).toEqual({
             applied: true,
@@ -576,13 +578,13 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
         "a job taken back from its worker (released or swept) has its run PENDING again; a cancel before the next claim ends both",
         withDb(async (db) => {
           const [released, swept] = await enqueueMany(db, scopes.a, 2);
-          const claimed = await claimJobs(db, { workerId: "w", limit: 2, now: NOW + 5, leaseSeconds: LEASE });
+          const claimed = await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 2, now: NOW + 5, leaseSeconds: LEASE });
           expect(await rawRun(db, released.id)).toMatchObject({ status: "RUNNING" });
-          expect(await releaseJob(db, { ...fenceOf(claimed.find((j) => j.id === released.id)!), now: NOW + 6 })).toBe(true);
-          expect(await unsafeSweepExpiredLeases(db, { now: NOW + 5 + LEASE + 1, leaseSeconds: LEASE })).toEqual({ requeued: [swept.id], failed: [] });
+          expect(await releaseJob(db, { ...RUN_JOBS, ...fenceOf(claimed.find((j) => j.id === released.id)!), now: NOW + 6 })).toBe(true);
+          expect(await unsafeSweepExpiredLeases(db, { ...RUN_JOBS, now: NOW + 5 + LEASE + 1, leaseSeconds: LEASE })).toEqual({ requeued: [swept.id], failed: [] });
           for (const job of [released, swept]) {
             expect(await rawRun(db, job.id)).toMatchObject({ status: "PENDING" });
-            expect(await requestJobCancel(db, { scope: scopes.a, id: job.id, now: NOW + 100 })).toBe("cancelled");
+            expect(await requestJobCancel(db, { ...RUN_JOBS, scope: scopes.a, id: job.id, now: NOW + 100 })).toBe("cancelled");
             expect(await rawRun(db, job.id)).toMatchObject({ status: "CANCELLED" });
           }
         }),
@@ -593,8 +595,8 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
         withDb(async (db) => {
           const [job] = await enqueueMany(db, scopes.a, 1);
           for (let i = 0; i < 3; i++) {
-            const [claimed] = await claimJobs(db, { workerId: "w", limit: 1, now: NOW + 10 + i, leaseSeconds: LEASE });
-            expect(await releaseJob(db, { ...fenceOf(claimed), now: NOW + 10 + i })).toBe(true);
+            const [claimed] = await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 1, now: NOW + 10 + i, leaseSeconds: LEASE });
+            expect(await releaseJob(db, { ...RUN_JOBS, ...fenceOf(claimed), now: NOW + 10 + i })).toBe(true);
           }
           expect(await getJob(db, { scope: scopes.a, id: job.id })).toMatchObject({ status: "failed", lease_losses: 3, attempt: 3 });
           expect((await getRun(db, { scope: scopes.a, runId: job.id }))!.run_data).toMatchObject({ status: "ERROR", error: { error_type: "job_lost_worker" } });
@@ -605,7 +607,7 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
         "pauses and cancels under the fence; cancels a queued job by scope",
         withDb(async (db) => {
           const [a, b, c] = await enqueueMany(db, scopes.a, 3);
-          const claimed = await claimJobs(db, { workerId: "w", limit: 2, now: NOW + 5, leaseSeconds: LEASE });
+          const claimed = await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 2, now: NOW + 5, leaseSeconds: LEASE });
           expect(claimed.map((j) => j.id)).toEqual([a.id, b.id]);
           expect(await pauseJob(db, { ...fenceOf(claimed[0]), now: NOW + 6 })).toBe(true);
           expect(await cancelJob(db, { ...fenceOf(claimed[1]), reason: "user asked", now: NOW + 6 })).toBe(true);
@@ -613,14 +615,14 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           expect(await getJob(db, { scope: scopes.a, id: b.id })).toMatchObject({ status: "cancelled", error: "user asked", completed_at: NOW + 6 });
           expect(await heartbeat(db, { ...fenceOf(claimed[0]), now: NOW + 7 })).toBe(false);
           // A queued job: only its owner (or an admin) cancels it, with its run; a running one is its worker's to cancel.
-          expect(await requestJobCancel(db, { scope: scopes.b, id: c.id })).toBeNull();
-          expect(await requestJobCancel(db, { scope: scopes.a, id: c.id, now: NOW + 8 })).toBe("cancelled");
-          expect(await requestJobCancel(db, { scope: scopes.a, id: c.id })).toBe("cancelled");
+          expect(await requestJobCancel(db, { ...RUN_JOBS, scope: scopes.b, id: c.id })).toBeNull();
+          expect(await requestJobCancel(db, { ...RUN_JOBS, scope: scopes.a, id: c.id, now: NOW + 8 })).toBe("cancelled");
+          expect(await requestJobCancel(db, { ...RUN_JOBS, scope: scopes.a, id: c.id })).toBe("cancelled");
           expect(await getJob(db, { scope: scopes.a, id: c.id })).toMatchObject({ status: "cancelled", cancel_requested_at: NOW + 8 });
           expect(await rawRun(db, c.id)).toMatchObject({ status: "CANCELLED" });
           // A paused job is held by no worker either: cancelled at once.
-          expect(await requestJobCancel(db, { scope: scopes.a, id: a.id })).toBe("cancelled");
-          expect(await claimJobs(db, { workerId: "w", limit: 5, now: NOW + 100, leaseSeconds: LEASE })).toEqual([]);
+          expect(await requestJobCancel(db, { ...RUN_JOBS, scope: scopes.a, id: a.id })).toBe("cancelled");
+          expect(await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 5, now: NOW + 100, leaseSeconds: LEASE })).toEqual([]);
         }),
       );
     });
@@ -629,7 +631,7 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
       /** A job of `scope` run once and failed (or cancelled) at `at`. */
       async function finishedJob(db: Db, scope: DataScope, how: "failed" | "cancelled", at: number) {
         const [job] = await enqueueMany(db, scope, 1, {}, at - 10);
-        const [claimed] = await claimJobs(db, { workerId: "w", limit: 1, now: at - 5, leaseSeconds: LEASE });
+        const [claimed] = await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 1, now: at - 5, leaseSeconds: LEASE });
         if (how === "failed") {
           await failJob(db, { ...fenceOf(claimed), error: "boom", retryable: false, retryDelaySeconds: 30, now: at });
           await upsertRun(db, { scope, run: { ...runOf(job.session_id!, job.id), status: "ERROR", runData: { status: "ERROR", error: { message: "boom" } } } });
@@ -645,31 +647,31 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
         withDb(async (db) => {
           const fresh = await finishedJob(db, scopes.a, "failed", NOW);
           const now = NOW + 30;
-          await expect(requeueJob(db, { scope: scopes.a, id: fresh.id, force: true, now })).rejects.toBeInstanceOf(PermissionError);
-          await expect(requeueJob(db, { scope: scopes.admin, id: fresh.id, now })).rejects.toThrow(/failed 30 s ago/);
-          await expect(requeueJob(db, { scope: adminScope(principals.userB), id: fresh.id, force: true, now })).rejects.toBeInstanceOf(NotFoundError);
-          const requeued = await requeueJob(db, { scope: scopes.admin, id: fresh.id, force: true, now });
+          await expect(requeueJob(db, { ...RUN_JOBS, scope: scopes.a, id: fresh.id, force: true, now })).rejects.toBeInstanceOf(PermissionError);
+          await expect(requeueJob(db, { ...RUN_JOBS, scope: scopes.admin, id: fresh.id, now })).rejects.toThrow(/failed 30 s ago/);
+          await expect(requeueJob(db, { ...RUN_JOBS, scope: adminScope(principals.userB), id: fresh.id, force: true, now })).rejects.toBeInstanceOf(NotFoundError);
+          const requeued = await requeueJob(db, { ...RUN_JOBS, scope: scopes.admin, id: fresh.id, force: true, now });
           expect(requeued).toMatchObject({ status: "queued", available_at: now, error: null, completed_at: null, attempt: 1, max_attempts: 2 });
           const run = await getRun(db, { scope: scopes.a, runId: fresh.id });
           expect(run).toMatchObject({ status: "PENDING", run_data: { status: "PENDING" } });
           expect(run!.run_data).not.toHaveProperty("error");
           // Queued (not failed/cancelled): a conflict.
-          await expect(requeueJob(db, { scope: scopes.admin, id: fresh.id, force: true, now })).rejects.toBeInstanceOf(ConflictError);
+          await expect(requeueJob(db, { ...RUN_JOBS, scope: scopes.admin, id: fresh.id, force: true, now })).rejects.toBeInstanceOf(ConflictError);
           // It runs again with a new attempt, so the old worker's fence stays dead.
-          const [again] = await claimJobs(db, { workerId: "w", limit: 1, now, leaseSeconds: LEASE });
+          const [again] = await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 1, now, leaseSeconds: LEASE });
           expect(again).toMatchObject({ id: fresh.id, attempt: 2 });
-          await expect(requeueJob(db, { scope: scopes.admin, id: fresh.id, force: true, now })).rejects.toThrow(/is running/);
+          await expect(requeueJob(db, { ...RUN_JOBS, scope: scopes.admin, id: fresh.id, force: true, now })).rejects.toThrow(/is running/);
 
           const old = await finishedJob(db, scopes.a, "failed", NOW);
-          expect(await requeueJob(db, { scope: scopes.admin, id: old.id, now: NOW + 61 })).toMatchObject({ status: "queued" });
+          expect(await requeueJob(db, { ...RUN_JOBS, scope: scopes.admin, id: old.id, now: NOW + 61 })).toMatchObject({ status: "queued" });
 
           const cancelled = await finishedJob(db, scopes.a, "cancelled", NOW);
-          await expect(requeueJob(db, { scope: scopes.admin, id: cancelled.id, force: true, now: NOW + 100 })).rejects.toThrow(/clear_cancellation/);
-          expect(await requeueJob(db, { scope: scopes.admin, id: cancelled.id, clearCancellation: true, now: NOW + 100 })).toMatchObject({
+          await expect(requeueJob(db, { ...RUN_JOBS, scope: scopes.admin, id: cancelled.id, force: true, now: NOW + 100 })).rejects.toThrow(/clear_cancellation/);
+          expect(await requeueJob(db, { ...RUN_JOBS, scope: scopes.admin, id: cancelled.id, clearCancellation: true, now: NOW + 100 })).toMatchObject({
             status: "queued",
           });
           expect(await rawRun(db, cancelled.id)).toMatchObject({ status: "PENDING" });
-          await expect(requeueJob(db, { scope: scopes.admin, id: "no-such-job" })).rejects.toBeInstanceOf(NotFoundError);
+          await expect(requeueJob(db, { ...RUN_JOBS, scope: scopes.admin, id: "no-such-job" })).rejects.toBeInstanceOf(NotFoundError);
         }),
       );
 
@@ -679,12 +681,12 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           const oldFailed = await finishedJob(db, scopes.a, "failed", NOW);
           const oldCancelled = await finishedJob(db, scopes.a, "cancelled", NOW);
           const [oldCompleted] = await enqueueMany(db, scopes.a, 1, {}, NOW);
-          const [claimed] = await claimJobs(db, { workerId: "w", limit: 1, now: NOW, leaseSeconds: LEASE });
+          const [claimed] = await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 1, now: NOW, leaseSeconds: LEASE });
           await completeJob(db, { ...fenceOf(claimed), now: NOW });
           const recent = await finishedJob(db, scopes.a, "failed", NOW + 500);
           const [oldQueued] = await enqueueMany(db, scopes.a, 1, { availableAt: NOW + 10_000 }, NOW - 5000);
           const [oldRunning] = await enqueueMany(db, scopes.a, 1, {}, NOW - 5000);
-          await claimJobs(db, { workerId: "w", limit: 1, now: NOW - 5000, leaseSeconds: LEASE });
+          await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 1, now: NOW - 5000, leaseSeconds: LEASE });
 
           const deleted = await unsafeDeleteFinishedJobs(db, { now: NOW + 1000, retentionSeconds: 600 });
           expect(deleted).toBe(3);
@@ -710,10 +712,10 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           expect((await listJobs(db, { scope: scopes.admin })).totalCount).toBe(4);
           expect((await listJobs(db, { scope: adminScope(principals.userB) })).totalCount).toBe(1);
           expect((await queueStats(db, { scope: scopes.b, now: NOW + 100 })).counts.queued).toBe(1);
-          expect(await requestJobCancel(db, { scope: scopes.a, id: bJob.id })).toBeNull();
+          expect(await requestJobCancel(db, { ...RUN_JOBS, scope: scopes.a, id: bJob.id })).toBeNull();
           expect((await getJob(db, { scope: scopes.b, id: bJob.id }))?.cancel_requested_at).toBeNull();
-          await expect(requeueJob(db, { scope: scopes.b, id: bJob.id, force: true })).rejects.toBeInstanceOf(PermissionError);
-          await expect(requeueJob(db, { scope: scopes.a, id: bJob.id, force: true })).rejects.toBeInstanceOf(PermissionError);
+          await expect(requeueJob(db, { ...RUN_JOBS, scope: scopes.b, id: bJob.id, force: true })).rejects.toBeInstanceOf(PermissionError);
+          await expect(requeueJob(db, { ...RUN_JOBS, scope: scopes.a, id: bJob.id, force: true })).rejects.toBeInstanceOf(PermissionError);
         }),
       );
 
@@ -721,7 +723,7 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
         "lists by status, sorted and paginated, and counts per status with the oldest queued age",
         withDb(async (db) => {
           const jobs = await enqueueMany(db, scopes.a, 5);
-          const [running] = await claimJobs(db, { workerId: "w", limit: 1, now: NOW + 10, leaseSeconds: LEASE });
+          const [running] = await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 1, now: NOW + 10, leaseSeconds: LEASE });
           const page1 = await listJobs(db, { scope: scopes.a, statuses: ["queued"], limit: 2, page: 1, sortBy: "created_at", sortOrder: "asc" });
           const page2 = await listJobs(db, { scope: scopes.a, statuses: ["queued"], limit: 2, page: 2, sortBy: "created_at", sortOrder: "asc" });
           expect(page1.totalCount).toBe(4);

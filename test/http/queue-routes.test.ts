@@ -24,6 +24,7 @@ import { clearCancel, isCancelRequested, requestCancel } from "@/lib/runtime/run
 import { DIALECTS, sqliteDialect, type TestDialect } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { RUN_JOBS } from "@/test/support/run-jobs.ts";
 
 /**
  * The /queue operations API over real databases. No worker runs (AGENTRY_EMBEDDED_WORKER=false):
@@ -85,14 +86,14 @@ async function seedJob(db: Db, status: JobStatus, { scope = adminScope(null), cr
     now: createdAt,
   });
   if (status !== "queued") {
-    const [claimed] = await claimJobs(db, { workerId: `worker-${deploymentId}`, limit: 1, now: createdAt + 1, leaseSeconds: 60, deploymentId });
+    const [claimed] = await claimJobs(db, { ...RUN_JOBS, workerId: `worker-${deploymentId}`, limit: 1, now: createdAt + 1, leaseSeconds: 60, deploymentId });
     expect(claimed?.id).toBe(runId);
     const fence = { id: claimed.id, attempt: claimed.attempt, workerId: claimed.locked_by };
     if (status === "failed") await failJob(db, { ...fence, error: "boom", retryable: false, retryDelaySeconds: 0, now: settledAt });
     if (status === "completed") expect(await completeJob(db, { ...fence, now: settledAt })).toBe(true);
     if (status === "paused") expect(await pauseJob(db, { ...fence, now: settledAt })).toBe(true);
     if (status === "cancelled") {
-      await requestJobCancel(db, { scope: adminScope(), id: runId, now: settledAt });
+      await requestJobCancel(db, { ...RUN_JOBS, scope: adminScope(), id: runId, now: settledAt });
       expect(await cancelJob(db, { ...fence, reason: "Run cancelled by request", now: settledAt })).toBe(true);
     }
   }

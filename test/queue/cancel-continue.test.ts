@@ -9,6 +9,7 @@ import { DIALECTS, type TestDialect } from "../support/databases.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { until } from "../support/until.ts";
 import { afterTool, gatedModel, lastUserText, lockSession } from "./cancel-support.ts";
+import { RUN_JOBS, runCatalog } from "@/test/support/run-jobs.ts";
 
 /**
  * A cancel recorded in the database ends a run CANCELLED when the run is not a worker's: a paused
@@ -61,7 +62,7 @@ describe.each(DIALECTS)("cancels of continued and retried runs on $name", (diale
         queue: { maxAttempts: 3, retryDelaySeconds: 0 },
       });
       db = await app.db();
-      worker = new QueueWorker({ db, queue: app.settings.queue, execute: agentJobExecutor({ db, settings: app.settings }), onCancel: requestCancel });
+      worker = new QueueWorker({ db, queue: app.settings.queue, catalog: runCatalog(agentJobExecutor({ db, settings: app.settings })), onCancel: requestCancel });
       worker.start();
     });
     afterAll(async () => {
@@ -125,7 +126,7 @@ describe.each(DIALECTS)("cancels of continued and retried runs on $name", (diale
       const continuing = continueHere(run);
       await until("the continuation asked the model", () => model.asked(message, { afterTool: true }));
       // Another replica's cancel: the intent on the job row (the job is paused: cancelled with its run at once).
-      expect(await requestJobCancel(db, { scope: adminScope(), id: run.run_id })).toBe("cancelled");
+      expect(await requestJobCancel(db, { ...RUN_JOBS, scope: adminScope(), id: run.run_id })).toBe("cancelled");
       model.openGate();
       const answer = await continuing;
       expect(answer.status).toBe(200);
@@ -200,7 +201,7 @@ describe.each(DIALECTS)("cancels of continued and retried runs on $name", (diale
       const run = (await response.json()) as Submitted;
       worker.wake();
       await until("the model was asked", () => model.asked(message));
-      expect(await requestJobCancel(db, { scope: adminScope(), id: run.run_id })).toBe("running");
+      expect(await requestJobCancel(db, { ...RUN_JOBS, scope: adminScope(), id: run.run_id })).toBe("running");
       model.openGate();
       await ended(run.run_id);
       await expectCancelled(run.run_id);

@@ -14,6 +14,7 @@ import {
   type Db,
 } from "@/lib/db/index.ts";
 import { DIALECTS, openMigrated, type TestDialect } from "../support/databases.ts";
+import { RUN_JOBS } from "@/test/support/run-jobs.ts";
 
 /**
  * A job the queue gives up on — an attempt that outlived its timeout and ignores its abort, a
@@ -39,7 +40,7 @@ async function enqueue(db: Db, { maxAttempts = 1, now }: { maxAttempts?: number;
 }
 
 async function claim(db: Db, runId: string, workerId: string, now: number) {
-  const [job] = await claimJobs(db, { workerId, limit: 1, now, leaseSeconds: LEASE });
+  const [job] = await claimJobs(db, { ...RUN_JOBS, workerId, limit: 1, now, leaseSeconds: LEASE });
   expect(job?.id).toBe(runId);
   return { id: job.id, attempt: job.attempt, workerId };
 }
@@ -63,13 +64,13 @@ describe.each(DIALECTS)("jobs given up with a cancel recorded on $name", (dialec
       withDb(async (db) => {
         const runId = await enqueue(db, { now: NOW });
         await claim(db, runId, "dies", NOW);
-        expect(await requestJobCancel(db, { scope: adminScope(), id: runId, now: NOW + 1 })).toBe("running");
-        const swept = await unsafeSweepExpiredLeases(db, { now: NOW + LEASE + 1, leaseSeconds: LEASE });
+        expect(await requestJobCancel(db, { ...RUN_JOBS, scope: adminScope(), id: runId, now: NOW + 1 })).toBe("running");
+        const swept = await unsafeSweepExpiredLeases(db, { ...RUN_JOBS, now: NOW + LEASE + 1, leaseSeconds: LEASE });
         expect(swept).toEqual({ requeued: [], failed: [], cancelled: [runId] });
         expect(await job(db, runId)).toMatchObject({ status: "cancelled", lease_losses: 1, locked_by: null, completed_at: NOW + LEASE + 1 });
         expect(await run(db, runId)).toMatchObject({ status: "CANCELLED", run_data: { status: "CANCELLED", error: { error_type: "run_cancelled" } } });
         // Nothing to claim: it does not run again.
-        expect(await claimJobs(db, { workerId: "w", limit: 1, now: NOW + 1000, leaseSeconds: LEASE })).toEqual([]);
+        expect(await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 1, now: NOW + 1000, leaseSeconds: LEASE })).toEqual([]);
       }),
     );
 
@@ -81,12 +82,12 @@ describe.each(DIALECTS)("jobs given up with a cancel recorded on $name", (dialec
         for (let loss = 1; loss <= 2; loss++) {
           await claim(db, runId, `dies-${loss}`, now);
           now += LEASE + 1;
-          expect((await unsafeSweepExpiredLeases(db, { now, leaseSeconds: LEASE })).requeued).toEqual([runId]);
+          expect((await unsafeSweepExpiredLeases(db, { ...RUN_JOBS, now, leaseSeconds: LEASE })).requeued).toEqual([runId]);
         }
         await claim(db, runId, "dies-3", now);
-        expect(await requestJobCancel(db, { scope: adminScope(), id: runId, now: now + 1 })).toBe("running");
+        expect(await requestJobCancel(db, { ...RUN_JOBS, scope: adminScope(), id: runId, now: now + 1 })).toBe("running");
         now += LEASE + 1;
-        expect(await unsafeSweepExpiredLeases(db, { now, leaseSeconds: LEASE })).toEqual({ requeued: [], failed: [], cancelled: [runId] });
+        expect(await unsafeSweepExpiredLeases(db, { ...RUN_JOBS, now, leaseSeconds: LEASE })).toEqual({ requeued: [], failed: [], cancelled: [runId] });
         expect(await job(db, runId)).toMatchObject({ status: "cancelled", lease_losses: 3, attempt: 3, completed_at: now });
         expect(await run(db, runId)).toMatchObject({ status: "CANCELLED", run_data: { status: "CANCELLED", error: { error_type: "run_cancelled" } } });
       }),
@@ -97,16 +98,16 @@ describe.each(DIALECTS)("jobs given up with a cancel recorded on $name", (dialec
       withDb(async (db) => {
         const first = await enqueue(db, { now: NOW });
         const fence = await claim(db, first, "stopping", NOW);
-        await requestJobCancel(db, { scope: adminScope(), id: first, now: NOW + 1 });
-        expect(await releaseJob(db, { ...fence, now: NOW + 2 })).toBe(true);
+        await requestJobCancel(db, { ...RUN_JOBS, scope: adminScope(), id: first, now: NOW + 1 });
+        expect(await releaseJob(db, { ...RUN_JOBS, ...fence, now: NOW + 2 })).toBe(true);
         expect(await job(db, first)).toMatchObject({ status: "cancelled", lease_losses: 1, locked_by: null, completed_at: NOW + 2 });
         expect((await run(db, first)).status).toBe("CANCELLED");
 
         const third = await enqueue(db, { now: NOW });
-        for (let i = 0; i < 2; i++) expect(await releaseJob(db, { ...(await claim(db, third, "stopping", NOW + 10 + i)), now: NOW + 10 + i })).toBe(true);
+        for (let i = 0; i < 2; i++) expect(await releaseJob(db, { ...RUN_JOBS, ...(await claim(db, third, "stopping", NOW + 10 + i)), now: NOW + 10 + i })).toBe(true);
         const last = await claim(db, third, "stopping", NOW + 20);
-        await requestJobCancel(db, { scope: adminScope(), id: third, now: NOW + 21 });
-        expect(await releaseJob(db, { ...last, now: NOW + 22 })).toBe(true);
+        await requestJobCancel(db, { ...RUN_JOBS, scope: adminScope(), id: third, now: NOW + 21 });
+        expect(await releaseJob(db, { ...RUN_JOBS, ...last, now: NOW + 22 })).toBe(true);
         expect(await job(db, third)).toMatchObject({ status: "cancelled", lease_losses: 3, completed_at: NOW + 22 });
         expect((await run(db, third)).status).toBe("CANCELLED");
       }),
@@ -118,9 +119,9 @@ describe.each(DIALECTS)("jobs given up with a cancel recorded on $name", (dialec
         const cancelled = await enqueue(db, { now: NOW });
         const plain = await enqueue(db, { now: NOW });
         const fences = [await claim(db, cancelled, "stuck", NOW), await claim(db, plain, "stuck", NOW)];
-        await requestJobCancel(db, { scope: adminScope(), id: cancelled, now: NOW + 1 });
+        await requestJobCancel(db, { ...RUN_JOBS, scope: adminScope(), id: cancelled, now: NOW + 1 });
         for (const fence of fences) {
-          expect(await abandonJob(db, { ...fence, reason: "Run timed out and did not stop", errorType: "run_timeout_error", now: NOW + 5 })).toBe(true);
+          expect(await abandonJob(db, { ...RUN_JOBS, jobType: "run", ...fence, reason: "Run timed out and did not stop", errorType: "run_timeout_error", now: NOW + 5 })).toBe(true);
         }
         expect(await job(db, cancelled)).toMatchObject({ status: "cancelled", completed_at: NOW + 5 });
         expect(await run(db, cancelled)).toMatchObject({ status: "CANCELLED", run_data: { status: "CANCELLED", error: { error_type: "run_cancelled" } } });
@@ -134,10 +135,10 @@ describe.each(DIALECTS)("jobs given up with a cancel recorded on $name", (dialec
       withDb(async (db) => {
         const runId = await enqueue(db, { maxAttempts: 3, now: NOW });
         const fence = await claim(db, runId, "w", NOW);
-        await requestJobCancel(db, { scope: adminScope(), id: runId, now: NOW + 1 });
+        await requestJobCancel(db, { ...RUN_JOBS, scope: adminScope(), id: runId, now: NOW + 1 });
         expect(await failJob(db, { ...fence, error: "flaky", retryable: true, retryDelaySeconds: 0, now: NOW + 2 })).toEqual({ applied: false });
         expect(await job(db, runId)).toMatchObject({ status: "running", attempt: 1 });
-        expect(await claimJobs(db, { workerId: "w2", limit: 1, now: NOW + 1000, leaseSeconds: LEASE })).toEqual([]);
+        expect(await claimJobs(db, { ...RUN_JOBS, workerId: "w2", limit: 1, now: NOW + 1000, leaseSeconds: LEASE })).toEqual([]);
       }),
     );
   });

@@ -9,6 +9,7 @@ import { DIALECTS, type TestDialect } from "../support/databases.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { until } from "../support/until.ts";
 import { afterTool, gatedModel, lastUserText, lockSession } from "./cancel-support.ts";
+import { RUN_JOBS, runCatalog } from "@/test/support/run-jobs.ts";
 
 /**
  * A cancel the API accepted ends the run CANCELLED whenever it lands between submit and the run's
@@ -73,10 +74,10 @@ describe.each(DIALECTS)("cancel intents on $name", (dialect: TestDialect) => {
       worker = new QueueWorker({
         db,
         queue: app.settings.queue,
-        execute: async (ctx) => {
+        catalog: runCatalog(async (ctx) => {
           await beforeExecute(ctx);
           await execute(ctx);
-        },
+        }),
         onCancel: (runId) => {
           delivered.add(runId);
           requestCancel(runId);
@@ -102,7 +103,7 @@ describe.each(DIALECTS)("cancel intents on $name", (dialect: TestDialect) => {
       beforeExecute = async (ctx) => {
         beforeExecute = async () => undefined;
         expect(ctx.job.cancel_requested_at).toBeNull();
-        await requestJobCancel(db, { scope: adminScope(), id: ctx.job.id });
+        await requestJobCancel(db, { ...RUN_JOBS, scope: adminScope(), id: ctx.job.id });
         await (worker as unknown as { pollCancels(): Promise<void> }).pollCancels();
         expect(delivered.has(ctx.job.id)).toBe(true);
       };
@@ -119,7 +120,7 @@ describe.each(DIALECTS)("cancel intents on $name", (dialect: TestDialect) => {
     it("a job whose run is gone ends cancelled, not failed, when a cancel was recorded (the job-only settlement honours it too)", async () => {
       beforeExecute = async (ctx) => {
         beforeExecute = async () => undefined;
-        await requestJobCancel(db, { scope: adminScope(), id: ctx.job.id });
+        await requestJobCancel(db, { ...RUN_JOBS, scope: adminScope(), id: ctx.job.id });
         // Its session was deleted after the claim: the run row went with it.
         await db.sql.exec("DELETE FROM agno_runs WHERE run_id = ?", [ctx.job.id]);
       };
@@ -134,7 +135,7 @@ describe.each(DIALECTS)("cancel intents on $name", (dialect: TestDialect) => {
       await until("the model was asked", () => model.asked(message));
       // Recorded in the database only (no signal reaches this worker, its poll is a minute away):
       // the run finishes its answer, and its end is written as CANCELLED, not COMPLETED.
-      expect(await requestJobCancel(db, { scope: adminScope(), id: run.run_id })).toBe("running");
+      expect(await requestJobCancel(db, { ...RUN_JOBS, scope: adminScope(), id: run.run_id })).toBe("running");
       openGate();
       await ended(run.run_id);
       expect((await stored(run.run_id)).status).toBe("CANCELLED");

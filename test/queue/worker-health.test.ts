@@ -4,6 +4,7 @@ import { adminScope, enqueueRunJob, getRun, upsertSession } from "@/lib/db/index
 import { QueueWorker } from "@/lib/queue/worker.ts";
 import { serveWorkerHealth } from "@/lib/queue/worker-health.ts";
 import { DIALECTS, openMigrated, type TestDialect } from "../support/databases.ts";
+import { runCatalog } from "@/test/support/run-jobs.ts";
 
 /** A standalone worker's GET /health over real HTTP, against a real database. */
 describe.each(DIALECTS)("worker health on $name", (dialect: TestDialect) => {
@@ -13,9 +14,9 @@ describe.each(DIALECTS)("worker health on $name", (dialect: TestDialect) => {
     const worker = new QueueWorker({
       db,
       queue,
-      execute: async ({ job, writer }) => {
+      catalog: runCatalog(async ({ job, writer }) => {
         await writer.finish(adminScope(), { runId: job.id, sessionId: job.session_id!, runType: "agent", status: "COMPLETED", runData: { status: "COMPLETED" } });
-      },
+      }),
     });
     const health = await serveWorkerHealth({ worker, db, queue, port: 0, host: "127.0.0.1" });
     const get = async () => {

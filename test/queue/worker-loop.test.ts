@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_QUEUE_SETTINGS, type QueueSettings } from "@/lib/config/settings.ts";
 import { adminScope, enqueueRunJob, getJob, getRun, requestJobCancel, unsafeSweepExpiredLeases, upsertSession, type Db } from "@/lib/db/index.ts";
-import { LeaseLostError } from "@/lib/queue/run-writer.ts";
+import { LeaseLostError } from "@/lib/runtime/run-writer.ts";
 import { QueueWorker, type JobContext } from "@/lib/queue/worker.ts";
 import { DIALECTS, openMigrated, type TestDialect } from "../support/databases.ts";
 import { until as poll } from "../support/until.ts";
+import { RUN_JOBS, runCatalog } from "@/test/support/run-jobs.ts";
+import type { RunJobContext } from "@/lib/queue/run-job.ts";
 
 const until = (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 15_000) => poll(what, check, timeoutMs, 20);
 
@@ -23,7 +25,7 @@ async function enqueue(db: Db): Promise<string> {
 }
 
 
-const finish = (ctx: JobContext) =>
+const finish = (ctx: RunJobContext) =>
   ctx.writer.finish(adminScope(), { runId: ctx.job.id, sessionId: ctx.job.session_id!, runType: "agent", status: "COMPLETED", runData: { status: "COMPLETED", attempt: ctx.job.attempt } });
 
 describe.each(DIALECTS)("the worker loop on $name", (dialect: TestDialect) => {
@@ -36,7 +38,7 @@ describe.each(DIALECTS)("the worker loop on $name", (dialect: TestDialect) => {
       const worker = new QueueWorker({
         db,
         queue,
-        execute: async (ctx) => {
+        catalog: runCatalog(async (ctx) => {
           const mine = { attempt: ctx.job.attempt } as { attempt: number; reason?: unknown };
           seen.push(mine);
           if (ctx.job.attempt === 1) {
@@ -46,7 +48,7 @@ describe.each(DIALECTS)("the worker loop on $name", (dialect: TestDialect) => {
             return;
           }
           await finish(ctx);
-        },
+        }),
       });
       try {
         const runId = await enqueue(db);
@@ -54,7 +56,7 @@ describe.each(DIALECTS)("the worker loop on $name", (dialect: TestDialect) => {
         await until("attempt 1 started", () => seen.length === 1);
         // As after an outage longer than the lease: the sweeper (this worker's or another's) takes it back.
         // (A negative lease makes every running job count as expired, now.)
-        const swept = await unsafeSweepExpiredLeases(db, { now: Math.floor(Date.now() / 1000), leaseSeconds: -1000 });
+        const swept = await unsafeSweepExpiredLeases(db, { ...RUN_JOBS, now: Math.floor(Date.now() / 1000), leaseSeconds: -1000 });
         expect(swept.requeued).toEqual([runId]);
         worker.wake();
         await until("COMPLETED by attempt 2", async () => (await getRun(db, { scope: adminScope(), runId }))?.status === "COMPLETED");
@@ -79,16 +81,16 @@ describe.each(DIALECTS)("the worker loop on $name", (dialect: TestDialect) => {
       const worker = new QueueWorker({
         db,
         queue: { ...queue, timeoutSeconds, lockGraceSeconds: 1 },
-        execute: async () => {
+        catalog: runCatalog(async () => {
           started++;
           await new Promise(() => undefined); // a tool that never returns and ignores the abort
-        },
+        }),
       });
       try {
         const runId = await enqueue(db);
         worker.start();
         await until("started", () => started === 1);
-        if (cancel) expect(await requestJobCancel(db, { scope: adminScope(), id: runId })).toBe("running");
+        if (cancel) expect(await requestJobCancel(db, { ...RUN_JOBS, scope: adminScope(), id: runId })).toBe("running");
         await until("given up", async () => (await getJob(db, { scope: adminScope(), id: runId }))?.status !== "running", 20_000);
         expect(started).toBe(1);
         expect(worker.size).toBe(0);

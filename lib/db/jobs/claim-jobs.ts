@@ -1,5 +1,6 @@
 import type { Db } from "../open-database.ts";
 import { JOB_COLUMNS, toStoredJob, type StoredJob } from "./job-row.ts";
+import { jobTypeLiterals, type SubjectBinding } from "./job-subject.ts";
 
 export interface ClaimJobsOptions {
   /** Unique per worker process (e.g. `worker-<host>-<pid>-<random>`); it fences the worker's writes. */
@@ -11,6 +12,10 @@ export interface ClaimJobsOptions {
   leaseSeconds: number;
   /** This worker's deployment: it also claims that deployment's jobs. Absent: only jobs with none. */
   deploymentId?: string | null;
+  /** The job types this worker can execute (its catalog's): it claims no other. */
+  jobTypes: readonly string[];
+  /** The subjects the claim starts with their jobs (a run job's run becomes RUNNING). */
+  subjects: readonly SubjectBinding[];
 }
 
 /** A claimed job: `attempt` and `locked_by` are the fence every later write must present. */
@@ -33,10 +38,12 @@ export interface ClaimedJob extends StoredJob {
  * scan (the subquery is not flattened: it has an ORDER BY and, on PostgreSQL, a row lock): a
  * claim evaluates it for the first rows only, whatever the planner thinks the queue holds. The
  * check reads idx_agno_jobs_live_session (`o.status IN (…)`), so a session's finished jobs,
- * however many, are never looked at. `lock` is PostgreSQL's row lock for the candidates.
+ * however many, are never looked at. Jobs of one session are ordered by their runs' run_index
+ * (jobs with a session are run jobs; a job of another kind has none and waits for nobody).
+ * `lock` is PostgreSQL's row lock for the candidates. Only `jobTypes` are claimed.
  */
-function readyJobs(deploymentId: string | null | undefined, lock = ""): { sql: string; params: (now: number) => unknown[] } {
-  const routing = deploymentId ? "(j.deployment_id IS NULL OR j.deployment_id = ?)" : "j.deployment_id IS NULL";
+function readyJobs(deploymentId: string | null | undefined, jobTypes: readonly string[], lock = ""): { sql: string; params: (now: number) => unknown[] } {
+  const routing = (deploymentId ? "(j.deployment_id IS NULL OR j.deployment_id = ?)" : "j.deployment_id IS NULL") + ` AND ${jobTypeLiterals("j.job_type", jobTypes)}`;
   const runIndex = (alias: string) => `(SELECT r.run_index FROM agno_runs r WHERE r.run_id = ${alias}.id)`;
   const sql = `SELECT c.id, c.available_at FROM (
       SELECT j.id, j.session_id, j.created_at, j.available_at FROM agno_jobs j
@@ -53,8 +60,11 @@ function readyJobs(deploymentId: string | null | undefined, lock = ""): { sql: s
  * UNSAFE (unscoped): worker health, across every user's jobs. Seconds the oldest job that a
  * worker of `deploymentId` could claim now has been ready (since available_at), or null when none is.
  */
-export async function unsafeOldestReadyJobAge(db: Db, { now, deploymentId }: { now: number; deploymentId?: string | null }): Promise<number | null> {
-  const ready = readyJobs(deploymentId);
+export async function unsafeOldestReadyJobAge(
+  db: Db,
+  { now, deploymentId, jobTypes }: { now: number; deploymentId?: string | null; jobTypes: readonly string[] },
+): Promise<number | null> {
+  const ready = readyJobs(deploymentId, jobTypes);
   const [row] = await db.sql.query<{ oldest: number | null }>(`SELECT MIN(r.available_at) AS oldest FROM (${ready.sql} LIMIT 1) r`, ready.params(now));
   return row?.oldest === null || row?.oldest === undefined ? null : Math.max(0, now - Number(row.oldest));
 }
@@ -62,18 +72,19 @@ export async function unsafeOldestReadyJobAge(db: Db, { now, deploymentId }: { n
 /**
  * Claims up to `limit` ready jobs (readyJobs), oldest available first, in ONE statement, so two
  * workers can never claim the same job: each becomes running with attempt + 1, locked_by =
- * workerId and locked_at = now, and its run (if still PENDING) becomes RUNNING — a claimed job is
- * a started run. PostgreSQL locks the candidates `FOR UPDATE SKIP LOCKED` (concurrent claimers
+ * workerId and locked_at = now, and its subject (if its kind has one) is started in the same
+ * statement — a claimed run job is a started run. PostgreSQL locks the candidates `FOR UPDATE SKIP LOCKED` (concurrent claimers
  * skip each other's rows instead of waiting); SQLite runs under its write lock (busy retries in
  * the executor). Returned oldest available first.
  */
-export async function claimJobs(db: Db, { workerId, limit, now, leaseSeconds, deploymentId }: ClaimJobsOptions): Promise<ClaimedJob[]> {
-  if (!Number.isInteger(limit) || limit < 1) return [];
+export async function claimJobs(db: Db, { workerId, limit, now, leaseSeconds, deploymentId, jobTypes, subjects }: ClaimJobsOptions): Promise<ClaimedJob[]> {
+  if (!Number.isInteger(limit) || limit < 1 || jobTypes.length === 0) return [];
   const set = "status = 'running', attempt = attempt + 1, locked_by = ?, locked_at = ?, updated_at = ?";
   const setParams = [workerId, now, now];
   let rows: Record<string, unknown>[];
   if (db.dialect === "postgres") {
-    const ready = readyJobs(deploymentId, "FOR UPDATE OF j SKIP LOCKED");
+    const ready = readyJobs(deploymentId, jobTypes, "FOR UPDATE OF j SKIP LOCKED");
+    const started = subjects.map((b, i) => ({ name: `started_${i}`, ...b.subject.claimedCte(`SELECT id FROM claimed WHERE ${jobTypeLiterals("job_type", b.jobTypes)}`, now) }));
     // The picked ids are computed exactly once (MATERIALIZED: in `id IN (subquery … LIMIT n)` the
     // planner may run the subquery more than once and update more than n rows, seen here), and
     // the updates take them as one array (`= ANY (ARRAY(…))`), so each row is found by its key
@@ -83,18 +94,13 @@ export async function claimJobs(db: Db, { workerId, limit, now, leaseSeconds, de
       `WITH picked AS MATERIALIZED (${ready.sql} LIMIT ${limit}),
        claimed AS (
          UPDATE agno_jobs SET ${set} WHERE id = ANY (ARRAY(SELECT id FROM picked))
-         RETURNING ${JOB_COLUMNS}),
-       started AS (
-         UPDATE agno_runs r
-            SET status = CASE WHEN r.status = 'PENDING' THEN 'RUNNING' ELSE r.status END,
-                run_data = CASE WHEN r.status = 'PENDING' THEN jsonb_set(r.run_data, '{status}', '"RUNNING"') ELSE r.run_data END,
-                updated_at = ?
-          WHERE r.run_id = ANY (ARRAY(SELECT id FROM claimed)))
+         RETURNING ${JOB_COLUMNS})${started.map((cte) => `,
+       ${cte.name} AS (${cte.text})`).join("")}
        SELECT ${JOB_COLUMNS} FROM claimed`,
-      [...ready.params(now), ...setParams, now],
+      [...ready.params(now), ...setParams, ...started.flatMap((cte) => cte.params)],
     );
   } else {
-    rows = await claimOnSqlite(db, { set, setParams, ready: readyJobs(deploymentId), limit, now });
+    rows = await claimOnSqlite(db, { set, setParams, ready: readyJobs(deploymentId, jobTypes), limit, now, subjects });
   }
   return rows
     .map((row) => ({ ...toStoredJob(row), lease_expires_at: now + leaseSeconds }) as ClaimedJob)
@@ -103,23 +109,30 @@ export async function claimJobs(db: Db, { workerId, limit, now, leaseSeconds, de
 
 /**
  * SQLite: the claim is one `UPDATE … RETURNING` under the write lock (busy retries in the
- * executor); the runs of the claimed jobs become RUNNING in a second statement (a crash in
- * between leaves a claimed job's run PENDING, which its executor writes RUNNING anyway).
+ * executor); the subjects of the claimed jobs are started in a second statement per subject (a
+ * crash in between leaves a claimed run job's run PENDING, which its executor writes RUNNING anyway).
  */
 async function claimOnSqlite(
   db: Db,
-  { set, setParams, ready, limit, now }: { set: string; setParams: unknown[]; ready: ReturnType<typeof readyJobs>; limit: number; now: number },
+  {
+    set,
+    setParams,
+    ready,
+    limit,
+    now,
+    subjects,
+  }: { set: string; setParams: unknown[]; ready: ReturnType<typeof readyJobs>; limit: number; now: number; subjects: readonly SubjectBinding[] },
 ) {
   const rows = await db.sql.query(
     `UPDATE agno_jobs SET ${set} WHERE status = 'queued' AND id IN (SELECT id FROM (${ready.sql} LIMIT ${limit})) RETURNING ${JOB_COLUMNS}`,
     [...setParams, ...ready.params(now)],
   );
-  if (rows.length > 0) {
-    await db.sql.exec(
-      `UPDATE agno_runs SET status = 'RUNNING', run_data = json_set(run_data, '$.status', 'RUNNING'), updated_at = ?
-        WHERE status = 'PENDING' AND run_id IN (${rows.map(() => "?").join(", ")})`,
-      [now, ...rows.map((row) => row.id)],
-    );
+  for (const { jobTypes, subject } of subjects) {
+    const ids = rows.filter((row) => jobTypes.includes(String(row.job_type))).map((row) => String(row.id));
+    if (ids.length > 0) {
+      const statement = subject.claimedStatement(ids, now);
+      await db.sql.exec(statement.text, statement.params);
+    }
   }
   return rows;
 }

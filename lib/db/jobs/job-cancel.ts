@@ -2,13 +2,13 @@ import type { Db } from "../open-database.ts";
 import { ownerSql, type DataScope } from "../scope.ts";
 import { FENCE_SQL, fenceParams, type JobFence } from "./job-fence.ts";
 import { epochSeconds, type JobStatus } from "./job-row.ts";
-import { runStatusStatement } from "./job-run-status.ts";
+import { followStatements, type SubjectBinding } from "./job-subject.ts";
 import { CANCEL_REASON } from "./cancel-recorded.ts";
 
 /**
  * Records the intent to cancel a durable run's job (cancel_requested_at, the truth every replica
  * reads) within the scope: a non-admin only its own. A job no worker holds (queued or paused) is
- * cancelled at once together with its run (CANCELLED), in one transaction; a running job keeps
+ * cancelled at once together with its subject (a run CANCELLED), in one transaction; a running job keeps
  * running until its worker sees the intent (Redis signal, its poll or heartbeat, or at the latest
  * its end: settleJobs refuses any other end for a job with an intent, so the run ends CANCELLED).
  * On PostgreSQL this UPDATE and an attempt's settlement lock the same row, so one of them comes
@@ -19,12 +19,18 @@ import { CANCEL_REASON } from "./cancel-recorded.ts";
  */
 export async function requestJobCancel(
   db: Db,
-  { scope, id, reason = CANCEL_REASON, now = epochSeconds() }: { scope: DataScope; id: string; reason?: string; now?: number },
+  {
+    scope,
+    id,
+    subjects,
+    reason = CANCEL_REASON,
+    now = epochSeconds(),
+  }: { scope: DataScope; id: string; subjects: readonly SubjectBinding[]; reason?: string; now?: number },
 ): Promise<JobStatus | null> {
   const owner = ownerSql(scope);
-  const [row] = await db.sql.query<{ status: JobStatus }>(
+  const [row] = await db.sql.query<{ status: JobStatus; job_type: string }>(
     `UPDATE agno_jobs SET cancel_requested_at = COALESCE(cancel_requested_at, ?), updated_at = ?
-      WHERE id = ? AND ${owner.clause} RETURNING status`,
+      WHERE id = ? AND ${owner.clause} RETURNING status, job_type`,
     [now, now, id, ...owner.params],
   );
   if (!row) return null;
@@ -35,16 +41,9 @@ export async function requestJobCancel(
               WHERE id = ? AND status IN ('queued', 'paused')`,
       params: [reason, now, now, id],
     },
-    // Its run too: PENDING, PAUSED, or RUNNING when a worker that had claimed it let it go (it was
-    // released or swept, and nobody holds it now).
-    runStatusStatement(db, {
-      runId: id,
-      to: "CANCELLED",
-      from: ["PENDING", "RUNNING", "PAUSED"],
-      error: { message: reason, error_type: "run_cancelled" },
-      now,
-      job: { clause: "j.status = 'cancelled'", params: [] },
-    }),
+    // Its subject too (a run: PENDING, PAUSED, or RUNNING when a worker that had claimed it let
+    // it go — it was released or swept, and nobody holds it now).
+    ...followStatements(db, subjects, String(row.job_type), id, { to: "cancelled", reason }, { clause: "j.status = 'cancelled'", params: [] }, now),
   ]);
   // 0: a worker claimed it in between; it sees the intent when it starts.
   return changed === 1 ? "cancelled" : "running";

@@ -1,8 +1,9 @@
 import type { Db } from "../open-database.ts";
 import { epochSeconds } from "./job-row.ts";
+import type { Statement } from "../sql.ts";
 import { cancelRecordedStatements } from "./cancel-recorded.ts";
-import { runStatusStatement } from "./job-run-status.ts";
-import { lostWorkerRunError, MAX_LEASE_LOSSES } from "./sweep-expired-leases.ts";
+import { followStatements, type SubjectBinding } from "./job-subject.ts";
+import { lostWorkerFollow, MAX_LEASE_LOSSES } from "./sweep-expired-leases.ts";
 
 /**
  * What a worker got from claimJobs and presents on every later write. A write applies only while
@@ -51,74 +52,76 @@ export function cancelJob(db: Db, { now = epochSeconds(), reason, ...fence }: Fe
   return fencedUpdate(db, fence, "status = 'cancelled', error = ?, completed_at = ?, updated_at = ?", [reason ?? null, now, now]);
 }
 
+/** The job kinds' subjects a statement moves along with its job (lib/db/jobs/job-subject.ts). */
+type WithSubjects = { subjects: readonly SubjectBinding[] };
+
+/**
+ * Runs a job's UPDATE, its subject's follow statements and the cancel-recorded pair in one
+ * transaction: whether the job's UPDATE or the cancel applied (exactly one of them can).
+ */
+async function moveWithSubject(db: Db, job: Statement, follow: Statement[], cancel: Statement[]): Promise<boolean> {
+  const counts = await db.sql.batch([job, ...follow, ...cancel]);
+  return counts[0] + counts[1 + follow.length] === 1;
+}
+
 /**
  * Graceful shutdown: hands the job back at once (queued, available now, lock cleared) without
- * spending an attempt — lease_losses + 1 offsets the claim — and its run back to PENDING, in one
- * transaction. The attempt stays, so this worker's fence never matches again; the next claim gets
- * attempt + 1. A release counts as a lost lease: the one that makes MAX_LEASE_LOSSES fails the job
- * and its run instead, as the sweeper would. A job with a cancel recorded is cancelled with its
- * run instead, whichever loss this is (the cancel was accepted).
+ * spending an attempt — lease_losses + 1 offsets the claim — and its subject back to waiting (a
+ * run PENDING), in one transaction. The attempt stays, so this worker's fence never matches
+ * again; the next claim gets attempt + 1. A release counts as a lost lease: the one that makes
+ * MAX_LEASE_LOSSES fails the job and its subject instead, as the sweeper would. A job with a
+ * cancel recorded is cancelled with its subject instead, whichever loss this is (the cancel was accepted).
  */
-export async function releaseJob(db: Db, { now = epochSeconds(), ...fence }: FencedWrite): Promise<boolean> {
-  const [row] = await db.sql.query<{ lease_losses: number }>(`SELECT lease_losses FROM agno_jobs WHERE ${FENCE_SQL}`, fenceParams(fence));
+export async function releaseJob(db: Db, { now = epochSeconds(), subjects, ...fence }: FencedWrite & WithSubjects): Promise<boolean> {
+  const [row] = await db.sql.query<{ lease_losses: number; job_type: string }>(`SELECT lease_losses, job_type FROM agno_jobs WHERE ${FENCE_SQL}`, fenceParams(fence));
   if (!row) return false;
+  const jobType = String(row.job_type);
   const losses = Number(row.lease_losses) + 1;
-  const cancel = cancelRecordedStatements(db, { id: fence.id, where: FENCE_SQL, params: fenceParams(fence), now, attempt: fence.attempt, leaseLost: true });
+  const cancel = cancelRecordedStatements(db, { id: fence.id, jobType, subjects, where: FENCE_SQL, params: fenceParams(fence), now, attempt: fence.attempt, leaseLost: true });
   if (losses >= MAX_LEASE_LOSSES) {
     const reason = `Job lost its worker ${losses} times (shut down or no heartbeat); not retried again`;
-    const [changed, , cancelled] = await db.sql.batch([
+    return moveWithSubject(
+      db,
       {
         text: `UPDATE agno_jobs SET status = 'failed', lease_losses = lease_losses + 1, error = ?, completed_at = ?, updated_at = ?
                 WHERE ${FENCE_SQL} AND cancel_requested_at IS NULL`,
         params: [reason, now, now, ...fenceParams(fence)],
       },
-      lostWorkerRunError(db, { runId: fence.id, reason, now, attempt: fence.attempt, losses }),
-      ...cancel,
-    ]);
-    return changed + cancelled === 1;
+      lostWorkerFollow(db, { subjects, jobType, jobId: fence.id, reason, now, attempt: fence.attempt, losses }),
+      cancel,
+    );
   }
-  const [changed, , cancelled] = await db.sql.batch([
+  return moveWithSubject(
+    db,
     {
       text: `UPDATE agno_jobs SET status = 'queued', available_at = ?, lease_losses = lease_losses + 1, locked_by = NULL, locked_at = NULL, updated_at = ?
               WHERE ${FENCE_SQL} AND cancel_requested_at IS NULL`,
       params: [now, now, ...fenceParams(fence)],
     },
-    runStatusStatement(db, {
-      runId: fence.id,
-      to: "PENDING",
-      from: ["RUNNING"],
-      now,
-      job: { clause: "j.status = 'queued' AND j.attempt = ? AND j.lease_losses = ?", params: [fence.attempt, losses] },
-    }),
-    ...cancel,
-  ]);
-  return changed + cancelled === 1;
+    followStatements(db, subjects, jobType, fence.id, { to: "waiting", after: "claim" }, { clause: "j.status = 'queued' AND j.attempt = ? AND j.lease_losses = ?", params: [fence.attempt, losses] }, now),
+    cancel,
+  );
 }
 
 /**
  * Gives up on an attempt that would not stop (a tool ignoring the abort of its timeout or of a
- * cancel): the job fails and its run becomes ERROR with the reason — or, with a cancel recorded,
- * both are cancelled (the cancel was accepted) — in one transaction, under the fence. Whatever
- * the stuck attempt writes later is fenced out.
+ * cancel): the job fails and its subject with the reason (a run ERROR) — or, with a cancel
+ * recorded, both are cancelled (the cancel was accepted) — in one transaction, under the fence.
+ * Whatever the stuck attempt writes later is fenced out.
  */
-export async function abandonJob(db: Db, { now = epochSeconds(), reason, errorType, ...fence }: FencedWrite & { reason: string; errorType: string }): Promise<boolean> {
-  const [changed, , cancelled] = await db.sql.batch([
+export async function abandonJob(
+  db: Db,
+  { now = epochSeconds(), reason, errorType, jobType, subjects, ...fence }: FencedWrite & WithSubjects & { reason: string; errorType: string; jobType: string },
+): Promise<boolean> {
+  return moveWithSubject(
+    db,
     {
       text: `UPDATE agno_jobs SET status = 'failed', error = ?, completed_at = ?, updated_at = ? WHERE ${FENCE_SQL} AND cancel_requested_at IS NULL`,
       params: [reason, now, now, ...fenceParams(fence)],
     },
-    runStatusStatement(db, {
-      runId: fence.id,
-      to: "ERROR",
-      from: ["PENDING", "RUNNING"],
-      error: { message: reason, error_type: errorType },
-      content: reason,
-      now,
-      job: { clause: "j.status = 'failed' AND j.attempt = ? AND j.completed_at = ?", params: [fence.attempt, now] },
-    }),
-    ...cancelRecordedStatements(db, { id: fence.id, where: FENCE_SQL, params: fenceParams(fence), now, attempt: fence.attempt, leaseLost: false }),
-  ]);
-  return changed + cancelled === 1;
+    followStatements(db, subjects, jobType, fence.id, { to: "failed", reason, errorType }, { clause: "j.status = 'failed' AND j.attempt = ? AND j.completed_at = ?", params: [fence.attempt, now] }, now),
+    cancelRecordedStatements(db, { id: fence.id, jobType, subjects, where: FENCE_SQL, params: fenceParams(fence), now, attempt: fence.attempt, leaseLost: false }),
+  );
 }
 
 /** One live lease as its worker holds it. */

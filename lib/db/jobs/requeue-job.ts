@@ -2,7 +2,7 @@ import { ConflictError, NotFoundError, PermissionError } from "../../errors/doma
 import type { Db } from "../open-database.ts";
 import { ownerSql, type DataScope } from "../scope.ts";
 import { epochSeconds, readJob, type StoredJob } from "./job-row.ts";
-import { runStatusStatement } from "./job-run-status.ts";
+import { followStatements, type SubjectBinding } from "./job-subject.ts";
 import { getJob } from "./list-jobs.ts";
 
 /** A job that failed less than this long ago is a fresh failure: requeueing it needs `force`. */
@@ -20,12 +20,14 @@ export interface RequeueJobOptions {
    * when a worker claims the job. The caller also clears the process-local intent (run registry).
    */
   clearCancellation?: boolean;
+  /** The job kinds' subjects (a run job's run) that move with their jobs. */
+  subjects: readonly SubjectBinding[];
   now?: number;
 }
 
 /**
  * Puts a failed or cancelled job back in the queue, available now, error and lock cleared, and its
- * run back to PENDING in the same transaction (a client polling the run must not see it end).
+ * subject back to waiting (a run PENDING) in the same transaction (a client polling the run must not see it end).
  * `attempt` keeps growing (it is the fencing token); max_attempts is raised if needed so the job
  * gets at least one more attempt. Compare-and-set on the status it was read in: a concurrent
  * requeue or change is a ConflictError.
@@ -33,7 +35,7 @@ export interface RequeueJobOptions {
  * without `force`, a cancelled job without `clearCancellation`).
  */
 export async function requeueJob(db: Db, options: RequeueJobOptions): Promise<StoredJob> {
-  const { scope, id, force = false, clearCancellation = false, now = epochSeconds() } = options;
+  const { scope, id, force = false, clearCancellation = false, subjects, now = epochSeconds() } = options;
   if (scope.kind !== "admin") throw new PermissionError("Only admins can requeue jobs");
   const job = await getJob(db, { scope, id });
   if (!job) throw new NotFoundError(`Job ${id} not found`);
@@ -57,15 +59,8 @@ export async function requeueJob(db: Db, options: RequeueJobOptions): Promise<St
               WHERE id = ? AND status = ? AND attempt = ? AND ${owner.clause}`,
       params: [now, now, id, job.status, job.attempt, ...owner.params],
     },
-    // The run back to PENDING (its error dropped), only if this requeue took.
-    runStatusStatement(db, {
-      runId: id,
-      to: "PENDING",
-      from: ["ERROR", "CANCELLED"],
-      error: null,
-      now,
-      job: { clause: "j.status = 'queued' AND j.attempt = ? AND j.updated_at = ?", params: [job.attempt, now] },
-    }),
+    // The subject back to waiting (a run PENDING, its error dropped), only if this requeue took.
+    ...followStatements(db, subjects, job.job_type, id, { to: "waiting", after: "end" }, { clause: "j.status = 'queued' AND j.attempt = ? AND j.updated_at = ?", params: [job.attempt, now] }, now),
   ]);
   if (changed !== 1) throw new ConflictError(`Job ${id} changed while it was being requeued`);
   return (await readJob(db, id))!;

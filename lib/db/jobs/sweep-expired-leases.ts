@@ -1,7 +1,7 @@
 import type { Db } from "../open-database.ts";
 import type { Statement } from "../sql.ts";
 import { cancelRecordedStatements } from "./cancel-recorded.ts";
-import { runStatusStatement } from "./job-run-status.ts";
+import { followStatements, type SubjectBinding } from "./job-subject.ts";
 
 /** A job whose worker vanished this many times is given up on (a likely poison job). */
 export const MAX_LEASE_LOSSES = 3;
@@ -11,7 +11,7 @@ export interface SweepResult {
   requeued: string[];
   /** Jobs failed for losing their worker MAX_LEASE_LOSSES times; their runs are ERROR. */
   failed: string[];
-  /** Jobs taken back with a cancel recorded: cancelled with their runs, on any loss (absent when none). */
+  /** Jobs taken back with a cancel recorded: cancelled with their subjects, on any loss (absent when none). */
   cancelled?: string[];
 }
 
@@ -22,16 +22,18 @@ export interface SweepOptions {
   maxLeaseLosses?: number;
   /** At most this many jobs per call. */
   limit?: number;
+  /** The job kinds' subjects (a run job's run) that move with their jobs. */
+  subjects: readonly SubjectBinding[];
 }
 
 /**
  * UNSAFE (unscoped): a server-wide housekeeping task that runs with no principal.
  *
  * Takes back every job whose lease expired. The job goes back to queued, available now, with
- * lease_losses + 1 and the lock cleared, and its run back to PENDING in the same transaction; `attempt` is kept, so the dead worker's fence can never
+ * lease_losses + 1 and the lock cleared, and its subject back to waiting (a run PENDING) in the same transaction; `attempt` is kept, so the dead worker's fence can never
  * match again (the next claim makes attempt + 1) and the lost lease spends no attempt
  * (spent = attempt − lease_losses). A job that has now lost MAX_LEASE_LOSSES leases (graceful
- * releases count too) is failed instead, and its run is set ERROR with the reason in the same
+ * releases count too) is failed instead, and its subject (a run ERROR) with the reason in the same
  * transaction. A job with a cancel recorded is neither queued again nor failed: it ends
  * cancelled, its run CANCELLED (the cancel was accepted), in the same transaction. Each job is
  * taken conditionally on the attempt and the stale locked_at it was read with, so a heartbeat
@@ -39,11 +41,11 @@ export interface SweepOptions {
  */
 export async function unsafeSweepExpiredLeases(
   db: Db,
-  { now, leaseSeconds, maxLeaseLosses = MAX_LEASE_LOSSES, limit = 500 }: SweepOptions,
+  { now, leaseSeconds, maxLeaseLosses = MAX_LEASE_LOSSES, limit = 500, subjects }: SweepOptions,
 ): Promise<SweepResult> {
   const cutoff = now - leaseSeconds;
-  const expired = await db.sql.query<{ id: string; attempt: number; lease_losses: number }>(
-    `SELECT id, attempt, lease_losses FROM agno_jobs WHERE status = 'running' AND locked_at < ?
+  const expired = await db.sql.query<{ id: string; attempt: number; lease_losses: number; job_type: string }>(
+    `SELECT id, attempt, lease_losses, job_type FROM agno_jobs WHERE status = 'running' AND locked_at < ?
       ORDER BY locked_at, id LIMIT ${Math.max(1, Math.floor(limit))}`,
     [cutoff],
   );
@@ -52,55 +54,50 @@ export async function unsafeSweepExpiredLeases(
   for (const job of expired) {
     const losses = Number(job.lease_losses) + 1;
     const attempt = Number(job.attempt);
+    const jobType = String(job.job_type);
     const fence = [job.id, attempt, cutoff];
     // A cancel recorded for it was accepted: it ends CANCELLED, whichever loss this is.
-    const cancel = cancelRecordedStatements(db, { id: job.id, where: stillExpired, params: fence, now, attempt, leaseLost: true });
-    if (losses < maxLeaseLosses) {
-      // Queued again, its run back to PENDING (the claim made it RUNNING): they wait together.
-      const [changed, , cancelled] = await db.sql.batch([
-        {
+    const cancel = cancelRecordedStatements(db, { id: job.id, jobType, subjects, where: stillExpired, params: fence, now, attempt, leaseLost: true });
+    const requeue = losses < maxLeaseLosses;
+    const reason =
+      `Job lost its worker ${losses} times (each time no heartbeat for ${leaseSeconds} s, or a shutdown); ` +
+      "not retried again";
+    const statement: Statement = requeue
+      ? {
           text: `UPDATE agno_jobs SET status = 'queued', available_at = ?, lease_losses = lease_losses + 1,
                   locked_by = NULL, locked_at = NULL, updated_at = ?
             WHERE ${stillExpired} AND cancel_requested_at IS NULL`,
           params: [now, now, ...fence],
-        },
-        runStatusStatement(db, { runId: job.id, to: "PENDING", from: ["RUNNING"], now, job: { clause: "j.status = 'queued' AND j.attempt = ? AND j.lease_losses = ?", params: [attempt, losses] } }),
-        ...cancel,
-      ]);
-      if (changed === 1) result.requeued.push(job.id);
-      if (cancelled === 1) (result.cancelled ??= []).push(job.id);
-      continue;
-    }
-    const reason =
-      `Job lost its worker ${losses} times (each time no heartbeat for ${leaseSeconds} s, or a shutdown); ` +
-      "not retried again";
-    const [changed, , cancelled] = await db.sql.batch([
-      {
-        text: `UPDATE agno_jobs SET status = 'failed', lease_losses = lease_losses + 1, error = ?, completed_at = ?, updated_at = ?
+        }
+      : {
+          text: `UPDATE agno_jobs SET status = 'failed', lease_losses = lease_losses + 1, error = ?, completed_at = ?, updated_at = ?
                 WHERE ${stillExpired} AND cancel_requested_at IS NULL`,
-        params: [reason, now, now, ...fence],
-      },
-      lostWorkerRunError(db, { runId: job.id, reason, now, attempt, losses }),
-      ...cancel,
-    ]);
-    if (changed === 1) result.failed.push(job.id);
-    if (cancelled === 1) (result.cancelled ??= []).push(job.id);
+          params: [reason, now, now, ...fence],
+        };
+    // Queued again, its subject back to waiting (the claim started it): they wait together. Or
+    // failed, and its subject with it.
+    const follow = requeue
+      ? followStatements(db, subjects, jobType, job.id, { to: "waiting", after: "claim" }, { clause: "j.status = 'queued' AND j.attempt = ? AND j.lease_losses = ?", params: [attempt, losses] }, now)
+      : lostWorkerFollow(db, { subjects, jobType, jobId: job.id, reason, now, attempt, losses });
+    const counts = await db.sql.batch([statement, ...follow, ...cancel]);
+    if (counts[0] === 1) (requeue ? result.requeued : result.failed).push(job.id);
+    if (counts[1 + follow.length] === 1) (result.cancelled ??= []).push(job.id);
   }
   return result;
 }
 
-/** The run of a job failed for losing its worker too often: ERROR, only if that failure was this one's and the run had not ended. */
-export function lostWorkerRunError(
+/** The subject of a job failed for losing its worker too often: failed, only if that failure was this one's and the subject had not ended. */
+export function lostWorkerFollow(
   db: Db,
-  { runId, reason, now, attempt, losses }: { runId: string; reason: string; now: number; attempt: number; losses: number },
-): Statement {
-  return runStatusStatement(db, {
-    runId,
-    to: "ERROR",
-    from: ["PENDING", "RUNNING"],
-    error: { message: reason, error_type: "job_lost_worker" },
-    content: reason,
+  { subjects, jobType, jobId, reason, now, attempt, losses }: { subjects: readonly SubjectBinding[]; jobType: string; jobId: string; reason: string; now: number; attempt: number; losses: number },
+): Statement[] {
+  return followStatements(
+    db,
+    subjects,
+    jobType,
+    jobId,
+    { to: "failed", reason, errorType: "job_lost_worker" },
+    { clause: "j.status = 'failed' AND j.attempt = ? AND j.lease_losses = ? AND j.completed_at = ?", params: [attempt, losses, now] },
     now,
-    job: { clause: "j.status = 'failed' AND j.attempt = ? AND j.lease_losses = ? AND j.completed_at = ?", params: [attempt, losses, now] },
-  });
+  );
 }

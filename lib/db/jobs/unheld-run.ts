@@ -4,7 +4,7 @@ import { ownerSql, type DataScope } from "../scope.ts";
 import { CANCEL_REASON } from "./cancel-recorded.ts";
 import type { JobSettlement } from "./job-fence.ts";
 import { epochSeconds } from "./job-row.ts";
-import { runStatusStatement } from "./job-run-status.ts";
+import { runStatusStatement } from "../runs/run-job-subject.ts";
 
 /**
  * Runs no worker holds: an inline run, and the continuation of a paused run on the replica that

@@ -3,7 +3,7 @@ import type { Db } from "../db/open-database.ts";
 import type { RunInput } from "../db/runs/run-insert.ts";
 import type { DataScope } from "../db/scope.ts";
 import { settleUnheldRun, writeUnheldRun, type JobSettlement, type UnheldWrite } from "../db/jobs/index.ts";
-import { RunCancelledSignal } from "../runtime/run-registry.ts";
+import { RunCancelledSignal } from "./run-registry.ts";
 import { LeaseLostError, type RunWriter } from "./run-writer.ts";
 
 type Ending = Exclude<JobSettlement["status"], "queued">;

@@ -1,0 +1,8 @@
+import { AGENT_RUN_JOB_KIND } from "./agent-job.ts";
+import { JobCatalog } from "./catalog.ts";
+
+/**
+ * The product's job catalog: the kinds every worker (embedded or `npm run worker`) claims and
+ * runs. A kind is added here once (./catalog.ts says what it declares).
+ */
+export const JOB_CATALOG = new JobCatalog([AGENT_RUN_JOB_KIND]);
