@@ -1,7 +1,7 @@
 import type { Settings } from "../config/settings.ts";
 import type { Db } from "../db/open-database.ts";
 import { getRun } from "../db/runs/runs.ts";
-import { adminScope, userScope, type DataScope } from "../db/scope.ts";
+import { unsafeSystemScope, type DataScope } from "../db/scope.ts";
 import { heldJobCancelRequested, settleJobStatement, type JobSettlement } from "../db/jobs/index.ts";
 import { log } from "../log.ts";
 import { runAgent, type StartRunRequest } from "../runtime/agent-run.ts";
@@ -40,7 +40,7 @@ const FINISHED_RUN_STATUSES: Record<string, "completed" | "failed" | "cancelled"
 export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings }): RunJobExecutor {
   return async (ctx: RunJobContext) => {
     const { job, writer, coordination, payload } = ctx;
-    const stored = await getRun(db, { scope: adminScope(), runId: job.id });
+    const stored = await getRun(db, { scope: unsafeSystemScope("the worker reads the run of the job it holds"), runId: job.id });
     /** Ends the job alone; a cancel recorded meanwhile makes any end a cancelled one. */
     const settleOnly = async (settlement: JobSettlement, runEnded = false) => {
       const statement = settleJobStatement(ctx.fence, settlement, { runEnded });
@@ -52,7 +52,7 @@ export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings 
     const ended = stored.status ? FINISHED_RUN_STATUSES[stored.status] : undefined;
     if (ended) return settleOnly(ended === "failed" ? { status: "failed", error: "The run had already failed" } : { status: ended }, true);
     // The run's rows are written in its owner's scope, as the submit wrote them.
-    const scope: DataScope = stored.user_id ? userScope(stored.user_id) : adminScope(null);
+    const scope: DataScope = unsafeSystemScope("the worker runs the job for the run's owner", { actingAs: stored.user_id ?? null });
     const output = resetForAttempt(stored.run_data as unknown as RunOutput);
     const agent = findAgent(settings, job.component_id);
     if (!agent) {

@@ -81,8 +81,6 @@ export interface JobKind<P = unknown> {
   retryDelaySeconds?(queue: QueueSettings): number;
   /** Seconds an attempt may take before it is aborted (and given up a grace period later); default queue.timeoutSeconds. */
   timeoutSeconds?(queue: QueueSettings): number;
-  /** Whether `GET /queue/jobs` and `/queue/stats` show this kind's jobs without a `job_type` filter (Agno's run jobs). */
-  readonly listedByDefault?: boolean;
   /** Hands a cancel seen for a running job to its work (called at every sighting: idempotent); default: the context's signal is aborted. */
   onCancel?(jobId: string): void;
   executor(deps: ExecutorDeps): JobExecutor<P>;
@@ -128,11 +126,6 @@ export class JobCatalog {
   /** The subjects of the catalog's kinds, for the statements that move jobs. */
   get subjects(): SubjectBinding[] {
     return [...this.kinds.values()].filter((k) => k.subject).map((k) => ({ jobTypes: [k.jobType], subject: k.subject! }));
-  }
-
-  /** The job types the /queue routes list when asked for no job_type. */
-  get listedByDefault(): string[] {
-    return [...this.kinds.values()].filter((k) => k.listedByDefault).map((k) => k.jobType);
   }
 }
 

@@ -2,7 +2,7 @@ import type { Settings } from "../config/settings.ts";
 import { ConflictError } from "../errors/domain-errors.ts";
 import type { Db } from "../db/open-database.ts";
 import { getRun } from "../db/runs/runs.ts";
-import { adminScope } from "../db/scope.ts";
+import { unsafeSystemScope } from "../db/scope.ts";
 import { duplicateMismatch, enqueueRunJob, jobByKey, type StoredJob } from "../db/jobs/index.ts";
 import { newRunOutput, type StartRunRequest } from "../runtime/agent-run.ts";
 import { runRow } from "../runtime/run-settle.ts";
@@ -65,6 +65,6 @@ export async function submitDurableRun(db: Db, request: DurableSubmit): Promise<
 async function duplicateOf(db: Db, job: StoredJob, submit: { componentType: string; componentId: string; stream: boolean }): Promise<Submitted> {
   const mismatch = duplicateMismatch(job, submit);
   if (mismatch) throw new ConflictError(mismatch);
-  const run = await getRun(db, { scope: adminScope(), runId: job.id });
+  const run = await getRun(db, { scope: unsafeSystemScope("the run of a job this submit duplicates; the caller already owns the job"), runId: job.id });
   return { runId: job.id, sessionId: job.session_id ?? run?.session_id ?? "", status: run?.status ?? "PENDING", duplicate: true };
 }

@@ -16,6 +16,9 @@ import { fencedRunWriter } from "./run-writer.ts";
 
 export const RUN_JOB_TYPE = "run";
 
+/** The components whose runs are run jobs (agno_jobs.component_type). */
+export const RUN_COMPONENT_TYPES = ["agent", "team", "workflow"] as const;
+
 /** What a durable run's job carries: everything a worker on any replica needs to run it. */
 export const runJobPayloadSchema = z.looseObject({
   /** The input; absent, the run's stored input is used. */
@@ -43,7 +46,6 @@ export function runJobKind(executor: (deps: ExecutorDeps) => RunJobExecutor): Jo
     jobType: RUN_JOB_TYPE,
     payload: runJobPayloadSchema,
     subject: RUN_JOB_SUBJECT,
-    listedByDefault: true,
     // A cancel reaches the run through the run registry (the run ends CANCELLED, written as such).
     onCancel: (runId) => requestCancel(runId),
     executor(deps) {

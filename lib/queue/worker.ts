@@ -16,7 +16,7 @@ import {
 } from "../db/jobs/index.ts";
 import { epochSeconds } from "../db/jobs/job-row.ts";
 import { heldJobCancelRequested, retryDelaySeconds, spentAttempts, type JobSettlement } from "../db/jobs/index.ts";
-import type { SubjectValue } from "../db/jobs/job-subject.ts";
+import type { SubjectBinding, SubjectValue } from "../db/jobs/job-subject.ts";
 import { log } from "../log.ts";
 import type { RedisCoordination } from "../coordination/redis-coordination.ts";
 import type { Settings } from "../config/settings.ts";
@@ -117,6 +117,11 @@ export class QueueWorker {
   /** The job types this worker claims. */
   get jobTypes(): readonly string[] {
     return this.scope.jobTypes;
+  }
+
+  /** The subjects its catalog's kinds move along with their jobs (lib/db/jobs/job-subject.ts). */
+  get subjects(): readonly SubjectBinding[] {
+    return this.scope.subjects;
   }
 
   private executorOf(kind: JobKind<unknown>): JobExecutor<unknown> {
@@ -269,7 +274,11 @@ export class QueueWorker {
         });
       } catch (error) {
         failure = { error };
-        if (!(error instanceof LeaseLostError)) log.error(`[worker ${this.workerId}] job ${job.id} failed: ${(error as Error)?.stack ?? error}`);
+        // A kind without a subject ends an attempt by throwing (settled below); anything else thrown is unexpected.
+        if (error instanceof LeaseLostError) {
+          // Another claim owns the job: nothing to say.
+        } else if (kind.subject) log.error(`[worker ${this.workerId}] job ${job.id} failed: ${(error as Error)?.stack ?? error}`);
+        else log.warn(`[worker ${this.workerId}] job ${job.id} (${job.job_type}) attempt ${job.attempt} failed: ${(error as Error)?.message ?? error}`);
       } finally {
         clearTimeout(timeout);
         clearTimeout(entry.giveUp);

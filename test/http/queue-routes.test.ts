@@ -6,6 +6,7 @@ import {
   cancelJob,
   claimJobs,
   completeJob,
+  enqueueJob,
   enqueueRunJob,
   failJob,
   getRun,
@@ -360,6 +361,28 @@ describe.each(DIALECTS)("the /queue API on $name", (dialect) => {
         } finally {
           clearCancel(queued.runId);
         }
+      }),
+    );
+
+    it(
+      "shows run jobs only unless job_type names other kinds; those are listed and counted when named",
+      withApp(dialect, async (app, db) => {
+        const run = await seedJob(db, "queued", { scope: principals.scopes.a });
+        const { job: other } = await enqueueJob(db, {
+          owner: principals.userA,
+          job: { jobType: "test_echo", componentType: "test_echo", componentId: "subject-1", payload: { n: 1 }, maxAttempts: 1 },
+        });
+        const ids = async (query: string) => (await api(app, "GET", `/queue/jobs${query}`)).body.data.map((j: Json) => j.id);
+        expect(await ids("")).toEqual([run.runId]);
+        expect(await ids("?job_type=test_echo")).toEqual([other.id]);
+        expect((await ids("?job_type=test_echo&job_type=run")).sort()).toEqual([run.runId, other.id].sort());
+        expect(await ids("?job_type=nothing")).toEqual([]);
+        const named = (await api(app, "GET", "/queue/jobs?job_type=test_echo")).body.data[0];
+        expect(named).toMatchObject({ session_id: null, component_type: "test_echo", component_id: "subject-1", job_type: "test_echo", status: "queued" });
+        const counts = async (query: string) => QueueStatsSchema.parse((await api(app, "GET", `/queue/stats${query}`)).body).counts.queued;
+        expect(await counts("")).toBe(1);
+        expect(await counts("?job_type=test_echo")).toBe(1);
+        expect(await counts("?job_type=test_echo&job_type=run")).toBe(2);
       }),
     );
 

@@ -43,6 +43,26 @@ describe.each(DIALECTS)("agno_jobs 3.0.0 step on $name", (dialect) => {
       });
     });
 
+    it("a table made with session_id NOT NULL loses the constraint, keeping its rows, so a job that is not a run can be stored", async () => {
+      await withFreshDb(dialect, async (db) => {
+        const strict = { ...PRE_LEASE_JOBS, columns: PRE_LEASE_JOBS.columns.map((c) => (c.name === "session_id" ? { ...c, notNull: true } : c)) };
+        await db.sql.batch(createTableStatements(db.dialect, strict).map((text) => ({ text })));
+        expect((await columnsOf(db, "agno_jobs")).get("session_id")).toMatchObject({ notNull: true });
+        await db.sql.exec(
+          `INSERT INTO agno_jobs (id, component_type, job_type, component_id, session_id, status, available_at, created_at)
+           VALUES ('j1', 'agent', 'run', 'assistant', 's1', 'queued', 0, 0)`,
+        );
+        await new MigrationManager(db, { log: () => undefined }).up({ tables: ["jobs"] });
+        expect((await columnsOf(db, "agno_jobs")).get("session_id")).toMatchObject({ notNull: false });
+        expect(await db.sql.query(`SELECT id, session_id, lease_losses FROM agno_jobs`)).toEqual([{ id: "j1", session_id: "s1", lease_losses: 0 }]);
+        await db.sql.exec(
+          `INSERT INTO agno_jobs (id, component_type, job_type, component_id, session_id, status, available_at, created_at)
+           VALUES ('j2', 'eval', 'eval', 'e1', NULL, 'queued', 0, 0)`,
+        );
+        expect(await indexExists(db, JOB_SHARED_IDEMPOTENCY_INDEX.name)).toBe(true);
+      });
+    });
+
     it("refuses, naming the keys, when owner-less jobs already share an Idempotency-Key", async () => {
       await withFreshDb(dialect, async (db) => {
         await db.sql.batch(createTableStatements(db.dialect, PRE_LEASE_JOBS).map((text) => ({ text })));

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { ConflictError, NotFoundError, QueueFullError } from "../../errors/domain-errors.ts";
 import type { Db } from "../open-database.ts";
 import { isRunIndexRace, runInsertStatement, type RunInput } from "../runs/run-insert.ts";
@@ -269,4 +270,81 @@ function jobInsertStatement(
       ${onConflict}`,
     params: [...head.params, run.sessionId, owner, ...(maxQueueDepth !== undefined ? [maxQueueDepth] : [])],
   };
+}
+
+/** A job of a kind that is not a run: no session, no run row. */
+export interface PlainJobInput {
+  /** Default: a new UUID. */
+  id?: string;
+  jobType: string;
+  /** What the job is about: its kind (`eval`, `knowledge`, `schedule`, `metrics`…) and the subject's id. */
+  componentType: string;
+  componentId: string;
+  deploymentId?: string | null;
+  payload: Record<string, unknown>;
+  maxAttempts: number;
+  idempotencyKey?: string | null;
+  /** Epoch seconds; default now. */
+  availableAt?: number;
+}
+
+/**
+ * Enqueues a job of a kind that is not a run (session_id NULL): one INSERT, owned by `owner`
+ * (null: the system's). With an Idempotency-Key an earlier job of the same owner and key is
+ * returned instead (`duplicate: true`, nothing written). ConflictError when the id exists;
+ * QueueFullError at `maxQueueDepth` queued jobs.
+ */
+export async function enqueueJob(
+  db: Db,
+  { job, owner, maxQueueDepth, now = epochSeconds() }: { job: PlainJobInput; owner: string | null; maxQueueDepth?: number; now?: number },
+): Promise<EnqueueResult> {
+  if (!Number.isInteger(job.maxAttempts) || job.maxAttempts < 1) throw new RangeError(`maxAttempts must be an integer of at least 1, got ${job.maxAttempts}`);
+  const key = job.idempotencyKey ?? null;
+  if (key !== null) {
+    const earlier = await jobByKey(db, owner, key);
+    if (earlier) return { duplicate: true, job: earlier };
+  }
+  const id = job.id ?? randomUUID();
+  // Bounded: counting stops at the limit. SQLite's upsert after INSERT … SELECT needs a WHERE.
+  const depth = ` WHERE ${maxQueueDepth !== undefined ? "(SELECT COUNT(*) FROM (SELECT 1 FROM agno_jobs q WHERE q.status = 'queued' LIMIT ?) d) < ?" : "1 = 1"}`;
+  const onConflict =
+    key === null
+      ? ""
+      : owner === null
+        ? " ON CONFLICT (idempotency_key) WHERE user_id IS NULL AND idempotency_key IS NOT NULL DO NOTHING"
+        : " ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING";
+  let rows: Record<string, unknown>[];
+  try {
+    rows = await db.sql.query(
+      `INSERT INTO agno_jobs
+          (id, component_type, job_type, deployment_id, component_id, session_id, user_id, payload, status,
+           attempt, lease_losses, max_attempts, idempotency_key, available_at, created_at, updated_at)
+        SELECT ?, ?, ?, ?, ?, NULL, ?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?${depth}${onConflict}
+        RETURNING ${JOB_COLUMNS}`,
+      [
+        id,
+        job.componentType,
+        job.jobType,
+        job.deploymentId ?? null,
+        job.componentId,
+        owner,
+        job.payload,
+        job.maxAttempts,
+        key,
+        job.availableAt ?? now,
+        now,
+        now,
+        ...(maxQueueDepth !== undefined ? [maxQueueDepth, maxQueueDepth] : []),
+      ],
+    );
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ConflictError(`A job with id ${id} already exists`);
+    throw error;
+  }
+  if (rows[0]) return { duplicate: false, job: toStoredJob(rows[0]) };
+  if (key !== null) {
+    const winner = await jobByKey(db, owner, key);
+    if (winner) return { duplicate: true, job: winner };
+  }
+  throw new QueueFullError(maxQueueDepth ?? 0);
 }

@@ -1,6 +1,6 @@
-/** The durable job queue's data layer: one agno_jobs row per durable background run. */
+/** The durable job queue's data layer: agno_jobs rows (a durable background run's, or a job of another kind of the job catalog) and the statements that move them. */
 export { JOB_STATUSES, FINISHED_JOB_STATUSES, spentAttempts, type JobStatus, type StoredJob } from "./job-row.ts";
-export { enqueueRunJob, duplicateMismatch, jobByKey, type EnqueueResult, type EnqueueRunJobOptions, type JobInput } from "./enqueue-job.ts";
+export { enqueueRunJob, enqueueJob, duplicateMismatch, jobByKey, type EnqueueResult, type EnqueueRunJobOptions, type JobInput, type PlainJobInput } from "./enqueue-job.ts";
 export { claimJobs, unsafeOldestReadyJobAge, type ClaimJobsOptions, type ClaimedJob } from "./claim-jobs.ts";
 export {
   heartbeat,
@@ -22,6 +22,6 @@ export { writeUnheldRun, settleUnheldRun, runCancelRecorded, cancelUnheldRun, ty
 export { settleJobs, type JobSettlementItem } from "./settle-jobs.ts";
 export { failJob, retryDelaySeconds, RETRY_DELAY_CAP_FACTOR, RETRY_JITTER, type FailJobOptions, type FailJobResult } from "./fail-job.ts";
 export { unsafeSweepExpiredLeases, MAX_LEASE_LOSSES, type SweepOptions, type SweepResult } from "./sweep-expired-leases.ts";
-export { getJob, listJobs, queueStats, type JobSortField, type ListJobsOptions, type QueueStats } from "./list-jobs.ts";
+export { getJob, listJobs, queueStats, type JobKindFilter, type JobSortField, type ListJobsOptions, type QueueStats } from "./list-jobs.ts";
 export { requeueJob, FRESH_FAILURE_SECONDS, type RequeueJobOptions } from "./requeue-job.ts";
 export { unsafeDeleteFinishedJobs } from "./delete-finished-jobs.ts";

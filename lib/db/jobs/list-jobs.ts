@@ -13,8 +13,23 @@ export async function getJob(db: Db, { scope, id }: { scope: DataScope; id: stri
 export type JobSortField = "created_at" | "updated_at" | "available_at" | "completed_at" | "status";
 const SORT_FIELDS: readonly JobSortField[] = ["created_at", "updated_at", "available_at", "completed_at", "status"];
 
+/**
+ * Which kinds of job a list or count covers: jobs of these job types, or of these component
+ * types (`agent`, `team`, `workflow`: run jobs); every kind when absent.
+ */
+export type JobKindFilter = { jobTypes: readonly string[] } | { componentTypes: readonly string[] };
+
+function kindClause(kinds: JobKindFilter | undefined): { clause: string[]; params: string[] } {
+  if (!kinds) return { clause: [], params: [] };
+  const [column, values] = "jobTypes" in kinds ? ["job_type", kinds.jobTypes] : ["component_type", kinds.componentTypes];
+  // No value matches nothing (never widens to every job).
+  if (values.length === 0) return { clause: ["1 = 0"], params: [] };
+  return { clause: [`${column} IN (${values.map(() => "?").join(", ")})`], params: [...values] };
+}
+
 export interface ListJobsOptions extends PageRequest {
   scope: DataScope;
+  kinds?: JobKindFilter;
   /** Any of these statuses (all when absent or empty). */
   statuses?: readonly JobStatus[];
   sortBy?: JobSortField;
@@ -27,8 +42,9 @@ export async function listJobs(db: Db, options: ListJobsOptions): Promise<{ jobs
   const owner = ownerSql(options.scope);
   // Bound as parameters; an unknown status simply matches nothing (never widens to every job).
   const statuses = options.statuses ?? [];
-  const where = [owner.clause, ...(statuses.length > 0 ? [`status IN (${statuses.map(() => "?").join(", ")})`] : [])].join(" AND ");
-  const params = [...owner.params, ...statuses];
+  const kinds = kindClause(options.kinds);
+  const where = [owner.clause, ...kinds.clause, ...(statuses.length > 0 ? [`status IN (${statuses.map(() => "?").join(", ")})`] : [])].join(" AND ");
+  const params = [...owner.params, ...kinds.params, ...statuses];
   // Whitelisted: the field is spliced into the SQL.
   const sortBy = SORT_FIELDS.includes(options.sortBy as JobSortField) ? options.sortBy! : "created_at";
   const order = options.sortOrder === "asc" ? "ASC" : "DESC";
@@ -51,9 +67,11 @@ export interface QueueStats {
   oldest_queued_age_seconds: number | null;
 }
 
-/** Job counts per status and the age of the oldest queued job, within the scope. */
-export async function queueStats(db: Db, { scope, now = epochSeconds() }: { scope: DataScope; now?: number }): Promise<QueueStats> {
-  const owner = ownerSql(scope);
+/** Job counts per status and the age of the oldest queued job, within the scope (and the kinds). */
+export async function queueStats(db: Db, { scope, kinds: only, now = epochSeconds() }: { scope: DataScope; kinds?: JobKindFilter; now?: number }): Promise<QueueStats> {
+  const scoped = ownerSql(scope);
+  const kinds = kindClause(only);
+  const owner = { clause: [scoped.clause, ...kinds.clause].join(" AND "), params: [...scoped.params, ...kinds.params] };
   const [rows, oldest] = await Promise.all([
     db.sql.query<{ status: string; n: number }>(
       `SELECT status, COUNT(*) AS n FROM agno_jobs WHERE ${owner.clause} GROUP BY status`,

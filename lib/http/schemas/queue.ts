@@ -21,14 +21,24 @@ const StatusesQuery = z
   .optional()
   .transform((value) => (value === undefined ? undefined : Array.isArray(value) ? value : [value]));
 
+/** `job_type=eval&job_type=knowledge`: jobs of these kinds; absent, run jobs only (agent, team, workflow), as Agno lists. */
+const JobTypesQuery = z
+  .union([z.string().min(1).max(64), z.array(z.string().min(1).max(64))])
+  .optional()
+  .transform((value) => (value === undefined ? undefined : Array.isArray(value) ? value : [value]))
+  .describe("Repeatable; jobs of these job types (e.g. run, or a background kind); absent: run jobs (agent, team, workflow) only");
+
 export const JOB_SORT_FIELDS = ["created_at", "available_at", "updated_at", "completed_at", "status"] as const;
 
 export const ListJobsQuery = z.object({
   status: StatusesQuery.describe("Repeatable; any of these ticket statuses"),
+  job_type: JobTypesQuery,
   ...PageQuery,
   sort_by: z.enum(JOB_SORT_FIELDS).default("created_at"),
   sort_order: SortOrder,
 });
+
+export const QueueStatsQuery = z.object({ job_type: JobTypesQuery });
 
 export const JobParams = z.object({ job_id: z.string().min(1) });
 

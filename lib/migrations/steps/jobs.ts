@@ -1,13 +1,22 @@
-import { hasColumn } from "../introspect.ts";
-import { JOB_CANCEL_REQUESTED_AT, JOB_LEASE_LOSSES, JOB_LIVE_SESSION_INDEX, JOB_READY_INDEX, JOB_SHARED_IDEMPOTENCY_INDEX } from "../tables/specs.ts";
+import { columnsOf, hasColumn } from "../introspect.ts";
+import { JOBS, JOB_CANCEL_REQUESTED_AT, JOB_LEASE_LOSSES, JOB_LIVE_SESSION_INDEX, JOB_READY_INDEX, JOB_SHARED_IDEMPOTENCY_INDEX } from "../tables/specs.ts";
 import { MigrationError, type MigrationStep } from "../types.ts";
 import { addColumnIfMissing, addIndexIfMissing, dropIndexIfExists } from "./helpers.ts";
+import { rebuildSqliteTable } from "./sqlite-rebuild.ts";
 
 export const jobsSteps: MigrationStep[] = [
   {
     version: "3.0.0",
-    description: "jobs count lost leases apart from attempts, record cancel intents, owner-less idempotency keys dedupe, and claims read an index",
+    description:
+      "jobs count lost leases apart from attempts, record cancel intents, owner-less idempotency keys dedupe, claims read an index, and jobs that are not runs have no session",
     async up(ctx) {
+      // A job of a kind that is not a run (an eval, a knowledge ingestion…) has no session: a
+      // table created with session_id NOT NULL loses the constraint (Agno's writers always set it).
+      if ((await columnsOf(ctx.db, "agno_jobs")).get("session_id")?.notNull) {
+        if (ctx.db.dialect === "postgres") await ctx.db.sql.exec(`ALTER TABLE agno_jobs ALTER COLUMN session_id DROP NOT NULL`);
+        else await rebuildSqliteTable(ctx, JOBS);
+        ctx.log("agno_jobs: session_id may be NULL now (jobs that are not runs)");
+      }
       await addColumnIfMissing(ctx, "agno_jobs", JOB_LEASE_LOSSES);
       await addColumnIfMissing(ctx, "agno_jobs", JOB_CANCEL_REQUESTED_AT);
       const duplicates = await ctx.db.sql.query<{ idempotency_key: string; n: number }>(

@@ -2,13 +2,13 @@ import { Output, generateText, type LanguageModel } from "ai";
 import { z } from "zod";
 import type { Db } from "../../db/open-database.ts";
 import { listMemories, upsertMemory } from "../../db/memories/memories.ts";
-import { userScope } from "../../db/scope.ts";
+import { unsafeSystemScope } from "../../db/scope.ts";
 
 const MAX_MEMORIES_IN_CONTEXT = 50;
 
 /** The user's memories as a system-prompt section, newest first; "" when there are none. */
 export async function memoriesSection(db: Db, userId: string): Promise<string> {
-  const { memories } = await listMemories(db, { scope: userScope(userId), limit: MAX_MEMORIES_IN_CONTEXT, page: 1 });
+  const { memories } = await listMemories(db, { scope: unsafeSystemScope("the run reads its own user's memories", { actingAs: userId }), limit: MAX_MEMORIES_IN_CONTEXT, page: 1 });
   if (memories.length === 0) return "";
   const lines = memories.map((m) => `- ${typeof m.memory === "string" ? m.memory : JSON.stringify(m.memory)}`);
   return `You know these things about the user from earlier conversations:\n${lines.join("\n")}`;
@@ -39,7 +39,7 @@ export async function extractMemories({
   answer: string;
   signal: AbortSignal;
 }): Promise<string[]> {
-  const scope = userScope(userId);
+  const scope = unsafeSystemScope("the run writes its own user's memories", { actingAs: userId });
   const { memories: existing } = await listMemories(db, { scope, limit: 200, page: 1 });
   const known = new Set(existing.map((m) => String(m.memory).trim().toLowerCase()));
   const { output } = await generateText({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../../db/open-database.ts";
-import { userScope } from "../../db/scope.ts";
+import { unsafeSystemScope } from "../../db/scope.ts";
 import { getSession, listSessions } from "../../db/sessions/sessions.ts";
 import { defineTool, type ToolDefinition } from "./types.ts";
 
@@ -26,7 +26,7 @@ export function pastSessionsTool({
     parameters: z.object({ query: z.string().optional() }),
     async execute({ query }, ctx) {
       if (!ctx.userId) return "Past sessions are only available for runs with a user.";
-      const scope = userScope(ctx.userId);
+      const scope = unsafeSystemScope("a tool of the run reads its own user's sessions", { actingAs: ctx.userId });
       const { sessions } = await listSessions(db, {
         scope,
         sessionType: "agent",
