@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { NotFoundError } from "../../errors/domain-errors.ts";
-import { cancelAgentRun } from "../../queue/cancel-run.ts";
+import { cancelAgentRun } from "../../runs/cancel.ts";
 import { defineDashboardAction } from "./action.ts";
 
 /** Cancels a run the signed-in user may see, through the same function as the cancel route. */

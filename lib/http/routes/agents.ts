@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { dataScopeFor, hasScope, type Principal } from "../../auth/principal.ts";
+import { hasScope, type Principal } from "../../auth/principal.ts";
 import type { Settings } from "../../config/settings.ts";
 import { getRun, getRuns } from "../../db/runs/runs.ts";
 import { getSession } from "../../db/sessions/sessions.ts";
@@ -9,7 +9,8 @@ import { findAgent, type RuntimeAgent } from "../../runtime/agents.ts";
 import { enqueueBackgroundRun } from "../../queue/background-limiter.ts";
 import { MAX_IDEMPOTENCY_KEY_LENGTH, submitDurableRun } from "../../queue/durable-submit.ts";
 import { queueCoordination } from "../../queue/embedded-worker.ts";
-import { cancelAgentRun } from "../../queue/cancel-run.ts";
+import { cancelAgentRun } from "../../runs/cancel.ts";
+import { mayReachLiveRun } from "../../runs/live-run-access.ts";
 import { continuePausedRun } from "../../queue/continue-paused-run.ts";
 import { FINAL_EVENTS, FINAL_STATUSES, finalEventOf, followRun } from "../../coordination/follow-run.ts";
 import type { RunEvent } from "../../runtime/events.ts";
@@ -18,7 +19,6 @@ import type { DataScope } from "../../db/scope.ts";
 import { getLiveRun, requestCancel } from "../../runtime/run-registry.ts";
 import type { RunOutput } from "../../runtime/run-output.ts";
 import { refuseUnsendableAttachments, UnsendableAttachmentError } from "../../runtime/user-content.ts";
-import { getDatabase } from "../../server/app-context.ts";
 import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import {
@@ -39,8 +39,9 @@ import { toRunSchema } from "../views/run-views.ts";
 import { classifyUploads } from "./uploads.ts";
 import { parseResolutions } from "./continue-input.ts";
 
-function agentOr404(settings: Settings, agentId: string): RuntimeAgent {
-  const agent = findAgent(settings, agentId);
+/** The configured agent the path's `agent_id` names, as a route's `resource`; 404 otherwise. */
+function pathAgent({ params }: { params: { agent_id: string } }, settings: Settings): RuntimeAgent {
+  const agent = findAgent(settings, params.agent_id);
   if (!agent) throw new HttpError(404, "Agent not found");
   return agent;
 }
@@ -54,14 +55,23 @@ function ownerOf(principal: Principal, requested?: string): string | null {
 }
 
 /**
- * Under isolation a non-admin must name the session, so ownership can be checked (400 otherwise),
- * and must have a user id to own one (403 otherwise, before any run is looked at).
+ * Under isolation a non-admin must name the session, so ownership can be checked (400 otherwise).
+ * One without a user id to own a session has had its 403 already, from the data scope.
  */
 function requireSessionForNonAdmin(principal: Principal, sessionId?: string): void {
   if (principal.isAdmin) return;
-  dataScopeFor(principal);
   if (!sessionId) throw new HttpError(400, "session_id is required");
 }
+
+/** Runs live in the default database; the caller acts as itself. */
+const RUN_DATA = { db: "default" } as const;
+/** The same, where an admin may act for the form's `user_id` (submitting or continuing a run). */
+const RUN_DATA_FOR_FORM_USER = { db: "default", userFrom: "form" } as const;
+
+/** A route reading the path's agent (`agents:<id>:read` suffices); `resource` is the agent, 404 when none. */
+const READS_AGENT = { tags: ["Agents"], access: { permission: "agents:read", resourceParam: "agent_id" }, resource: pathAgent } as const;
+/** A route running the path's agent (`agents:<id>:run` suffices); `resource` is the agent. */
+const RUNS_AGENT = { tags: ["Agents"], access: { permission: "agents:run", resourceParam: "agent_id" }, resource: pathAgent } as const;
 
 export function agentResponse(agent: RuntimeAgent, settings: Settings): z.infer<typeof AgentResponseSchema> {
   const d = agent.definition;
@@ -115,7 +125,7 @@ export const listAgents = defineRoute({
   excludeNone: true,
   handler: ({ settings, principal }) =>
     settings.agents
-      .filter((a) => hasScope(principal!, `agents:${a.id}:read`))
+      .filter((a) => hasScope(principal, `agents:${a.id}:read`))
       .map((a) => agentResponse(findAgent(settings, a.id)!, settings)),
 });
 
@@ -123,12 +133,11 @@ export const getAgent = defineRoute({
   method: "GET",
   path: "/agents/{agent_id}",
   summary: "One agent",
-  tags: ["Agents"],
-  access: { permission: "agents:read", resourceParam: "agent_id" },
+  ...READS_AGENT,
   params: AgentParams,
   response: AgentResponseSchema,
   excludeNone: true,
-  handler: ({ input, settings }) => agentResponse(agentOr404(settings, input.params.agent_id), settings),
+  handler: ({ resource: agent, settings }) => agentResponse(agent, settings),
 });
 
 /**
@@ -224,13 +233,12 @@ export const createRun = defineRoute({
   method: "POST",
   path: "/agents/{agent_id}/runs",
   summary: "Run an agent (stream=true: SSE events; stream=false: the RunOutput)",
-  tags: ["Agents"],
-  access: { permission: "agents:run", resourceParam: "agent_id" },
+  ...RUNS_AGENT,
   params: AgentParams,
   form: CreateRunForm,
   response: RunOutputSchema,
-  handler: async ({ input, principal, settings, request }) => {
-    const agent = agentOr404(settings, input.params.agent_id);
+  data: RUN_DATA_FOR_FORM_USER,
+  handler: async ({ input, resource: agent, principal, scope, ownScope, db, settings, request }) => {
     const form = input.form;
     const metadata = runMetadata(form.metadata);
     const uploads = await classifyUploads(input.files.files ?? []);
@@ -241,15 +249,14 @@ export const createRun = defineRoute({
       if (error instanceof UnsendableAttachmentError) throw new HttpError(415, error.message);
       throw error;
     }
-    const db = await getDatabase(settings);
     const runRequest = {
       db,
       agent,
-      scope: dataScopeFor(principal!, form.user_id),
-      userId: ownerOf(principal!, form.user_id),
+      scope,
+      userId: ownerOf(principal, form.user_id),
       message: form.message,
       // A JWT's session_id claim overrides the form's, as in Agno.
-      sessionId: principal!.sessionId ?? form.session_id,
+      sessionId: principal.sessionId ?? form.session_id,
       sessionState: form.session_state,
       metadata,
       dependencies: form.dependencies,
@@ -262,7 +269,7 @@ export const createRun = defineRoute({
       // Durable: the PENDING run and its job are committed before the 202; any worker runs it.
       const submitted = await submitDurableRun(db, { ...runRequest, settings, idempotencyKey: idempotencyKeyOf(request) });
       if (!form.stream) return accepted(submitted);
-      return sseResponse(durableRunStream({ settings, db, scope: dataScopeFor(principal!), runId: submitted.runId, after: null }));
+      return sseResponse(durableRunStream({ settings, db, scope: ownScope, runId: submitted.runId, after: null }));
     }
     const started = await startAgentRun({
       ...runRequest,
@@ -282,15 +289,12 @@ export const listRuns = defineRoute({
   method: "GET",
   path: "/agents/{agent_id}/runs",
   summary: "The agent's runs in a session",
-  tags: ["Agents"],
-  access: { permission: "agents:read", resourceParam: "agent_id" },
+  ...READS_AGENT,
   params: AgentParams,
   query: ListRunsQuery,
   response: z.array(RunSchema),
-  handler: async ({ input, principal, settings }) => {
-    const agent = agentOr404(settings, input.params.agent_id);
-    const db = await getDatabase(settings);
-    const scope = dataScopeFor(principal!);
+  data: RUN_DATA,
+  handler: async ({ input, resource: agent, scope, db }) => {
     if (!(await getSession(db, { scope, sessionId: input.query.session_id }))) {
       throw new HttpError(404, `Session with ID ${input.query.session_id} not found`);
     }
@@ -303,15 +307,13 @@ export const getAgentRun = defineRoute({
   method: "GET",
   path: "/agents/{agent_id}/runs/{run_id}",
   summary: "One run (the poll endpoint for background runs)",
-  tags: ["Agents"],
-  access: { permission: "agents:read", resourceParam: "agent_id" },
+  ...READS_AGENT,
   params: AgentRunParams,
   query: RunSessionQuery,
   response: RunOutputSchema,
-  handler: async ({ input, principal, settings }) => {
-    const agent = agentOr404(settings, input.params.agent_id);
-    const db = await getDatabase(settings);
-    const run = await getRun(db, { scope: dataScopeFor(principal!), runId: input.params.run_id, sessionId: input.query.session_id });
+  data: RUN_DATA,
+  handler: async ({ input, resource: agent, scope, db }) => {
+    const run = await getRun(db, { scope, runId: input.params.run_id, sessionId: input.query.session_id });
     if (!run || run.agent_id !== agent.definition.id) throw new HttpError(404, "Run not found");
     return run.run_data;
   },
@@ -321,18 +323,16 @@ export const cancelRun = defineRoute({
   method: "POST",
   path: "/agents/{agent_id}/runs/{run_id}/cancel",
   summary: "Cancel a run (the intent is kept even if the run has not started yet)",
-  tags: ["Agents"],
-  access: { permission: "agents:run", resourceParam: "agent_id" },
+  ...RUNS_AGENT,
   params: AgentRunParams,
   query: RunSessionQuery,
   response: CancelRunResponseSchema,
-  handler: async ({ input, principal, settings }) => {
-    const agent = agentOr404(settings, input.params.agent_id);
+  data: RUN_DATA,
+  handler: async ({ input, resource: agent, principal, db, settings }) => {
     const sessionId = input.query.session_id;
-    requireSessionForNonAdmin(principal!, sessionId);
-    const db = await getDatabase(settings);
+    requireSessionForNonAdmin(principal, sessionId);
     const runId = input.params.run_id;
-    const result = await cancelAgentRun({ db, settings, principal: principal! }, { agentId: agent.definition.id, runId, sessionId });
+    const result = await cancelAgentRun({ db, settings, principal }, { agentId: agent.definition.id, runId, sessionId });
     if (result.outcome === "not_found") throw new HttpError(404, "Run not found");
     // 200 either way, as in Agno; `{}` means the run ends CANCELLED.
     if (result.outcome === "finished") return { cancelled: false, status: result.status, message: `Run ${runId} had already finished (${result.status}); nothing was cancelled` };
@@ -344,19 +344,16 @@ export const continueRun = defineRoute({
   method: "POST",
   path: "/agents/{agent_id}/runs/{run_id}/continue",
   summary: "Continue a paused run with the decisions for its requirements",
-  tags: ["Agents"],
-  access: { permission: "agents:run", resourceParam: "agent_id" },
+  ...RUNS_AGENT,
   params: AgentRunParams,
   form: ContinueRunForm,
   response: RunOutputSchema,
-  handler: async ({ input, principal, settings }) => {
-    const agent = agentOr404(settings, input.params.agent_id);
+  data: RUN_DATA_FOR_FORM_USER,
+  handler: async ({ input, resource: agent, scope, db, settings }) => {
     const form = input.form;
     if (!form.session_id) throw new HttpError(400, "session_id is required to continue a run");
     if (form.background) throw new HttpError(501, "Background runs are not available in this build yet; send background=false");
     const resolutions = parseResolutions({ tools: form.tools, requirements: form.requirements });
-    const db = await getDatabase(settings);
-    const scope = dataScopeFor(principal!, form.user_id);
     const runId = input.params.run_id;
     try {
       const started = await continuePausedRun({ db, settings, agent, scope, runId, sessionId: form.session_id, resolutions, stream: form.stream });
@@ -372,19 +369,18 @@ export const resumeRun = defineRoute({
   method: "POST",
   path: "/agents/{agent_id}/runs/{run_id}/resume",
   summary: "Reconnect to a run's event stream from an event index",
-  tags: ["Agents"],
-  access: { permission: "agents:run", resourceParam: "agent_id" },
+  ...RUNS_AGENT,
   params: AgentRunParams,
   form: ResumeRunForm,
-  handler: async ({ input, principal, settings, request }) => {
-    agentOr404(settings, input.params.agent_id);
+  data: RUN_DATA,
+  handler: async ({ input, principal, scope, db, settings, request }) => {
     const { session_id: sessionId } = input.form;
     const lastIndex = input.form.last_event_index ?? lastEventIdOf(request);
-    requireSessionForNonAdmin(principal!, sessionId);
+    requireSessionForNonAdmin(principal, sessionId);
     const runId = input.params.run_id;
     const live = getLiveRun(runId);
     const agentId = input.params.agent_id;
-    const mine = live && live.agentId === agentId && (principal!.isAdmin || (live.userId === principal!.userId && live.sessionId === sessionId));
+    const mine = live !== undefined && mayReachLiveRun(principal, live, { agentId, sessionId });
     // A durable attempt that ended here without ending the run (queued for a retry, lease lost)
     // is not the run's stream: the durable path below follows the run wherever it goes next.
     const attemptOnly = settings.queue.durable && live?.done && (live.status === "PENDING" || live.status === "RUNNING");
@@ -404,8 +400,7 @@ export const resumeRun = defineRoute({
         }),
       );
     }
-    const db = await getDatabase(settings);
-    const stored = await getRun(db, { scope: dataScopeFor(principal!), runId, sessionId });
+    const stored = await getRun(db, { scope, runId, sessionId });
     if (!stored || stored.agent_id !== agentId) {
       return sseResponse(frameStream([{ name: "error", payload: { event: "error", error: `Run ${runId} not found in buffer or database` } }]));
     }
@@ -416,7 +411,7 @@ export const resumeRun = defineRoute({
         durableRunStream({
           settings,
           db,
-          scope: dataScopeFor(principal!),
+          scope,
           runId,
           after: from,
           preamble: [

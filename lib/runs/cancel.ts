@@ -7,9 +7,10 @@ import type { Db } from "../db/open-database.ts";
 import { getRun, transitionRunStatus } from "../db/runs/runs.ts";
 import type { DataScope } from "../db/scope.ts";
 import { getLiveRun, requestCancel, subscribe, type LiveRun } from "../runtime/run-registry.ts";
-import { isWaitingBackgroundRun } from "./background-limiter.ts";
-import { queueCoordination } from "./embedded-worker.ts";
-import { JOB_CATALOG } from "./job-catalog.ts";
+import { isWaitingBackgroundRun } from "../queue/background-limiter.ts";
+import { queueCoordination } from "../queue/embedded-worker.ts";
+import { JOB_CATALOG } from "../queue/job-catalog.ts";
+import { mayReachLiveRun } from "./live-run-access.ts";
 
 /**
  * What a cancel came to. "accepted": the run ends CANCELLED (or already has). "finished": it had
@@ -57,8 +58,7 @@ export async function cancelAgentRun(
   }
   const live = getLiveRun(runId);
   if (live && !live.done) {
-    const mine = principal.isAdmin || (live.userId === principal.userId && live.sessionId === sessionId);
-    if (live.agentId !== agentId || !mine) return { outcome: "not_found" };
+    if (!mayReachLiveRun(principal, live, { agentId, sessionId })) return { outcome: "not_found" };
     requestCancel(runId);
     // A background run still waiting for a slot starts aborted: it ends CANCELLED.
     if (isWaitingBackgroundRun(runId)) return ACCEPTED;
