@@ -1,4 +1,4 @@
-import { AGENT_RUN_JOB_KIND } from "./agent-job.ts";
+import { AGENT_RUN_JOB_KIND } from "./run-jobs/agent-job.ts";
 import { JobCatalog } from "./catalog.ts";
 
 /**

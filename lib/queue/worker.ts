@@ -375,9 +375,11 @@ export class QueueWorker {
   private async abandon(entry: Active): Promise<void> {
     if (this.active.get(entry.job.id) !== entry || entry.settling) return;
     const grace = Math.max(5, this.options.queue.lockGraceSeconds);
+    // Named as its kind's subject is ("Run …" for a run job), else "Job".
+    const noun = entry.kind.subject ? entry.kind.subject.name.charAt(0).toUpperCase() + entry.kind.subject.name.slice(1) : "Job";
     const reason = entry.cancelRequested
-      ? `Run cancelled; it did not stop within ${grace} s and was given up`
-      : `Run timed out after ${entry.kind.timeoutSeconds?.(this.options.queue) ?? this.options.queue.timeoutSeconds} s and did not stop; the job was given up`;
+      ? `${noun} cancelled; it did not stop within ${grace} s and was given up`
+      : `${noun} timed out after ${entry.kind.timeoutSeconds?.(this.options.queue) ?? this.options.queue.timeoutSeconds} s and did not stop; the job was given up`;
     log.warn(`[worker ${this.workerId}] job ${entry.job.id}: ${reason}`);
     try {
       await abandonJob(this.options.db, { ...entry.fence, reason, errorType: "run_timeout_error", jobType: entry.job.job_type, subjects: this.scope.subjects });

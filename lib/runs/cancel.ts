@@ -7,7 +7,7 @@ import type { Db } from "../db/open-database.ts";
 import { getRun, transitionRunStatus } from "../db/runs/runs.ts";
 import type { DataScope } from "../db/scope.ts";
 import { getLiveRun, requestCancel, subscribe, type LiveRun } from "../runtime/run-registry.ts";
-import { isWaitingBackgroundRun } from "../queue/background-limiter.ts";
+import { isWaitingBackgroundRun } from "./background.ts";
 import { queueCoordination } from "../queue/embedded-worker.ts";
 import { JOB_CATALOG } from "../queue/job-catalog.ts";
 import { mayReachLiveRun } from "./live-run-access.ts";

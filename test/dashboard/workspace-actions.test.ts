@@ -8,7 +8,7 @@ import { requeueJobAction } from "@/lib/http/dashboard/queue-actions.ts";
 import { queueSnapshot } from "@/lib/http/dashboard/queue-snapshot.ts";
 import { cancelRunAction } from "@/lib/http/dashboard/run-actions.ts";
 import { deleteSessionAction, renameSessionAction } from "@/lib/http/dashboard/session-actions.ts";
-import { enqueueBackgroundRun } from "@/lib/queue/background-limiter.ts";
+import { enqueueBackgroundRun } from "@/lib/runs/background.ts";
 import { agnoRun, seedSession, uid } from "../support/agno-runs.ts";
 import { DIALECTS, useMigratedDb, type TestDb } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminScope, getJob, getRun, requestJobCancel, transitionRunStatus, type Db } from "@/lib/db/index.ts";
-import { agentJobExecutor } from "@/lib/queue/agent-job.ts";
+import { agentJobExecutor } from "@/lib/queue/run-jobs/agent-job.ts";
 import { QueueWorker } from "@/lib/queue/worker.ts";
 import { requestCancel } from "@/lib/runtime/run-registry.ts";
 import { hostToolkit } from "@/lib/runtime/tools/host/host.ts";

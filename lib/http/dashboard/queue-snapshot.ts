@@ -3,7 +3,7 @@ import { queueStats, type QueueStats } from "../../db/jobs/list-jobs.ts";
 import { jobsFingerprint } from "../../db/jobs/job-list-page.ts";
 import type { Db } from "../../db/open-database.ts";
 import type { DataScope } from "../../db/scope.ts";
-import { backgroundRuns, type BackgroundRun } from "../../queue/background-limiter.ts";
+import { backgroundRuns, type BackgroundRun } from "../../runs/background.ts";
 
 /** What the queue page shows live: the durable queue's counts, or this replica's background runs. */
 export type QueueSnapshot =

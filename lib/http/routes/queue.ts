@@ -1,39 +1,39 @@
 import { z } from "zod";
-import { dataScopeFor, type Principal } from "../../auth/principal.ts";
 import type { Settings } from "../../config/settings.ts";
-import { getJob, JOB_STATUSES, listJobs, queueStats, requeueJob, type DataScope, type Db, type JobStatus, type StoredJob } from "../../db/index.ts";
-import { clearCancel } from "../../runtime/run-registry.ts";
-import { getDatabase } from "../../server/app-context.ts";
+import { getJob, JOB_STATUSES, listJobs, queueStats, type JobKindFilter, type JobStatus, type StoredJob } from "../../db/index.ts";
+import { requeueQueueJob } from "../../queue/requeue.ts";
+import { RUN_COMPONENT_TYPES } from "../../queue/run-jobs/run-job.ts";
 import { zodToValidation } from "../errors.ts";
 import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import { pageOf } from "../schemas/list-query.ts";
-import { JobListSchema, JobParams, JobSchema, ListJobsQuery, QueueStatsSchema, RequeueJobQuery } from "../schemas/queue.ts";
+import { JobListSchema, JobParams, JobSchema, ListJobsQuery, QueueStatsQuery, QueueStatsSchema, RequeueJobQuery } from "../schemas/queue.ts";
 import { featureDisabled, QUEUE_FEATURE } from "./disabled-features.ts";
 
 /**
- * The durable queue's operations API (reference §8): the dead-letter list, one job, requeue and
- * queue-health stats over agno_jobs in the default database. An operator surface — job rows hold
+ * The durable queue's operations API (Agno v3's `/queue`): the dead-letter list, one job, requeue
+ * and queue-health stats over agno_jobs in the default database. An operator surface — job rows hold
  * payloads (verbatim user input) of every user — so every route needs `agent_os:admin` and an
  * admin principal. While `queue.durable` is off every route answers Agno's 503 stub message, before
  * its input is even validated (the /queue catch-all in disabled-features.ts covers other paths).
  */
 
-const TAGS = ["Queue"];
-const ADMIN = { permission: "agent_os:admin" } as const;
-
 /**
- * The database holding the queue, for an admin caller. 503 while the durable queue is off; 403
- * for anyone but an admin (a service account granted agent_os:admin stays self-scoped, so it is
- * refused too: the queue is not a per-user view).
+ * What every queue route declares: `agent_os:admin`, and the queue's rows in the default database
+ * — 503 while the durable queue is off; 403 for anyone but an admin (a service account granted
+ * agent_os:admin stays self-scoped, so it is refused too: the queue is not a per-user view).
  */
-async function queueAccess(principal: Principal | null, settings: Settings): Promise<{ db: Db; scope: DataScope }> {
-  if (!settings.queue.durable) throw featureDisabled(QUEUE_FEATURE.tag, QUEUE_FEATURE.enableWith);
-  if (!principal) throw new HttpError(401, "Authentication required");
-  const scope = dataScopeFor(principal);
-  if (!principal.isAdmin || scope.kind !== "admin") throw new HttpError(403, "Job queue operations require an admin scope");
-  return { db: await getDatabase(settings), scope };
-}
+const QUEUE_ROUTE = {
+  tags: ["Queue"],
+  access: { permission: "agent_os:admin" },
+  data: {
+    db: "default",
+    requires: (settings: Settings) => {
+      if (!settings.queue.durable) throw featureDisabled(QUEUE_FEATURE.tag, QUEUE_FEATURE.enableWith);
+    },
+    adminOnly: "Job queue operations require an admin scope",
+  },
+} as const;
 
 // The dispatcher validates the query before the handler runs; these schemas defer a failure to
 // the handler instead, so a disabled queue answers 503 rather than 422 for a malformed query.
@@ -89,21 +89,23 @@ function knownStatuses(values: string[] | undefined): JobStatus[] | undefined {
   return values as JobStatus[] | undefined;
 }
 
+/** The kinds a list or count covers: the named job types, or — as Agno's queue holds only them — run jobs. */
+const kindsOf = (jobTypes: string[] | undefined): JobKindFilter => (jobTypes?.length ? { jobTypes } : { componentTypes: RUN_COMPONENT_TYPES });
+
 export const listJobsRoute = defineRoute({
   method: "GET",
   path: "/queue/jobs",
   summary: "List queue jobs (filter by status, e.g. status=failed for the dead-letter list; paginated and sorted)",
-  tags: TAGS,
-  access: ADMIN,
+  ...QUEUE_ROUTE,
   query: deferValidation(ListJobsQuery),
   response: JobListSchema,
-  handler: async ({ input, principal, settings }) => {
-    const { db, scope } = await queueAccess(principal, settings);
+  handler: async ({ input, scope, db }) => {
     const query = validQuery(input.query);
     const statuses = knownStatuses(query.status);
     const started = performance.now();
     const { jobs, totalCount } = await listJobs(db, {
       scope,
+      kinds: kindsOf(query.job_type),
       statuses,
       page: query.page,
       limit: query.limit,
@@ -118,12 +120,10 @@ export const getJobRoute = defineRoute({
   method: "GET",
   path: "/queue/jobs/{job_id}",
   summary: "One queue job",
-  tags: TAGS,
-  access: ADMIN,
+  ...QUEUE_ROUTE,
   params: JobParams,
   response: JobSchema,
-  handler: async ({ input: { params }, principal, settings }) => {
-    const { db, scope } = await queueAccess(principal, settings);
+  handler: async ({ input: { params }, scope, db }) => {
     const job = await getJob(db, { scope, id: params.job_id });
     if (!job) throw jobNotFound(params.job_id);
     return toJobView(job);
@@ -134,20 +134,16 @@ export const requeueJobRoute = defineRoute({
   method: "POST",
   path: "/queue/jobs/{job_id}/requeue",
   summary: "Requeue a failed or cancelled job, its run back to PENDING (a fresh failure needs force; a cancelled job clear_cancellation)",
-  tags: TAGS,
-  access: ADMIN,
+  ...QUEUE_ROUTE,
   params: JobParams,
   query: deferValidation(RequeueJobQuery),
   response: JobSchema,
-  handler: async ({ input, principal, settings }) => {
-    const { db, scope } = await queueAccess(principal, settings);
+  handler: async ({ input, scope, db }) => {
     const query = validQuery(input.query);
     const id = input.params.job_id;
     // NotFoundError → 404, ConflictError (wrong status, fresh failure, cancelled without
     // clear_cancellation, a concurrent change) → 409, mapped by errorResponse.
-    const job = await requeueJob(db, { scope, id, force: query.force, clearCancellation: query.clear_cancellation });
-    // Only once the requeue took: a refused one must not forget a live cancel (e.g. a running job's).
-    if (query.clear_cancellation) clearCancel(id);
+    const job = await requeueQueueJob(db, { scope, id, force: query.force, clearCancellation: query.clear_cancellation });
     return toJobView(job);
   },
 });
@@ -156,12 +152,12 @@ export const queueStatsRoute = defineRoute({
   method: "GET",
   path: "/queue/stats",
   summary: "Job counts by status and the age of the oldest queued job",
-  tags: TAGS,
-  access: ADMIN,
+  ...QUEUE_ROUTE,
+  query: deferValidation(QueueStatsQuery),
   response: QueueStatsSchema,
-  handler: async ({ principal, settings }) => {
-    const { db, scope } = await queueAccess(principal, settings);
-    return queueStats(db, { scope });
+  handler: async ({ input, scope, db }) => {
+    const query = validQuery(input.query);
+    return queueStats(db, { scope, kinds: kindsOf(query.job_type) });
   },
 });
 

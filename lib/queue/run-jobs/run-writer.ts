@@ -1,12 +1,12 @@
-import type { Db } from "../db/open-database.ts";
-import { log } from "../log.ts";
-import { RunCancelledSignal } from "../runtime/run-registry.ts";
-import { LeaseLostError, type RunWriter } from "../runtime/run-writer.ts";
-import { isRunIndexRace, runInsertStatement, type RunInput } from "../db/runs/run-insert.ts";
-import type { DataScope } from "../db/scope.ts";
-import { epochSeconds } from "../db/jobs/job-row.ts";
-import type { SubjectValue } from "../db/jobs/job-subject.ts";
-import { heldJobCancelRequested, retryDelaySeconds, runFenceGuard, spentAttempts, type JobFence, type JobSettlement } from "../db/jobs/index.ts";
+import type { Db } from "../../db/open-database.ts";
+import { log } from "../../log.ts";
+import { RunCancelledSignal } from "../../runtime/run-registry.ts";
+import { LeaseLostError, type RunWriter } from "../../runtime/run-writer.ts";
+import { isRunIndexRace, runInsertStatement, type RunInput } from "../../db/runs/run-insert.ts";
+import type { DataScope } from "../../db/scope.ts";
+import { epochSeconds } from "../../db/jobs/job-row.ts";
+import type { SubjectValue } from "../../db/jobs/job-subject.ts";
+import { heldJobCancelRequested, retryDelaySeconds, runFenceGuard, spentAttempts, type JobFence, type JobSettlement } from "../../db/jobs/index.ts";
 
 const RACE_RETRIES = 8;
 

@@ -1,17 +1,17 @@
-import type { Settings } from "../config/settings.ts";
-import type { Db } from "../db/open-database.ts";
-import { getRun } from "../db/runs/runs.ts";
-import { unsafeSystemScope, type DataScope } from "../db/scope.ts";
-import { heldJobCancelRequested, settleJobStatement, type JobSettlement } from "../db/jobs/index.ts";
-import { log } from "../log.ts";
-import { runAgent, type StartRunRequest } from "../runtime/agent-run.ts";
-import { findAgent } from "../runtime/agents.ts";
-import type { RunEvent } from "../runtime/events.ts";
-import { clearCancel, eventsAfter, requestCancel, RunCancelledSignal, subscribe } from "../runtime/run-registry.ts";
-import { emptyMetrics, type RunOutput } from "../runtime/run-output.ts";
-import { runRow } from "../runtime/run-settle.ts";
-import { LeaseLostError } from "../runtime/run-writer.ts";
-import type { ExecutorDeps } from "./catalog.ts";
+import type { Settings } from "../../config/settings.ts";
+import type { Db } from "../../db/open-database.ts";
+import { getRun } from "../../db/runs/runs.ts";
+import { unsafeSystemScope, type DataScope } from "../../db/scope.ts";
+import { heldJobCancelRequested, settleJobStatement, type JobSettlement } from "../../db/jobs/index.ts";
+import { log } from "../../log.ts";
+import { runAgent, type StartRunRequest } from "../../runtime/agent-run.ts";
+import { findAgent } from "../../runtime/agents.ts";
+import type { RunEvent } from "../../runtime/events.ts";
+import { clearCancel, eventsAfter, requestCancel, RunCancelledSignal, subscribe } from "../../runtime/run-registry.ts";
+import { emptyMetrics, type RunOutput } from "../../runtime/run-output.ts";
+import { runRow } from "../../runtime/run-settle.ts";
+import { LeaseLostError } from "../../runtime/run-writer.ts";
+import type { ExecutorDeps } from "../catalog.ts";
 import { runJobKind, type RunJobContext, type RunJobExecutor, type RunJobPayload } from "./run-job.ts";
 
 /** A durable agent run's job payload, from the submit (uploads as base64). */

@@ -1,13 +1,13 @@
-import type { Settings } from "../config/settings.ts";
-import { ConflictError } from "../errors/domain-errors.ts";
-import type { Db } from "../db/open-database.ts";
-import { getRun } from "../db/runs/runs.ts";
-import { unsafeSystemScope } from "../db/scope.ts";
-import { duplicateMismatch, enqueueRunJob, jobByKey, type StoredJob } from "../db/jobs/index.ts";
-import { newRunOutput, type StartRunRequest } from "../runtime/agent-run.ts";
-import { runRow } from "../runtime/run-settle.ts";
+import type { Settings } from "../../config/settings.ts";
+import { ConflictError } from "../../errors/domain-errors.ts";
+import type { Db } from "../../db/open-database.ts";
+import { getRun } from "../../db/runs/runs.ts";
+import { unsafeSystemScope } from "../../db/scope.ts";
+import { duplicateMismatch, enqueueRunJob, jobByKey, type StoredJob } from "../../db/jobs/index.ts";
+import { newRunOutput, type StartRunRequest } from "../../runtime/agent-run.ts";
+import { runRow } from "../../runtime/run-settle.ts";
 import { agentJobPayload } from "./agent-job.ts";
-import { wakeWorkers } from "./embedded-worker.ts";
+import { wakeWorkers } from "../embedded-worker.ts";
 
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 512;
 

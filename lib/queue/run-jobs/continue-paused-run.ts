@@ -1,13 +1,13 @@
-import type { Settings } from "../config/settings.ts";
-import { getJob, runCancelRecorded } from "../db/jobs/index.ts";
-import type { Db } from "../db/open-database.ts";
-import { transitionRunStatus } from "../db/runs/runs.ts";
-import { log } from "../log.ts";
-import type { StartedRun } from "../runtime/agent-run.ts";
-import { continueAgentRun, type ContinueRunRequest } from "../runtime/continue-run.ts";
-import { requestCancel, subscribe, type LiveRun } from "../runtime/run-registry.ts";
-import { queueCoordination } from "./embedded-worker.ts";
-import { unheldRunWriter } from "../runtime/unheld-run-writer.ts";
+import type { Settings } from "../../config/settings.ts";
+import { getJob, runCancelRecorded } from "../../db/jobs/index.ts";
+import type { Db } from "../../db/open-database.ts";
+import { transitionRunStatus } from "../../db/runs/runs.ts";
+import { log } from "../../log.ts";
+import type { StartedRun } from "../../runtime/agent-run.ts";
+import { continueAgentRun, type ContinueRunRequest } from "../../runtime/continue-run.ts";
+import { requestCancel, subscribe, type LiveRun } from "../../runtime/run-registry.ts";
+import { queueCoordination } from "../embedded-worker.ts";
+import { unheldRunWriter } from "../../runtime/unheld-run-writer.ts";
 
 /**
  * Continues a paused run on this replica (the continue route), so that a cancel accepted through
