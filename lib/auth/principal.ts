@@ -35,19 +35,28 @@ export const ADMIN_SCOPE = "agent_os:admin";
 /** The 403 detail for a non-admin whose credentials name no user (a JWT without `sub`). */
 export const MISSING_IDENTITY = "Authenticated request is missing a user identity";
 
+export interface DataScopeOptions {
+  /**
+   * `"always"`: a non-admin acts only as itself even where the install turned user isolation off
+   * (credentials and user management: nobody lists or revokes another user's keys).
+   */
+  readonly isolation?: "always";
+}
+
 /**
- * The data scope a principal acts in. A non-admin always gets its own id, whatever `user_id` the
- * request names; an admin may name a user (or none, to see everyone's rows). An admin without a
- * user id of its own writes owner-less (shared) rows unless it names a user.
+ * The data scope a principal acts in — with `unsafeSystemScope` (lib/db/scope.ts, for code with no
+ * principal) the only way a DataScope is made. A non-admin always gets its own id, whatever
+ * `user_id` the request names; an admin may name a user (or none, to see everyone's rows). An
+ * admin without a user id of its own writes owner-less (shared) rows unless it names a user.
  * A non-admin without a user id owns nothing and may touch no data: PermissionError (403), with
  * isolation on or off — it never falls back to an unfiltered scope.
  */
-export function dataScopeFor(principal: Principal, requestedUserId?: string | null): DataScope {
+export function dataScopeFor(principal: Principal, requestedUserId?: string | null, options: DataScopeOptions = {}): DataScope {
   const requested = requestedUserId === undefined || requestedUserId === "" ? undefined : requestedUserId;
   if (principal.isAdmin) return adminScope(requested);
   if (!principal.userId) throw new PermissionError(MISSING_IDENTITY);
   // Isolation is the default; a single-tenant install may turn it off and let users name a user.
-  if (principal.isolated === false) return adminScope(requested ?? principal.userId);
+  if (principal.isolated === false && options.isolation !== "always") return adminScope(requested ?? principal.userId);
   return userScope(principal.userId);
 }
 

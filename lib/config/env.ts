@@ -70,6 +70,8 @@ export const EnvSchema = z.object({
   AGENTRY_MAX_UPLOAD_BYTES: optionalInt("AGENTRY_MAX_UPLOAD_BYTES", 1, 2 ** 31),
   AGENTRY_MAX_FORM_FIELD_BYTES: optionalInt("AGENTRY_MAX_FORM_FIELD_BYTES", 1, 2 ** 31),
   AGENTRY_DOCS_ENABLED: optionalBool("AGENTRY_DOCS_ENABLED"),
+  /** Parse every JSON response against its route's declared schema (default: unless NODE_ENV is production). */
+  AGENTRY_CHECK_RESPONSES: optionalBool("AGENTRY_CHECK_RESPONSES"),
   AGENTRY_EMBEDDED_WORKER: optionalBool("AGENTRY_EMBEDDED_WORKER"),
   AGENTRY_QUEUE_DURABLE: optionalBool("AGENTRY_QUEUE_DURABLE"),
   AGENTRY_QUEUE_LOCK_GRACE_SECONDS: optionalInt("AGENTRY_QUEUE_LOCK_GRACE_SECONDS", 1, 86_400),

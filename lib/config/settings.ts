@@ -38,6 +38,12 @@ export interface Settings {
   /** Body caps: JSON bodies, whole form bodies (uploads included), each text field of a form. */
   limits: { maxJsonBytes: number; maxUploadBytes: number; maxFormFieldBytes: number };
   docsEnabled: boolean;
+  /**
+   * Parse every JSON response against its route's declared response schema; a mismatch is a 500
+   * whose zod issues are logged (lib/http/dispatch.ts). On in development and tests, off when
+   * NODE_ENV is production, unless AGENTRY_CHECK_RESPONSES says otherwise.
+   */
+  checkResponses: boolean;
   redisUrl?: string;
   queue: QueueSettings;
   agents: AgentDefinition[];
@@ -205,6 +211,7 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
       maxFormFieldBytes: pick("limits.maxFormFieldBytes", "AGENTRY_MAX_FORM_FIELD_BYTES", env.AGENTRY_MAX_FORM_FIELD_BYTES, file.limits?.maxFormFieldBytes, MiB),
     },
     docsEnabled: pick("docs.enabled", "AGENTRY_DOCS_ENABLED", env.AGENTRY_DOCS_ENABLED, file.docs?.enabled, true),
+    checkResponses: pick("checkResponses", "AGENTRY_CHECK_RESPONSES", env.AGENTRY_CHECK_RESPONSES, undefined, env.NODE_ENV !== "production"),
     redisUrl: pick<string | undefined>("redis.url", "REDIS_URL", env.REDIS_URL, file.redis?.url, undefined),
     queue: resolveQueue(env, file, pick),
     agents,

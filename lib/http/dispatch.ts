@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { authenticate } from "../auth/authenticate.ts";
 import { hasScope, type Principal } from "../auth/principal.ts";
 import type { Settings } from "../config/settings.ts";
@@ -6,7 +7,9 @@ import { corsHeaders, preflightResponse, withHeaders } from "./cors.ts";
 import { errorResponse, refuseUnsafeText, zodToValidation, type InputSource } from "./errors.ts";
 import { HttpError } from "../errors/http-error.ts";
 import { unsafeCharacterIn } from "./input-text.ts";
-import { responseBody, type AnyRoute, type HttpMethod } from "./route.ts";
+import { responseBody, responseMismatch, type AnyRoute, type HttpMethod } from "./route.ts";
+import { resolveRouteData } from "./data-access.ts";
+import { log } from "../log.ts";
 import { matchTemplate } from "./path-template.ts";
 
 export interface DispatchOptions {
@@ -52,6 +55,18 @@ function authorize(route: AnyRoute, principal: Principal, params: Record<string,
   }
   if (listFilter && principal.scopes.some((s) => s.startsWith(`${resource}:`) && s.endsWith(`:${action}`))) return;
   throw new HttpError(403, `Insufficient permissions. Required scope(s): ${permission}`);
+}
+
+/**
+ * Development and tests (settings.checkResponses): a JSON body that does not match the route's
+ * declared response is a server bug — logged with the route and the zod issues, answered 500
+ * (errorResponse maps the ZodError), so a test meeting it fails. Production sends it unchecked.
+ */
+async function checkResponse(route: AnyRoute, body: unknown): Promise<void> {
+  const mismatch = await responseMismatch(route, body);
+  if (!mismatch) return;
+  log.error(`[response check] ${route.method} ${route.path} sent a body its response schema refuses:\n${z.prettifyError(mismatch)}`);
+  throw mismatch;
 }
 
 /** A token's user or session id is written with the rows it creates: it must be storable text. */
@@ -105,14 +120,17 @@ export async function dispatch(request: Request, template: string, { settings, r
       form = await validate(route.form, parsed.fields, "body");
       files = parsed.files;
     }
-    const result = await route.handler({
-      input: { params, query, body, form, files } as never,
-      principal,
-      request,
-      settings,
-    });
-    const response = result instanceof Response ? result : jsonResponse(route.status ?? 200, responseBody(route, result));
-    return withHeaders(response, cors);
+    // After every input check: what the path names (its 404), then what the route touches — its
+    // data scope (403) and database (400/404).
+    const input = { params, query, body, form, files };
+    const resource = route.resource ? { resource: await route.resource(input, settings) } : {};
+    const data = route.data && principal ? await resolveRouteData(principal, route.data, input, settings) : {};
+    const result = await route.handler({ input, principal, request, settings, ...resource, ...data } as never);
+    if (result instanceof Response) return withHeaders(result, cors);
+    const status = route.status ?? 200;
+    const sent = responseBody(route, result);
+    if (settings.checkResponses && status !== 204) await checkResponse(route, sent);
+    return withHeaders(jsonResponse(status, sent), cors);
   } catch (error) {
     return withHeaders(errorResponse(error), cors);
   }

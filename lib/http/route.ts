@@ -1,5 +1,7 @@
 import type { z } from "zod";
 import type { Settings } from "../config/settings.ts";
+import type { Db } from "../db/open-database.ts";
+import type { DataScope } from "../db/scope.ts";
 import { nullsOmittedSchema, omitNullFields } from "./omit-nulls.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { ParsedForm } from "./body.ts";
@@ -32,21 +34,104 @@ export interface RouteInput<P, Q, B, F> {
   files: ParsedForm["files"];
 }
 
-export interface RouteContext<P, Q, B, F> {
-  input: RouteInput<P, Q, B, F>;
-  /** Null only on public routes. */
-  principal: Principal | null;
-  request: Request;
-  settings: Settings;
+/** A part of the validated input that may carry Agno's `db_id`/`table` or `user_id` fields. */
+export type InputPart = "query" | "body" | "form";
+
+/**
+ * The stored data a route touches. The dispatcher resolves it after authentication, the scope
+ * check, validation and the route's `resource`, before the handler runs
+ * (lib/http/data-access.ts): first `requires`, then the data scope (dataScopeFor: 403 for a
+ * non-admin whose credentials name no user; `owner`'s 400; `adminOnly`'s 403), then the database
+ * (Agno's `db_id`/`table` rules: 400/404). Handlers never resolve these themselves. Routes that
+ * touch no rows (/config, the agent list, migrations) declare none and get neither.
+ */
+export interface RouteData {
+  /**
+   * Which database: `"default"`, the configured one (runs, service accounts and the queue live
+   * there), or Agno's `db_id`/`table` selection read from that part of the input, among the
+   * databases keeping `tables`.
+   */
+  readonly db: "default" | { readonly selectFrom: InputPart; readonly tables: readonly string[] };
+  /**
+   * The part of the input whose `user_id` an admin names to act for that user (a non-admin acts as
+   * itself whatever it names). Absent: every caller acts as itself.
+   */
+  readonly userFrom?: InputPart;
+  /**
+   * `"required"`: the route writes rows owned by one user (a memory). An admin naming nobody writes
+   * as itself; with no user at all it is a 400 "User ID is required", as in Agno. The handler's
+   * scope then always names its user.
+   */
+  readonly owner?: "required";
+  /** `"always"`: a non-admin acts only as itself even where the install turned isolation off (credentials). */
+  readonly isolation?: "always";
+  /**
+   * What must hold before anything is resolved (a feature that is on): throws the error to answer
+   * (Agno's 503 for a feature that is off), ahead of the scope. Annotate its parameter
+   * (`(settings: Settings) => …`): `data` is typed from its literal.
+   */
+  readonly requires?: (settings: Settings) => void;
+  /**
+   * An operator surface over every user's rows: only an admin acting in an admin scope passes (a
+   * service account granted `agent_os:admin` stays self-scoped, so it does not); anyone else gets a
+   * 403 with this detail, before the database is opened.
+   */
+  readonly adminOnly?: string;
 }
 
-export interface RouteDefinition<P = AnyZod | undefined, Q = AnyZod | undefined, B = AnyZod | undefined, F = AnyZod | undefined, R = AnyZod | undefined> {
+/** A scope naming the one user whose rows a route writes (`owner: "required"`). */
+export type OwnedScope = DataScope & { readonly userId: string };
+
+/** What the handler of a route declaring `data` gets besides its input. */
+export interface RouteDataContext<S extends DataScope = DataScope> {
+  /** The data scope of the request, as the route declares it (acting for the `user_id` an admin names). */
+  scope: S;
+  /**
+   * The caller's own scope, ignoring any `user_id` it names (and `owner`) — for reading back what
+   * this request created for its caller: a submitted run's event stream follows the run's owner,
+   * who is the caller unless an admin named one.
+   */
+  ownScope: DataScope;
+  db: Db;
+}
+
+type DataContextOf<D> = D extends RouteData ? RouteDataContext<D extends { owner: "required" } ? OwnedScope : DataScope> : unknown;
+
+type ResourceContextOf<T> = [T] extends [undefined] ? unknown : { resource: T };
+
+export type RouteContext<P, Q, B, F, A extends RouteAccess = RouteAccess, D extends RouteData | undefined = undefined, T = undefined> = {
+  input: RouteInput<P, Q, B, F>;
+  /** Every route but a public one has an authenticated principal; a public route has none. */
+  principal: A extends { readonly public: true } ? null : Principal;
+  request: Request;
+  settings: Settings;
+} & DataContextOf<D> &
+  ResourceContextOf<T>;
+
+export interface RouteDefinition<
+  P = AnyZod | undefined,
+  Q = AnyZod | undefined,
+  B = AnyZod | undefined,
+  F = AnyZod | undefined,
+  R = AnyZod | undefined,
+  A extends RouteAccess = RouteAccess,
+  D extends RouteData | undefined = undefined,
+  T = undefined,
+> {
   readonly method: HttpMethod;
   /** OpenAPI-style template: `/agents/{agent_id}/runs`. */
   readonly path: string;
   readonly summary: string;
   readonly tags: readonly string[];
-  readonly access: RouteAccess;
+  readonly access: A;
+  /** The stored data the handler touches: its scope and database come from the dispatcher. */
+  readonly data?: D;
+  /**
+   * Looks up the resource the path names (the agent of `/agents/{agent_id}/…`; throws its 404),
+   * after validation and before the data scope, so that 404 comes first. The handler gets it as
+   * `resource`.
+   */
+  readonly resource?: (input: RouteInput<P, Q, B, F>, settings: Settings) => T | Promise<T>;
   readonly params?: P;
   readonly query?: Q;
   /** A JSON body. */
@@ -66,20 +151,26 @@ export interface RouteDefinition<P = AnyZod | undefined, Q = AnyZod | undefined,
   readonly status?: number;
   /** Left out of /openapi.json (Agno hides `GET /`). */
   readonly hidden?: boolean;
-  readonly handler: (ctx: RouteContext<P, Q, B, F>) => Promise<unknown> | unknown;
+  readonly handler: (ctx: RouteContext<P, Q, B, F, A, D, T>) => Promise<unknown> | unknown;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyRoute = RouteDefinition<any, any, any, any, any>;
+export type AnyRoute = RouteDefinition<any, any, any, any, any, any, any, any>;
 
-/** Declares a route; the types of `input` follow from the schemas. */
+/**
+ * Declares a route; the types of `input` follow from the schemas, `principal` is non-null unless
+ * the route is public, and `scope`/`ownScope`/`db` are there when it declares `data`.
+ */
 export function defineRoute<
   P extends AnyZod | undefined = undefined,
   Q extends AnyZod | undefined = undefined,
   B extends AnyZod | undefined = undefined,
   F extends AnyZod | undefined = undefined,
   R extends AnyZod | undefined = undefined,
->(route: RouteDefinition<P, Q, B, F, R>): RouteDefinition<P, Q, B, F, R> {
+  A extends RouteAccess = RouteAccess,
+  D extends RouteData | undefined = undefined,
+  T = undefined,
+>(route: RouteDefinition<P, Q, B, F, R, A, D, T>): RouteDefinition<P, Q, B, F, R, A, D, T> {
   return route;
 }
 
@@ -92,4 +183,17 @@ export function responseBody(route: AnyRoute, result: unknown): unknown {
 export function wireResponseSchema(route: AnyRoute): z.ZodType | undefined {
   if (!route.response) return undefined;
   return route.excludeNone ? nullsOmittedSchema(route.response) : route.response;
+}
+
+/**
+ * Whether a JSON body matches the route's declared response, checked as the client decodes it:
+ * after the `excludeNone` omission and a JSON round trip, against `wireResponseSchema` (the schema
+ * /openapi.json publishes). The body sent is never the parsed value — parsing only checks. Null
+ * when it matches or the route declares no response.
+ */
+export async function responseMismatch(route: AnyRoute, body: unknown): Promise<z.ZodError | null> {
+  const schema = wireResponseSchema(route);
+  if (!schema) return null;
+  const result = await schema.safeParseAsync(JSON.parse(JSON.stringify(body ?? null)));
+  return result.success ? null : result.error;
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
-import type { Principal } from "../../auth/principal.ts";
+import { dataScopeFor, type Principal } from "../../auth/principal.ts";
 import type { Settings } from "../../config/settings.ts";
 import { ConflictError, NotFoundError, PermissionError } from "../../errors/domain-errors.ts";
 import type { Db } from "../../db/open-database.ts";
+import type { DataScope } from "../../db/scope.ts";
 import { log } from "../../log.ts";
 import { unsafeTextIn } from "../input-text.ts";
 
@@ -27,6 +28,8 @@ export interface AuthFormState {
 export interface ActionContext<I> {
   input: I;
   principal: Principal;
+  /** The caller's data scope (dataScopeFor), acting for the user `actFor` names where an admin names one. */
+  scope: DataScope;
   db: Db;
   settings: Settings;
   /** The dashboard's origin, for links. */
@@ -65,6 +68,11 @@ export function defineDashboardAction<S extends z.ZodType>(definition: {
   access: "admin" | "signed-in";
   input: S;
   revalidate?: string;
+  /**
+   * The user whose rows an admin's action touches, from its form; dataScopeFor ignores it for a
+   * member. Absent: every caller acts as itself (an admin on everyone's rows).
+   */
+  actFor?: (input: z.output<S>, principal: Principal) => string | null | undefined;
   handler: (ctx: ActionContext<z.output<S>>) => Promise<ActionState>;
 }): DashboardAction {
   return {
@@ -83,7 +91,8 @@ export function defineDashboardAction<S extends z.ZodType>(definition: {
         return { ok: false, status: 422, error: `${issue.path.join(".") || "form"}: ${issue.message}` };
       }
       try {
-        return await definition.handler({ input: parsed.data, principal, db, settings, origin });
+        const scope = dataScopeFor(principal, definition.actFor?.(parsed.data, principal));
+        return await definition.handler({ input: parsed.data, principal, scope, db, settings, origin });
       } catch (error) {
         if (error instanceof PermissionError) return { ok: false, status: 403, error: error.message };
         if (error instanceof NotFoundError) return { ok: false, status: 404, error: error.message };

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { dataScopeFor } from "../../auth/principal.ts";
 import { NotFoundError } from "../../errors/domain-errors.ts";
 import { deleteMemories, updateMemoryContent, upsertMemory } from "../../db/memories/memories.ts";
 import { defineDashboardAction } from "./action.ts";
@@ -26,11 +25,11 @@ const notFound = (memoryId: string) => new NotFoundError(`Memory ${memoryId} was
 export const createMemoryAction = defineDashboardAction({
   name: "createMemory",
   access: "signed-in",
-  // `userId` lets an admin write for someone else; dataScopeFor ignores it for a member.
   input: z.object({ memory: MemoryText, topics: Topics, userId: z.string().trim().optional() }),
   revalidate: MEMORIES_PAGE,
-  async handler({ input, principal, db }) {
-    const scope = dataScopeFor(principal, input.userId || principal.userId);
+  // `userId` lets an admin write for someone else (else for itself); a member always writes as itself.
+  actFor: (input, principal) => input.userId || principal.userId,
+  async handler({ input, scope, db }) {
     const owner = scope.userId;
     if (!owner) return { ok: false, status: 422, error: "userId: say whose memory this is" };
     await upsertMemory(db, { scope, memory: { memory: input.memory, topics: input.topics, userId: owner } });
@@ -43,9 +42,9 @@ export const updateMemoryAction = defineDashboardAction({
   access: "signed-in",
   input: z.object({ memoryId: MemoryId, memory: MemoryText, topics: Topics }),
   revalidate: MEMORIES_PAGE,
-  async handler({ input, principal, db }) {
+  async handler({ input, scope, db }) {
     // One scoped UPDATE: the text and topics change; who owns it and where it came from do not.
-    const applied = await updateMemoryContent(db, { scope: dataScopeFor(principal), memoryId: input.memoryId, memory: input.memory, topics: input.topics });
+    const applied = await updateMemoryContent(db, { scope, memoryId: input.memoryId, memory: input.memory, topics: input.topics });
     if (!applied) throw notFound(input.memoryId);
     return { ok: true, message: "Memory saved." };
   },
@@ -56,8 +55,8 @@ export const deleteMemoryAction = defineDashboardAction({
   access: "signed-in",
   input: z.object({ memoryId: MemoryId }),
   revalidate: MEMORIES_PAGE,
-  async handler({ input, principal, db }) {
-    const deleted = await deleteMemories(db, { scope: dataScopeFor(principal), memoryIds: [input.memoryId] });
+  async handler({ input, scope, db }) {
+    const deleted = await deleteMemories(db, { scope, memoryIds: [input.memoryId] });
     if (deleted === 0) throw notFound(input.memoryId);
     return { ok: true, message: "Memory deleted." };
   },

@@ -1,7 +1,5 @@
 import { z } from "zod";
-import { dataScopeFor } from "../../auth/principal.ts";
-import { requeueJob } from "../../db/jobs/requeue-job.ts";
-import { clearCancel } from "../../runtime/run-registry.ts";
+import { requeueQueueJob } from "../../queue/requeue.ts";
 import { defineDashboardAction } from "./action.ts";
 
 const checkbox = z
@@ -18,10 +16,8 @@ export const requeueJobAction = defineDashboardAction({
   access: "admin",
   input: z.object({ jobId: z.string().min(1), force: checkbox, clearCancellation: checkbox }),
   revalidate: "/dashboard/queue",
-  async handler({ input, principal, db }) {
-    const job = await requeueJob(db, { scope: dataScopeFor(principal), id: input.jobId, force: input.force, clearCancellation: input.clearCancellation });
-    // As the route does: only once the requeue took, so a refused one keeps a live cancel.
-    if (input.clearCancellation) clearCancel(job.id);
+  async handler({ input, scope, db }) {
+    await requeueQueueJob(db, { scope, id: input.jobId, force: input.force, clearCancellation: input.clearCancellation });
     return { ok: true, message: `Requeued; a worker picks it up within the poll interval.` };
   },
 });

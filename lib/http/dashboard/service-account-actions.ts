@@ -3,7 +3,6 @@ import { z } from "zod";
 import { SCOPE_PATTERN, assertMayGrant, isPrivilegedScope } from "../../auth/service-account-scopes.ts";
 import { mintServiceAccountToken } from "../../auth/service-account-tokens.ts";
 import { NotFoundError } from "../../errors/domain-errors.ts";
-import { adminScope } from "../../db/scope.ts";
 import { createServiceAccount, revokeServiceAccount, type ScopeEntry } from "../../db/service-accounts/service-accounts.ts";
 import { HttpError, type ValidationItem } from "../../errors/http-error.ts";
 import { defineDashboardAction, type ActionState } from "./action.ts";
@@ -53,7 +52,7 @@ export const createServiceAccountAction = defineDashboardAction({
   access: "admin",
   input: CreateServiceAccountForm,
   revalidate: ACCOUNTS_PAGE,
-  async handler({ input, principal, db }) {
+  async handler({ input, principal, scope, db }) {
     const privileged = input.allow.filter(isPrivilegedScope);
     if (privileged.length > 0 && !input.allowPrivileged) {
       const list = privileged.map((s) => `'${s}'`).join(", ");
@@ -77,7 +76,7 @@ export const createServiceAccountAction = defineDashboardAction({
     const now = Math.floor(Date.now() / 1000);
     const minted = mintServiceAccountToken();
     const account = await createServiceAccount(db, {
-      scope: adminScope(),
+      scope,
       account: {
         id: randomUUID(),
         name: input.name,
@@ -105,8 +104,8 @@ export const revokeServiceAccountAction = defineDashboardAction({
   access: "admin",
   input: z.object({ accountId: z.string({ error: "say which account" }).min(1, "say which account") }),
   revalidate: ACCOUNTS_PAGE,
-  async handler({ input, db }) {
-    const account = await revokeServiceAccount(db, { scope: adminScope(), id: input.accountId });
+  async handler({ input, scope, db }) {
+    const account = await revokeServiceAccount(db, { scope, id: input.accountId });
     if (!account) throw new NotFoundError(`Service account ${input.accountId} was not found.`);
     return { ok: true, message: `'${account.name}' is revoked: its token no longer works.` };
   },

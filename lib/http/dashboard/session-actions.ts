@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { dataScopeFor } from "../../auth/principal.ts";
 import { NotFoundError } from "../../errors/domain-errors.ts";
 import { deleteSessions } from "../../db/sessions/sessions.ts";
 import { updateSession } from "../../db/sessions/session-writes.ts";
@@ -17,8 +16,8 @@ export const renameSessionAction = defineDashboardAction({
   access: "signed-in",
   input: SessionId.extend({ name: z.string().trim().min(1, "a session name cannot be empty").max(200, "keep the name under 200 characters") }),
   revalidate: "/dashboard/sessions",
-  async handler({ input, principal, db }) {
-    const session = await updateSession(db, { scope: dataScopeFor(principal), sessionId: input.sessionId, sessionName: input.name });
+  async handler({ input, scope, db }) {
+    const session = await updateSession(db, { scope, sessionId: input.sessionId, sessionName: input.name });
     if (!session) throw new NotFoundError("Session not found");
     return { ok: true, message: `Renamed to "${input.name}".` };
   },
@@ -29,8 +28,8 @@ export const deleteSessionAction = defineDashboardAction({
   access: "signed-in",
   input: SessionId,
   revalidate: "/dashboard/sessions",
-  async handler({ input, principal, db }) {
-    const deleted = await deleteSessions(db, { scope: dataScopeFor(principal), sessionIds: [input.sessionId] });
+  async handler({ input, scope, db }) {
+    const deleted = await deleteSessions(db, { scope, sessionIds: [input.sessionId] });
     if (deleted === 0) throw new NotFoundError("Session not found");
     return { ok: true, message: "Session deleted with its runs." };
   },

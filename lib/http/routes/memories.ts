@@ -1,8 +1,5 @@
 import type { z } from "zod";
-import type { Principal } from "../../auth/principal.ts";
 import { deleteMemories, getMemory, listMemories, upsertMemory, type StoredMemory } from "../../db/index.ts";
-import type { DataScope } from "../../db/scope.ts";
-import { requestScope, selectDatabase } from "../data-access.ts";
 import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import { isoTime, pageOf } from "../schemas/list-query.ts";
@@ -17,7 +14,7 @@ import {
 } from "../schemas/memories.ts";
 
 /**
- * The Memories API (reference §2.6): memories:read / memories:write / memories:delete. Topics,
+ * Agno's Memories API: memories:read / memories:write / memories:delete. Topics,
  * per-user stats and optimisation are in memory-insights.ts.
  */
 
@@ -36,16 +33,14 @@ export function toUserMemory(memory: StoredMemory): z.infer<typeof UserMemorySch
   };
 }
 
+/** Memories are read where Agno's `db_id`/`table` query picks; an admin acts for the query's `user_id`. */
+export const MEMORY_DATA = { db: { selectFrom: "query", tables: MEMORY_TABLES }, userFrom: "query" } as const;
+
 /**
- * The scope of a memory write and the user it is for: a non-admin writes as itself; an admin for
- * the named user, else its own identity; with neither → 400 "User ID is required" (as Agno).
+ * A memory write is for one user: a non-admin writes as itself; an admin for the body's `user_id`,
+ * else its own identity; with neither → 400 "User ID is required" (as Agno).
  */
-export function memoryWriter(principal: Principal | null, requested: string | null | undefined): { scope: DataScope; userId: string } {
-  const scope = requestScope(principal, requested || principal?.userId || undefined);
-  const userId = scope.userId;
-  if (!userId) throw new HttpError(400, "User ID is required");
-  return { scope, userId };
-}
+export const MEMORY_WRITE_DATA = { ...MEMORY_DATA, userFrom: "body", owner: "required" } as const;
 
 const memoryNotFound = (memoryId: string) => new HttpError(404, `Memory with ID ${memoryId} not found`);
 
@@ -58,10 +53,9 @@ export const createMemoryRoute = defineRoute({
   query: MemoryQuery.omit({ user_id: true }),
   body: CreateMemoryBody,
   response: UserMemorySchema,
-  handler: async ({ input: { query, body }, principal, settings }) => {
-    const { scope, userId } = memoryWriter(principal, body.user_id);
-    const db = await selectDatabase(settings, query, MEMORY_TABLES);
-    const stored = await upsertMemory(db, { scope, memory: { memory: body.memory, topics: body.topics ?? [], userId } });
+  data: MEMORY_WRITE_DATA,
+  handler: async ({ input: { body }, scope, db }) => {
+    const stored = await upsertMemory(db, { scope, memory: { memory: body.memory, topics: body.topics ?? [], userId: scope.userId } });
     return toUserMemory(stored);
   },
 });
@@ -74,9 +68,8 @@ export const listMemoriesRoute = defineRoute({
   access: { permission: "memories:read" },
   query: ListMemoriesQuery,
   response: MemoryListSchema,
-  handler: async ({ input: { query }, principal, settings }) => {
-    const scope = requestScope(principal, query.user_id);
-    const db = await selectDatabase(settings, query, MEMORY_TABLES);
+  data: MEMORY_DATA,
+  handler: async ({ input: { query }, scope, db }) => {
     const started = performance.now();
     const { memories, totalCount } = await listMemories(db, {
       scope,
@@ -102,9 +95,8 @@ export const deleteMemoriesRoute = defineRoute({
   query: MemoryQuery.omit({ user_id: true }),
   body: DeleteMemoriesBody,
   status: 204,
-  handler: async ({ input: { query, body }, principal, settings }) => {
-    const scope = requestScope(principal, body.user_id);
-    const db = await selectDatabase(settings, query, MEMORY_TABLES);
+  data: { ...MEMORY_DATA, userFrom: "body" },
+  handler: async ({ input: { body }, scope, db }) => {
     await deleteMemories(db, { scope, memoryIds: body.memory_ids });
   },
 });
@@ -118,9 +110,8 @@ export const getMemoryRoute = defineRoute({
   params: MemoryParams,
   query: MemoryQuery,
   response: UserMemorySchema,
-  handler: async ({ input: { params, query }, principal, settings }) => {
-    const scope = requestScope(principal, query.user_id);
-    const db = await selectDatabase(settings, query, MEMORY_TABLES);
+  data: MEMORY_DATA,
+  handler: async ({ input: { params }, scope, db }) => {
     const memory = await getMemory(db, { scope, memoryId: params.memory_id });
     if (!memory) throw memoryNotFound(params.memory_id);
     return toUserMemory(memory);
@@ -137,9 +128,8 @@ export const updateMemoryRoute = defineRoute({
   query: MemoryQuery.omit({ user_id: true }),
   body: CreateMemoryBody,
   response: UserMemorySchema,
-  handler: async ({ input: { params, query, body }, principal, settings }) => {
-    const { scope, userId } = memoryWriter(principal, body.user_id);
-    const db = await selectDatabase(settings, query, MEMORY_TABLES);
+  data: MEMORY_WRITE_DATA,
+  handler: async ({ input: { params, body }, scope, db }) => {
     const existing = await getMemory(db, { scope, memoryId: params.memory_id });
     if (!existing) throw memoryNotFound(params.memory_id);
     const stored = await upsertMemory(db, {
@@ -152,7 +142,7 @@ export const updateMemoryRoute = defineRoute({
         teamId: existing.team_id,
         input: existing.input,
         feedback: existing.feedback,
-        userId,
+        userId: scope.userId,
       },
     });
     return toUserMemory(stored);
@@ -168,9 +158,8 @@ export const deleteMemoryRoute = defineRoute({
   params: MemoryParams,
   query: MemoryQuery,
   status: 204,
-  handler: async ({ input: { params, query }, principal, settings }) => {
-    const scope = requestScope(principal, query.user_id);
-    const db = await selectDatabase(settings, query, MEMORY_TABLES);
+  data: MEMORY_DATA,
+  handler: async ({ input: { params }, scope, db }) => {
     const deleted = await deleteMemories(db, { scope, memoryIds: [params.memory_id] });
     if (deleted === 0) throw memoryNotFound(params.memory_id);
   },

@@ -1,5 +1,4 @@
 import { listMemories, listMemoryTopics, userMemoryStats } from "../../db/index.ts";
-import { requestScope, selectDatabase } from "../data-access.ts";
 import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import { isoTime, pageOf } from "../schemas/list-query.ts";
@@ -11,9 +10,9 @@ import {
   UserMemoryStatsQuery,
   UserStatsListSchema,
 } from "../schemas/memories.ts";
-import { MEMORY_TABLES, memoryWriter } from "./memories.ts";
+import { MEMORY_DATA, MEMORY_WRITE_DATA } from "./memories.ts";
 
-/** Memory topics, per-user memory stats and memory optimisation (reference §2.6). */
+/** Agno's `/memory_topics`, `/user_memory_stats` and `/optimize-memories` (memory optimisation). */
 
 const TAGS = ["Memory"];
 
@@ -25,9 +24,8 @@ export const memoryTopicsRoute = defineRoute({
   access: { permission: "memories:read" },
   query: MemoryQuery,
   response: MemoryTopicsSchema,
-  handler: async ({ input: { query }, principal, settings }) => {
-    const scope = requestScope(principal, query.user_id);
-    const db = await selectDatabase(settings, query, MEMORY_TABLES);
+  data: MEMORY_DATA,
+  handler: async ({ scope, db }) => {
     return listMemoryTopics(db, { scope });
   },
 });
@@ -40,9 +38,8 @@ export const userMemoryStatsRoute = defineRoute({
   access: { permission: "memories:read" },
   query: UserMemoryStatsQuery,
   response: UserStatsListSchema,
-  handler: async ({ input: { query }, principal, settings }) => {
-    const scope = requestScope(principal, query.user_id);
-    const db = await selectDatabase(settings, query, MEMORY_TABLES);
+  data: MEMORY_DATA,
+  handler: async ({ input: { query }, scope, db }) => {
     const started = performance.now();
     const { stats, totalCount } = await userMemoryStats(db, { scope, page: query.page, limit: query.limit });
     return pageOf(stats.map((s) => ({ ...s, last_memory_updated_at: isoTime(s.last_memory_updated_at) })), { page: query.page, limit: query.limit, totalCount, startedMs: started });
@@ -62,9 +59,8 @@ export const optimizeMemoriesRoute = defineRoute({
   query: MemoryQuery.omit({ user_id: true }),
   body: OptimizeMemoriesBody,
   response: OptimizeMemoriesResponse,
-  handler: async ({ input: { query, body }, principal, settings }) => {
-    const { scope } = memoryWriter(principal, body.user_id);
-    const db = await selectDatabase(settings, query, MEMORY_TABLES);
+  data: MEMORY_WRITE_DATA,
+  handler: async ({ scope, db }) => {
     const { totalCount } = await listMemories(db, { scope, limit: 1 });
     if (totalCount === 0) throw new HttpError(404, "No memories found for user");
     throw new HttpError(

@@ -1,19 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { MISSING_IDENTITY, type Principal } from "../../auth/principal.ts";
 import { serviceAccountLifetimeDays } from "../../auth/service-account-lifetime.ts";
 import { assertMayGrant } from "../../auth/service-account-scopes.ts";
 import { mintServiceAccountToken } from "../../auth/service-account-tokens.ts";
-import {
-  adminScope,
-  createServiceAccount,
-  listServiceAccounts,
-  revokeServiceAccount,
-  userScope,
-  type DataScope,
-  type StoredServiceAccount,
-} from "../../db/index.ts";
-import { getDatabase } from "../../server/app-context.ts";
+import { createServiceAccount, listServiceAccounts, revokeServiceAccount, type StoredServiceAccount } from "../../db/index.ts";
 import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import { isoTime, pageOf } from "../schemas/list-query.ts";
@@ -27,7 +17,7 @@ import {
 } from "../schemas/service-accounts.ts";
 
 /**
- * The Service Accounts API (reference §2.13): service_accounts:write / :read / :delete. Accounts
+ * Agno's Service Accounts API: service_accounts:write / :read / :delete. Accounts
  * live in the default database. The plaintext token appears in the POST's 201 and nowhere else.
  */
 
@@ -35,15 +25,11 @@ const TAGS = ["Service Accounts"];
 const DAY_SECONDS = 86_400;
 
 /**
- * Whose accounts a caller manages: an admin everyone's; anyone else only its own. Credentials
- * ignore the single-tenant isolation switch on purpose: no user may list or revoke another's keys.
+ * Whose accounts a caller manages: an admin everyone's; anyone else only its own (403 without a
+ * user id). Accounts live in the default database. Credentials ignore the single-tenant isolation
+ * switch on purpose: no user may list or revoke another's keys.
  */
-function accountScope(principal: Principal | null): DataScope {
-  if (!principal) throw new HttpError(401, "Authentication required");
-  if (principal.isAdmin) return adminScope();
-  if (!principal.userId) throw new HttpError(403, MISSING_IDENTITY);
-  return userScope(principal.userId);
-}
+const ACCOUNT_DATA = { db: "default", isolation: "always" } as const;
 
 function toView(account: StoredServiceAccount, now = Math.floor(Date.now() / 1000)): z.infer<typeof ServiceAccountSchema> {
   return {
@@ -70,18 +56,17 @@ export const createServiceAccountRoute = defineRoute({
   body: CreateServiceAccountBody,
   response: CreatedServiceAccountSchema,
   status: 201,
-  handler: async ({ input: { body }, principal, settings }) => {
-    const scope = accountScope(principal);
-    assertMayGrant({ caller: principal!, entries: body.scopes, allowPrivileged: body.allow_privileged_scopes });
+  data: ACCOUNT_DATA,
+  handler: async ({ input: { body }, principal, scope, db, settings }) => {
+    assertMayGrant({ caller: principal, entries: body.scopes, allowPrivileged: body.allow_privileged_scopes });
     const now = Math.floor(Date.now() / 1000);
     const days = serviceAccountLifetimeDays({
-      caller: principal!,
+      caller: principal,
       expiresInDays: body.expires_in_days,
       neverExpires: body.never_expires,
       maxDays: settings.auth.serviceAccountMaxDays,
     });
     const minted = mintServiceAccountToken();
-    const db = await getDatabase(settings);
     const account = await createServiceAccount(db, {
       scope,
       account: {
@@ -92,8 +77,8 @@ export const createServiceAccountRoute = defineRoute({
         scopes: body.scopes,
         expiresAt: days === null ? null : now + days * DAY_SECONDS,
         // An admin's account is its own (none for an identity-less admin, so only admins see it).
-        userId: principal!.userId,
-        createdBy: principal!.userId ?? `admin:${principal!.authenticatedBy}`,
+        userId: principal.userId,
+        createdBy: principal.userId ?? `admin:${principal.authenticatedBy}`,
         now,
       },
     });
@@ -109,9 +94,8 @@ export const listServiceAccountsRoute = defineRoute({
   access: { permission: "service_accounts:read" },
   query: ListServiceAccountsQuery,
   response: ServiceAccountListSchema,
-  handler: async ({ input: { query }, principal, settings }) => {
-    const scope = accountScope(principal);
-    const db = await getDatabase(settings);
+  data: ACCOUNT_DATA,
+  handler: async ({ input: { query }, scope, db }) => {
     const started = performance.now();
     const { accounts, totalCount } = await listServiceAccounts(db, {
       scope,
@@ -134,9 +118,8 @@ export const revokeServiceAccountRoute = defineRoute({
   access: { permission: "service_accounts:delete" },
   params: ServiceAccountParams,
   status: 204,
-  handler: async ({ input: { params }, principal, settings }) => {
-    const scope = accountScope(principal);
-    const db = await getDatabase(settings);
+  data: ACCOUNT_DATA,
+  handler: async ({ input: { params }, scope, db }) => {
     const revoked = await revokeServiceAccount(db, { scope, id: params.service_account_id });
     if (!revoked) throw new HttpError(404, `Service account with ID ${params.service_account_id} not found`);
   },

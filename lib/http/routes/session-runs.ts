@@ -1,10 +1,9 @@
 import { getSessionRuns } from "../../db/index.ts";
-import { requestScope, selectDatabase } from "../data-access.ts";
 import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import { AnyRunSchema, SessionParams, SessionQuery, SessionRunParams, SessionRunsQuery, SessionRunsSchema } from "../schemas/sessions.ts";
 import { toSessionRun } from "../views/run-views.ts";
-import { SESSION_TABLES, sessionNotFound } from "./sessions.ts";
+import { SESSION_DATA, sessionNotFound } from "./sessions.ts";
 
 /** The runs of a session, as agent-ui's history view reads them (sessions:read). */
 
@@ -20,9 +19,8 @@ export const listSessionRunsRoute = defineRoute({
   query: SessionRunsQuery,
   response: SessionRunsSchema,
   excludeNone: true,
-  handler: async ({ input: { params, query }, principal, settings }) => {
-    const scope = requestScope(principal, query.user_id);
-    const db = await selectDatabase(settings, query, SESSION_TABLES);
+  data: SESSION_DATA,
+  handler: async ({ input: { params, query }, scope, db }) => {
     const session = await getSessionRuns(db, {
       scope,
       sessionId: params.session_id,
@@ -44,9 +42,8 @@ export const getSessionRunRoute = defineRoute({
   params: SessionRunParams,
   query: SessionQuery,
   response: AnyRunSchema,
-  handler: async ({ input: { params, query }, principal, settings }) => {
-    const scope = requestScope(principal, query.user_id);
-    const db = await selectDatabase(settings, query, SESSION_TABLES);
+  data: SESSION_DATA,
+  handler: async ({ input: { params, query }, scope, db }) => {
     const session = await getSessionRuns(db, { scope, sessionId: params.session_id, sessionType: query.type });
     if (!session) throw sessionNotFound(params.session_id);
     const run = session.runs.find((r) => r.run_id === params.run_id);

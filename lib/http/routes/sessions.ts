@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import type { Settings } from "../../config/settings.ts";
 import { createSession, deleteSessions, getSession, getSessionRuns, listSessions, updateSession } from "../../db/index.ts";
 import type { SessionType } from "../../db/sessions/sessions.ts";
-import { requestScope, selectDatabase } from "../data-access.ts";
 import { HttpError } from "../../errors/http-error.ts";
 import { pageOf } from "../schemas/list-query.ts";
 import { defineRoute } from "../route.ts";
@@ -21,12 +20,14 @@ import {
 import { sessionName, toSessionDetail, toSessionSchema } from "../views/session-views.ts";
 
 /**
- * The Sessions API (reference §2.5): sessions:read / sessions:write / sessions:delete. The run
+ * Agno's Sessions API: sessions:read / sessions:write / sessions:delete. The run
  * routes (/sessions/{id}/runs…) are in session-runs.ts.
  */
 
 const TAGS = ["Sessions"];
 export const SESSION_TABLES = ["agno_sessions", "agno_runs"] as const;
+/** Sessions are read where Agno's `db_id`/`table` query picks; an admin acts for the query's `user_id`. */
+export const SESSION_DATA = { db: { selectFrom: "query", tables: SESSION_TABLES }, userFrom: "query" } as const;
 
 export const sessionNotFound = (sessionId: string) => new HttpError(404, `Session with ID ${sessionId} not found`);
 
@@ -39,9 +40,8 @@ export const listSessionsRoute = defineRoute({
   query: ListSessionsQuery,
   response: SessionListSchema,
   excludeNone: true,
-  handler: async ({ input: { query }, principal, settings }) => {
-    const scope = requestScope(principal, query.user_id);
-    const db = await selectDatabase(settings, query, SESSION_TABLES);
+  data: SESSION_DATA,
+  handler: async ({ input: { query }, scope, db }) => {
     const started = performance.now();
     const { sessions, totalCount } = await listSessions(db, {
       scope,
@@ -84,9 +84,8 @@ export const createSessionRoute = defineRoute({
   response: SessionDetailSchema,
   excludeNone: true,
   status: 201,
-  handler: async ({ input: { query, body }, principal, settings }) => {
-    const scope = requestScope(principal, body.user_id);
-    const db = await selectDatabase(settings, query, SESSION_TABLES);
+  data: { ...SESSION_DATA, userFrom: "body" },
+  handler: async ({ input: { query, body }, scope, db, settings }) => {
     const sessionData: Record<string, unknown> = {};
     if (body.session_name !== undefined && body.session_name !== null) sessionData.session_name = body.session_name;
     if (body.session_state) sessionData.session_state = body.session_state;
@@ -118,12 +117,11 @@ export const deleteSessionsRoute = defineRoute({
   query: SessionQuery.omit({ type: true }),
   body: DeleteSessionsBody,
   status: 204,
-  handler: async ({ input: { query, body }, principal, settings }) => {
+  data: SESSION_DATA,
+  handler: async ({ input: { body }, scope, db }) => {
     if (body.session_ids.length !== body.session_types.length) {
       throw new HttpError(400, "session_ids and session_types must have the same length");
     }
-    const scope = requestScope(principal, query.user_id);
-    const db = await selectDatabase(settings, query, SESSION_TABLES);
     await deleteSessions(db, { scope, sessionIds: body.session_ids });
   },
 });
@@ -138,9 +136,8 @@ export const getSessionRoute = defineRoute({
   query: SessionQuery,
   response: SessionDetailSchema,
   excludeNone: true,
-  handler: async ({ input: { params, query }, principal, settings }) => {
-    const scope = requestScope(principal, query.user_id);
-    const db = await selectDatabase(settings, query, SESSION_TABLES);
+  data: SESSION_DATA,
+  handler: async ({ input: { params, query }, scope, db }) => {
     const session = await getSession(db, { scope, sessionId: params.session_id, sessionType: query.type });
     if (!session) throw sessionNotFound(params.session_id);
     return toSessionDetail(session);
@@ -157,9 +154,8 @@ export const updateSessionRoute = defineRoute({
   query: SessionQuery,
   body: UpdateSessionBody,
   response: SessionDetailSchema,
-  handler: async ({ input: { params, query, body }, principal, settings }) => {
-    const scope = requestScope(principal, query.user_id);
-    const db = await selectDatabase(settings, query, SESSION_TABLES);
+  data: SESSION_DATA,
+  handler: async ({ input: { params, query, body }, scope, db }) => {
     const updated = await updateSession(db, {
       scope,
       sessionId: params.session_id,
@@ -183,9 +179,8 @@ export const deleteSessionRoute = defineRoute({
   params: SessionParams,
   query: SessionQuery.omit({ type: true }),
   status: 204,
-  handler: async ({ input: { params, query }, principal, settings }) => {
-    const scope = requestScope(principal, query.user_id);
-    const db = await selectDatabase(settings, query, SESSION_TABLES);
+  data: SESSION_DATA,
+  handler: async ({ input: { params }, scope, db }) => {
     const deleted = await deleteSessions(db, { scope, sessionIds: [params.session_id] });
     if (deleted === 0) throw sessionNotFound(params.session_id);
   },
@@ -201,9 +196,8 @@ export const renameSessionRoute = defineRoute({
   query: SessionQuery,
   body: RenameSessionBody,
   response: SessionDetailSchema,
-  handler: async ({ input: { params, query, body }, principal, settings }) => {
-    const scope = requestScope(principal, query.user_id);
-    const db = await selectDatabase(settings, query, SESSION_TABLES);
+  data: SESSION_DATA,
+  handler: async ({ input: { params, query, body }, scope, db }) => {
     const renamed = await updateSession(db, { scope, sessionId: params.session_id, sessionType: query.type, sessionName: body.session_name });
     if (!renamed) throw sessionNotFound(params.session_id);
     return toSessionDetail(renamed);

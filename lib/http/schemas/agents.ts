@@ -87,14 +87,18 @@ export const AgentResponseSchema = z.object({
   model_configured: z.boolean(),
 });
 
-/** The run as stored: Agno's RunOutput dict. Loose: every RunOutput field passes through. */
+/**
+ * The run as stored: Agno's RunOutput dict. Loose: every RunOutput field passes through. Only
+ * `run_id` is always there: Agno's `RunOutput.to_dict()` leaves out fields that are None, and a
+ * run an older Agno wrote may lack most keys (it is sent as stored).
+ */
 export const RunOutputSchema = z.looseObject({
   run_id: z.string(),
-  agent_id: z.string(),
-  session_id: z.string(),
-  status: z.string(),
-  content: z.unknown(),
-  created_at: z.number(),
+  agent_id: z.string().optional(),
+  session_id: z.string().optional(),
+  status: z.string().optional(),
+  content: z.unknown().optional(),
+  created_at: z.number().optional(),
 });
 
 export const BackgroundAcceptedSchema = z.object({ run_id: z.string(), session_id: z.string(), status: z.literal("PENDING") });
