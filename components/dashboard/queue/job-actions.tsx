@@ -1,18 +1,33 @@
 "use client";
 
-import { useActionState } from "react";
-import { requeueJob } from "@/app/dashboard/_actions/queue.ts";
-import { cancelRun } from "@/app/dashboard/_actions/runs.ts";
+import { createContext, useActionState, useContext } from "react";
 import type { StoredJob } from "@/lib/db/jobs/job-row.ts";
-
-type Job = Omit<StoredJob, "payload">;
 import { ActionButton } from "../action-button.tsx";
 import { ActionResult } from "../users/action-result.tsx";
-import { IDLE_STATE } from "../users/user-action-types.ts";
+import { IDLE_STATE, type UserAction } from "../users/user-action-types.ts";
+
+type Job = Omit<StoredJob, "payload">;
+
+/** The server actions behind a job's buttons, which the queue page hands to its table. */
+export interface JobActionSet {
+  /** Cancels the job's run (fields `agentId`, `runId`, `sessionId`). */
+  cancel: UserAction;
+  /** Requeues a failed or cancelled job (fields `jobId`, `force`, `clearCancellation`). */
+  requeue: UserAction;
+}
+
+/** Lets the table's module-scope action column reach the actions its page passed in. */
+export const JobActionsContext = createContext<JobActionSet | null>(null);
+
+function useJobActions(): JobActionSet {
+  const actions = useContext(JobActionsContext);
+  if (!actions) throw new Error("JobActions renders inside JobActionsContext (JobsTable's `actions`)");
+  return actions;
+}
 
 /** Requeue (admins, failed or cancelled jobs) with the API's force / clear-cancellation choices. */
-function RequeueForm({ job }: { job: Job }) {
-  const [state, formAction, pending] = useActionState(requeueJob, IDLE_STATE);
+function RequeueForm({ job, requeue }: { job: Job; requeue: UserAction }) {
+  const [state, formAction, pending] = useActionState(requeue, IDLE_STATE);
   return (
     <form action={formAction} className="space-y-1 text-xs">
       <input type="hidden" name="jobId" value={job.id} />
@@ -37,15 +52,16 @@ function RequeueForm({ job }: { job: Job }) {
 }
 
 export function JobActions({ job, isAdmin }: { job: Job; isAdmin: boolean }) {
+  const actions = useJobActions();
   const cancellable = (job.status === "queued" || job.status === "running" || job.status === "paused") && job.cancel_requested_at === null;
   const requeueable = isAdmin && (job.status === "failed" || job.status === "cancelled");
   if (!cancellable && !requeueable) return job.cancel_requested_at !== null && job.status === "running" ? <span className="text-xs text-slate-500">cancel requested</span> : null;
   return (
     <div className="flex flex-col gap-1">
       {cancellable && (
-        <ActionButton action={cancelRun} fields={{ agentId: job.component_id, runId: job.id, sessionId: job.session_id ?? "" }} label="Cancel" pendingLabel="Cancelling…" tone="danger" />
+        <ActionButton action={actions.cancel} fields={{ agentId: job.component_id, runId: job.id, sessionId: job.session_id ?? "" }} label="Cancel" pendingLabel="Cancelling…" tone="danger" />
       )}
-      {requeueable && <RequeueForm job={job} />}
+      {requeueable && <RequeueForm job={job} requeue={actions.requeue} />}
     </div>
   );
 }

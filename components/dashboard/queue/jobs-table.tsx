@@ -5,9 +5,9 @@ import Link from "next/link";
 import type { StoredJob } from "@/lib/db/jobs/job-row.ts";
 import { formatTime } from "../format.ts";
 import { StatusBadge } from "../status-badge.tsx";
-import { listTable } from "../table/data-table.tsx";
+import { listTable, type ListTableProps } from "../table/data-table.tsx";
 import type { DashboardTableFeatures } from "../table/features.ts";
-import { JobActions } from "./job-actions.tsx";
+import { JobActions, JobActionsContext, type JobActionSet } from "./job-actions.tsx";
 
 /** A job as the table gets it: without its payload (the run's input, which may hold secrets). */
 export type JobRow = Omit<StoredJob, "payload"> & { user_label: string | null; is_admin: boolean };
@@ -25,14 +25,29 @@ const lead = [
     ),
   }),
   helper.accessor("id", {
-    header: "Run",
+    header: "Job",
+    // A run job (it has a session) links to its run; a job of another kind has no run page.
+    cell: (info) =>
+      info.row.original.session_id !== null ? (
+        <Link className="font-mono text-xs text-sky-700 hover:underline dark:text-sky-400" href={`/dashboard/runs/${encodeURIComponent(info.getValue())}?session_id=${encodeURIComponent(info.row.original.session_id)}`}>
+          {info.getValue().slice(0, 8)}…
+        </Link>
+      ) : (
+        <span className="font-mono text-xs" title={info.getValue()}>
+          {info.getValue().slice(0, 8)}…
+        </span>
+      ),
+  }),
+  helper.accessor("job_type", { header: "Kind" }),
+  helper.accessor("component_id", {
+    header: "For",
     cell: (info) => (
-      <Link className="font-mono text-xs text-sky-700 hover:underline dark:text-sky-400" href={`/dashboard/runs/${encodeURIComponent(info.getValue())}?session_id=${encodeURIComponent(info.row.original.session_id ?? "")}`}>
-        {info.getValue().slice(0, 8)}…
-      </Link>
+      <span className="flex flex-col">
+        <span className="text-xs text-slate-500 dark:text-slate-400">{info.row.original.component_type}</span>
+        <span>{info.getValue()}</span>
+      </span>
     ),
   }),
-  helper.accessor("component_id", { header: "Agent" }),
 ];
 const user = helper.accessor("user_label", { header: "User", cell: (info) => info.getValue() ?? "—" });
 const tail = [
@@ -69,7 +84,7 @@ const memberColumns = [...lead, ...tail];
 const adminColumns = [...lead, user, ...tail];
 const SORTABLE = ["created_at"];
 
-export const JobsTable = listTable<JobRow>({
+const JobsList = listTable<JobRow>({
   label: "Jobs",
   testId: "jobs-table",
   memberColumns,
@@ -77,3 +92,12 @@ export const JobsTable = listTable<JobRow>({
   rowId: (j) => j.id,
   sortable: SORTABLE,
 });
+
+/** The queue's jobs; `actions` are the page's server actions behind each row's buttons. */
+export function JobsTable({ actions, ...table }: ListTableProps<JobRow> & { actions: JobActionSet }) {
+  return (
+    <JobActionsContext.Provider value={actions}>
+      <JobsList {...table} />
+    </JobActionsContext.Provider>
+  );
+}
