@@ -6,7 +6,7 @@ const nextConfig: NextConfig = {
   distDir: process.env.AGENTRY_NEXT_DIST_DIR || ".next",
   // Server-side packages with native parts or runtime file access stay out of the bundle.
   serverExternalPackages: ["better-sqlite3", "pg", "@prisma/client", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "swagger-ui-dist", "ioredis"],
-  // gzip buffers text/event-stream, so run events would reach clients only at the end (TOOLCHAIN trap 10).
+  // gzip buffers text/event-stream, so run events would reach clients only at the end.
   compress: false,
   // Agno strips a trailing slash without redirecting; our routes match either form.
   skipTrailingSlashRedirect: true,

@@ -1,5 +1,5 @@
 /**
- * Dashboard list pages at scale (issue 6): 100,000 runs over 1,000 sessions and 50 users; the
+ * Dashboard list pages at scale: 100,000 runs over 1,000 sessions and 50 users; the
  * server response time of the Runs and Sessions pages (first page, a deep page, sorted and
  * filtered), from a real `next start`, against the raw SQL the list functions run for the same
  * page, in the same run; and the query plans of that SQL.

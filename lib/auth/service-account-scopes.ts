@@ -4,8 +4,9 @@ import { ADMIN_SCOPE, hasScope, type Principal } from "./principal.ts";
 import { scopeGrants, scopeOverlaps } from "./scope-match.ts";
 
 /**
- * What a service account may be granted, and what its grants add up to. Reference §2.13/§4:
- * entries are `{scope, effect: allow|deny}`; a deny wins over an allow, wildcards included.
+ * What a service account may be granted, and what its grants add up to. As in Agno's
+ * `POST /service-accounts`, entries are `{scope, effect: allow|deny}`; a deny wins over an allow,
+ * wildcards included.
  */
 
 /** `resource:action`, `resource:<id>:action`, `resource:*:action` or `resource:*`. */

@@ -19,7 +19,7 @@ export async function backupSqlite({ url, destination }: { url: string; destinat
   if (target === source) throw new Error("The backup file must not be the database itself");
   if (existsSync(target)) throw new Error(`${target} already exists; choose a new file name`);
   await mkdir(dirname(target), { recursive: true });
-  // Our own connection: the Prisma adapter does not expose its handle (TOOLCHAIN trap 3).
+  // Our own connection: the Prisma adapter does not expose its better-sqlite3 handle.
   const connection = new Database(source, { readonly: true, timeout: 5000 });
   try {
     const progress = await connection.backup(target);

@@ -208,7 +208,11 @@ export class RedisCoordination {
 const key = Symbol.for("agentry.redis-coordination");
 type Holder = { [key]?: Map<string, RedisCoordination> };
 
-/** The process's coordination for a Redis URL and prefix (one connection set per process, TOOLCHAIN trap 9). */
+/**
+ * The process's coordination for a Redis URL and prefix: one connection set per process, kept on
+ * `globalThis` because Next bundles route handlers, pages and instrumentation.ts as separate
+ * module graphs, each with its own module-level state.
+ */
 export function redisCoordination(url: string | undefined, prefix: string): RedisCoordination | null {
   if (!url) return null;
   const holder = globalThis as Holder;

@@ -21,7 +21,8 @@ export interface SqlExecutor {
   exec(text: string, params?: readonly unknown[]): Promise<number>;
   /**
    * Runs the statements atomically, in order, in one transaction. On SQLite it is synchronous
-   * under the hood, so no transaction is ever held open across an await (TOOLCHAIN trap 11).
+   * under the hood, so no transaction is ever held open across an await (a SQLITE_BUSY at
+   * BEGIN/COMMIT of an interactive Prisma transaction can leave the client stuck).
    */
   batch(statements: readonly Statement[]): Promise<number[]>;
 }

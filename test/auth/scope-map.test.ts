@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import { ROUTES } from "@/lib/http/route-table.ts";
 
 /**
- * Agno's default scope map (reference §4), as rules over method and path. Every route of the
- * table must declare exactly the scope these rules give, so a new route is checked automatically.
+ * Agno's default scope map (the scopes its AuthMiddleware requires unless configured otherwise),
+ * as rules over method and path. Every route of the table must declare exactly the scope these
+ * rules give, so a new route is checked automatically.
  */
 function agnoScope(method: string, path: string): string | "public" {
   const segments = path.split("/").filter(Boolean);

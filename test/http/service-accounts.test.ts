@@ -51,7 +51,7 @@ async function storedRow(id: string): Promise<Record<string, unknown>> {
   return row;
 }
 
-describe("permissions (reference §4 default scope map)", () => {
+describe("permissions (Agno's default scope map)", () => {
   it("declares service_accounts:* scopes on every service-account route", () => {
     const declared = Object.fromEntries(
       ROUTES.filter((r) => r.path.startsWith("/service-accounts")).map((r) => [`${r.method} ${r.path}`, "permission" in r.access ? r.access.permission : "public"]),

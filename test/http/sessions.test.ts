@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminScope, getRuns, getSessionRow, userScope } from "@/lib/db/index.ts";
+import { getRuns, getSessionRow } from "@/lib/db/index.ts";
 import { ROUTES } from "@/lib/http/route-table.ts";
 import {
   AgentSessionDetailSchema,
@@ -11,6 +11,7 @@ import { nullsOmittedSchema } from "@/lib/http/omit-nulls.ts";
 import { agnoRun, seedSession, uid } from "../support/agno-runs.ts";
 import { openApiSuite, withScopes } from "../support/api.ts";
 import { mintPrincipals } from "../support/principals.ts";
+import { adminScope, userScope } from "../support/scopes.ts";
 
 /** GET /sessions, POST /sessions and GET /sessions/{id} leave null fields out (excludeNone); rename and PATCH keep them. */
 const Wire = {
@@ -29,7 +30,7 @@ afterAll(() => suite.close());
 const user = () => `u-${uid("x")}`;
 const locs = (body: { detail: { loc: unknown[] }[] }) => body.detail.map((d) => d.loc.join("."));
 
-describe("permissions (reference §4 default scope map)", () => {
+describe("permissions (Agno's default scope map)", () => {
   it("declares sessions:* and memories:* scopes on every session and memory route", () => {
     const declared = Object.fromEntries(
       ROUTES.filter((r) => /^\/(sessions|memories|memory_topics|user_memory_stats|optimize-memories)/.test(r.path)).map((r) => [

@@ -48,7 +48,10 @@ const write = (ws: Toolkit, path: string, content: string) => call(ws, "write_fi
 const listPaths = async (ws: Toolkit, args: Record<string, unknown> = {}) =>
   ((await call(ws, "list_files", args)).entries as { path: string }[]).map((e) => e.path);
 
-/** Every pattern of the seed's list, at the root, nested, and as a directory component. */
+/**
+ * Every excluded-name pattern (lib/runtime/tools/workspace/path-guard.ts), at the root, nested,
+ * and as a directory component.
+ */
 const EXCLUDED = [
   ".env",
   ".env.local",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DbSelectionQuery, PageQuery, SortOrder, paginated } from "./list-query.ts";
 
-/** Request and response shapes of the Memories API (reference §2.6). */
+/** Request and response shapes of Agno's Memories API (`/memories`, topics, per-user stats). */
 
 // ── requests ────────────────────────────────────────────────────────────────────────────────
 

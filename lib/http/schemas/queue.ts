@@ -4,7 +4,7 @@ import { formBool } from "./form-fields.ts";
 import { PageQuery, SortOrder, paginated } from "./list-query.ts";
 
 /**
- * Request and response shapes of the durable queue's operations API (reference §8, `/queue`).
+ * Request and response shapes of the durable queue's operations API (Agno v3's `/queue` routes).
  * A job's `status` is its ticket status (queued, running, …), not the run's API status.
  */
 

@@ -3,7 +3,7 @@ import { SCOPE_PATTERN } from "../../auth/service-account-scopes.ts";
 import { formBool } from "./form-fields.ts";
 import { PageQuery, SortOrder, paginated } from "./list-query.ts";
 
-/** Request and response shapes of the Service Accounts API (reference §2.13). */
+/** Request and response shapes of Agno's Service Accounts API (`/service-accounts`). */
 
 // ── requests ────────────────────────────────────────────────────────────────────────────────
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DbSelectionQuery, JsonObject, PageQuery, SortOrder, paginated } from "./list-query.ts";
 
-/** Request and response shapes of the Sessions API (reference §2.5). */
+/** Request and response shapes of Agno's Sessions API (`/sessions`). */
 
 export const SessionTypeSchema = z.enum(["agent", "team", "workflow"]);
 

@@ -137,9 +137,9 @@ export function toWorkflowRunSchema(run: Dict): WorkflowRunOut {
 }
 
 /**
- * One run as its session type shows it (reference §2.5): agent sessions → RunSchema; team
- * sessions → RunSchema for member runs (agent_id), TeamRunSchema for team runs, else dropped (null);
- * workflow sessions → WorkflowRunSchema, TeamRunSchema or RunSchema.
+ * One run as its session type shows it, as Agno's `GET /sessions/{id}/runs` does: agent sessions →
+ * RunSchema; team sessions → RunSchema for member runs (agent_id), TeamRunSchema for team runs,
+ * else dropped (null); workflow sessions → WorkflowRunSchema, TeamRunSchema or RunSchema.
  */
 export function toSessionRun(run: Dict, sessionType: SessionType): z.infer<typeof AnyRunSchema> | null {
   if (sessionType === "agent") return toRunSchema(run);
