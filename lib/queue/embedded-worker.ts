@@ -7,8 +7,8 @@ import { QueueWorker } from "./worker.ts";
 
 /**
  * Workers this process runs, per database id, and the wake-up hook a submit calls. On
- * `globalThis`: Next bundles route handlers and instrumentation as separate module graphs
- * (TOOLCHAIN trap 9), and a submit through any of them must wake the one worker.
+ * `globalThis`: Next bundles route handlers and instrumentation as separate module graphs, each
+ * with its own module-level state, and a submit through any of them must wake the one worker.
  */
 interface QueueState {
   workers: Map<string, QueueWorker>;

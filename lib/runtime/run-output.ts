@@ -1,6 +1,6 @@
 /**
- * The stored and returned shape of a run: Agno's RunOutput dict (reference §6), field for field,
- * so Agno's clients and an Agno database read it as their own.
+ * The stored and returned shape of a run: Agno's RunOutput dict (`RunOutput.to_dict()`), field
+ * for field, so Agno's clients and an Agno database read it as their own.
  */
 export type RunStatus = "PENDING" | "RUNNING" | "COMPLETED" | "PAUSED" | "CANCELLED" | "ERROR";
 

@@ -4,7 +4,7 @@ import type { RunEvent } from "./events.ts";
  * Process-wide live state of runs: abort controllers, cancel intents, event buffers and
  * subscribers. It lives on `globalThis` because Next bundles each route handler as its own module
  * graph; a module-level Map would exist once per route, and cancelling through one route a run
- * started by another would silently do nothing (TOOLCHAIN trap 9).
+ * started by another would silently do nothing.
  */
 export interface LiveRun {
   readonly runId: string;
@@ -85,8 +85,8 @@ export function registerRun({ firstEventIndex, ...init }: { runId: string; sessi
 
 /**
  * A base class for errors that cross Next's module graphs: a signal made by one route bundle (a
- * cancel) is checked by the code of another (the run's), where the class is a different object
- * (TOOLCHAIN trap 9). `instanceof` checks a brand under a global symbol, the same in every graph.
+ * cancel) is checked by the code of another (the run's), where the class is a different object.
+ * `instanceof` checks a brand under a global symbol, the same in every graph.
  */
 export function crossBundleError(name: string) {
   const brand = Symbol.for(`agentry.${name}`);
