@@ -2,7 +2,7 @@
  * Non-durable background execution: at most `max` background runs execute at once in this
  * replica; the rest wait as PENDING in submission order, and a session runs one run at a time (a
  * second submit to a busy session waits behind the first). Process-wide state on `globalThis`,
- * shared by every route bundle (TOOLCHAIN trap 9).
+ * shared by every route bundle (Next bundles each as its own module graph).
  */
 interface Task {
   readonly runId: string;
