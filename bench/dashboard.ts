@@ -18,7 +18,9 @@ import { buildIsStale } from "../lib/cli/build-freshness.ts";
 import { encodeCursor } from "../lib/db/keyset.ts";
 import type { Db } from "../lib/db/open-database.ts";
 import { listRunSummaries } from "../lib/db/runs/run-list.ts";
-import { adminScope, userScope, type DataScope } from "../lib/db/scope.ts";
+import type { DataScope } from "../lib/db/scope.ts";
+import type { Principal } from "../lib/auth/principal.ts";
+import { listScope } from "../lib/http/dashboard/list-params.ts";
 import { listSessionSummaries, type SessionSummarySort } from "../lib/db/sessions/session-list.ts";
 import { toPostgresPlaceholders } from "../lib/db/sql.ts";
 import { startStatementProxy, unionMs, type StatementProxy, type TimedBatch } from "./dashboard-pg-proxy.ts";
@@ -151,6 +153,13 @@ const pathOf = (page: string, params: Record<string, string>) => {
   return `/dashboard/${page}${search ? `?${search}` : ""}`;
 };
 
+/** The signed-in user as the dashboard's principal (lib/auth/dashboard/user-principal.ts gives the same kind and admin flag). */
+function principalOf(role: Role, user: SeededUser): Principal {
+  return role === "admin"
+    ? { kind: "admin", userId: user.id, scopes: ["agent_os:admin"], authenticatedBy: "dashboard", isAdmin: true }
+    : { kind: "user", userId: user.id, scopes: [], authenticatedBy: "dashboard", isAdmin: false, isolated: true };
+}
+
 async function buildCases(db: Db, role: Role, user: SeededUser): Promise<{ cases: Case[]; notes: string[] }> {
   const notes: string[] = [];
   const queries: ListQuery[] = [
@@ -168,8 +177,8 @@ async function buildCases(db: Db, role: Role, user: SeededUser): Promise<{ cases
   const cases: Case[] = [];
   const recorder = recording(db);
   for (const q of queries) {
-    // As the pages' listScope does: an admin's ?user= narrows the scope; a member's is ignored.
-    const scope = role === "admin" ? adminScope(q.params.user) : userScope(user.id);
+    // The pages' listScope: an admin's ?user= narrows the scope; a member's is ignored.
+    const scope = listScope(principalOf(role, user), q.params);
     recorder.take();
     const first = await runList(recorder.db, q, scope);
     const statements = recorder.take();

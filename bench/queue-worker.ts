@@ -11,7 +11,7 @@
 import { createInterface } from "node:readline";
 import { redisCoordination } from "../lib/coordination/redis-coordination.ts";
 import { DEFAULT_QUEUE_SETTINGS, type QueueSettings } from "../lib/config/settings.ts";
-import { adminScope, enqueueRunJob, openDatabase } from "../lib/db/index.ts";
+import { enqueueRunJob, openDatabase, unsafeSystemScope } from "../lib/db/index.ts";
 import { QueueWorker } from "../lib/queue/worker.ts";
 import { JobCatalog } from "../lib/queue/catalog.ts";
 import { runJobKind } from "../lib/queue/run-jobs/run-job.ts";
@@ -53,7 +53,7 @@ async function agentry(): Promise<Worker> {
   }
   const queue: QueueSettings = { ...DEFAULT_QUEUE_SETTINGS, durable: true, redis: options.redisUrl };
   const coordination = redisCoordination(options.redisUrl, options.redisPrefix ?? "bench:");
-  const scope = adminScope();
+  const scope = unsafeSystemScope("the benchmark enqueues and reads every job");
   const worker = new QueueWorker({
     db,
     queue,

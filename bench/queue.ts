@@ -22,7 +22,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { redisCoordination } from "../lib/coordination/redis-coordination.ts";
-import { adminScope, enqueueRunJob, openDatabase, type Db } from "../lib/db/index.ts";
+import { enqueueRunJob, openDatabase, unsafeSystemScope, type Db } from "../lib/db/index.ts";
 import { MigrationManager } from "../lib/migrations/migration-manager.ts";
 import { table } from "./report.ts";
 
@@ -37,6 +37,7 @@ if (unknown.length > 0 || args.includes("--help")) {
   console.error(`usage: tsx bench/queue.ts [--jobs=4000] [--workers=1,2,4] [--latency-jobs=200] [--gap-ms=10] [--enqueue-seconds=3] [--enqueue-clients=1,8] [--url=postgresql://…] [--redis=redis://…] [--systems=agentry,graphile-worker,pg-boss] [--keep]`);
   process.exit(2);
 }
+const BENCH_SCOPE = unsafeSystemScope("the benchmark enqueues jobs as the web tier would, with no caller");
 const JOBS = Number(option("jobs") ?? 4000);
 const WORKER_COUNTS = (option("workers") ?? "1,2,4").split(",").map(Number);
 const LATENCY_JOBS = Number(option("latency-jobs") ?? 200);
@@ -188,7 +189,7 @@ async function agentryQueue(): Promise<Queue & { db: Db }> {
       const sessionId = singles.pop()!;
       const runId = `one-${sessionId}`;
       await enqueueRunJob(db, {
-        scope: adminScope(),
+        scope: BENCH_SCOPE,
         run: { runId, sessionId, runType: "agent", agentId: "bench", runData: { run_id: runId, session_id: sessionId } },
         job: { componentType: "agent", componentId: "bench", jobType: "run", payload: { t: stamp() }, stream: false, maxAttempts: 1 },
       });

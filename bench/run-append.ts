@@ -18,7 +18,7 @@ import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, rmSync
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { openDatabase, upsertRun, upsertSession, type Db, type DataScope } from "../lib/db/index.ts";
+import { openDatabase, unsafeSystemScope, upsertRun, upsertSession, type Db, type DataScope } from "../lib/db/index.ts";
 import { MigrationManager } from "../lib/migrations/migration-manager.ts";
 import { fmtBytes, table } from "./report.ts";
 import { prng, sentence } from "./synthetic-text.ts";
@@ -76,7 +76,7 @@ if (optionUrl !== undefined && !isPg(optionUrl)) {
 const url = optionUrl ?? (flag("postgres") ? (envUrl ?? DEFAULT_PG_URL) : flag("sqlite") ? undefined : envUrl);
 const DIALECT: "sqlite" | "postgres" = isPg(url) ? "postgres" : "sqlite";
 
-const ADMIN: DataScope = { kind: "admin" };
+const ADMIN: DataScope = unsafeSystemScope("the benchmark writes and reads back its own rows");
 const V2_TABLE = "bench_v2_sessions";
 const HERE = dirname(fileURLToPath(import.meta.url));
 

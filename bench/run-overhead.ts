@@ -32,7 +32,7 @@ import { startModelServer, type ChatCompletionRequest, type ModelServer, type Sc
 import type { AgentDefinition } from "../lib/config/define.ts";
 import { parseEnv, readEnv } from "../lib/config/env.ts";
 import { resolveSettings, type Settings } from "../lib/config/settings.ts";
-import { addSessionMetrics, getRun, upsertRun, upsertSession, type DataScope, type Db } from "../lib/db/index.ts";
+import { addSessionMetrics, getRun, unsafeSystemScope, upsertRun, upsertSession, type DataScope, type Db } from "../lib/db/index.ts";
 import { appState, getDatabase } from "../lib/server/app-context.ts";
 import { dispatch } from "../lib/http/dispatch.ts";
 import { cachedRoutesFor, serveApi } from "../lib/http/node-server.ts";
@@ -96,7 +96,7 @@ const DIALECT: "sqlite" | "postgres" = isPg(url) ? "postgres" : "sqlite";
 if (!process.env.AGENTRY_LOG_LEVEL) readEnv().AGENTRY_LOG_LEVEL = "warn";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ADMIN: DataScope = { kind: "admin" };
+const ADMIN: DataScope = unsafeSystemScope("the benchmark writes its baseline runs and reads back its own");
 const AGENT_ID = "bench";
 const AGENT_NAME = "Bench Agent";
 const INSTRUCTIONS =

@@ -1,5 +1,5 @@
 import { PermissionError } from "../errors/domain-errors.ts";
-import { adminScope, userScope, type DataScope } from "../db/scope.ts";
+import type { DataScope, ScopeShape } from "../db/scope.ts";
 import { scopeGrants, scopeOverlaps } from "./scope-match.ts";
 
 export type AuthMode = "none" | "security_key" | "jwt";
@@ -53,12 +53,15 @@ export interface DataScopeOptions {
  */
 export function dataScopeFor(principal: Principal, requestedUserId?: string | null, options: DataScopeOptions = {}): DataScope {
   const requested = requestedUserId === undefined || requestedUserId === "" ? undefined : requestedUserId;
-  if (principal.isAdmin) return adminScope(requested);
+  if (principal.isAdmin) return made({ kind: "admin", userId: requested });
   if (!principal.userId) throw new PermissionError(MISSING_IDENTITY);
   // Isolation is the default; a single-tenant install may turn it off and let users name a user.
-  if (principal.isolated === false && options.isolation !== "always") return adminScope(requested ?? principal.userId);
-  return userScope(principal.userId);
+  if (principal.isolated === false && options.isolation !== "always") return made({ kind: "admin", userId: requested ?? principal.userId });
+  return made({ kind: "user", userId: principal.userId });
 }
+
+/** A scope dataScopeFor decided on (the brand of DataScope says who may make one). */
+const made = (shape: ScopeShape): DataScope => shape as DataScope;
 
 /**
  * Whether the principal holds `required` (admins hold everything). `x:*:y` grants `x:<id>:y`;

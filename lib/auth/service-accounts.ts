@@ -1,5 +1,5 @@
 import type { Settings } from "../config/settings.ts";
-import { adminScope, userScope, type DataScope } from "../db/scope.ts";
+import { unsafeSystemScope, type DataScope } from "../db/scope.ts";
 import { LAST_USED_RESOLUTION_SECONDS, touchLastUsed, unsafeFindServiceAccountByTokenHash, type StoredServiceAccount } from "../db/service-accounts/service-accounts.ts";
 import { unsafeSessionUser } from "../db/users/users.ts";
 import { getDatabase } from "../server/app-context.ts";
@@ -35,7 +35,7 @@ export function serviceAccountPrincipal(account: StoredServiceAccount): Principa
 
 /** The scope of the account's owner (an admin-created account may have none). */
 function ownerScope(account: StoredServiceAccount): DataScope {
-  return account.user_id === null ? adminScope(null) : userScope(account.user_id);
+  return unsafeSystemScope("recording a token's use while authenticating it: there is no principal yet", { actingAs: account.user_id });
 }
 
 /**

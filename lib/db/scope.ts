@@ -1,3 +1,10 @@
+/** The two shapes of a scope (see DataScope). */
+export type ScopeShape =
+  | { readonly kind: "user"; readonly userId: string }
+  | { readonly kind: "admin"; readonly userId?: string | null };
+
+declare const madeBy: unique symbol;
+
 /**
  * Whose data a call may touch. Built from the request's principal by lib/auth, never from a
  * user id the request names on its own.
@@ -5,10 +12,12 @@
  *   allows); writes are always stamped with its id.
  * - `admin`: may name a user (`userId`) to act on that user's rows, or `null` for the shared
  *   (owner-less) rows; with `userId` undefined it sees everyone's.
+ * Only two functions make one: `dataScopeFor(principal, …)` (lib/auth/principal.ts) and
+ * `unsafeSystemScope(reason, …)` below, for code with no principal. The type carries a brand no
+ * other module can name, so an object literal is not a DataScope; `as DataScope` appears in those
+ * two files only (test/auth/scope-construction.test.ts checks).
  */
-export type DataScope =
-  | { readonly kind: "user"; readonly userId: string }
-  | { readonly kind: "admin"; readonly userId?: string | null };
+export type DataScope = ScopeShape & { readonly [madeBy]: "dataScopeFor or unsafeSystemScope" };
 
 /**
  * The escape hatch for code that runs with no principal (the worker, the scheduler, migrations,
@@ -22,15 +31,10 @@ export type DataScope =
  */
 export function unsafeSystemScope(reason: string, options: { actingAs?: string | null } = {}): DataScope {
   void reason;
-  if (options.actingAs === undefined) return { kind: "admin" };
-  if (options.actingAs === null) return { kind: "admin", userId: null };
-  return { kind: "user", userId: options.actingAs };
+  const shape: ScopeShape =
+    options.actingAs === undefined ? { kind: "admin" } : options.actingAs === null ? { kind: "admin", userId: null } : { kind: "user", userId: options.actingAs };
+  return shape as DataScope;
 }
-
-/** @deprecated Use `dataScopeFor(principal)` (lib/auth/principal.ts) or `unsafeSystemScope(reason)`. */
-export const adminScope = (userId?: string | null): DataScope => ({ kind: "admin", userId });
-/** @deprecated Use `dataScopeFor(principal)` or `unsafeSystemScope(reason, { actingAs: userId })`. */
-export const userScope = (userId: string): DataScope => ({ kind: "user", userId });
 
 export class ScopeError extends Error {
   override readonly name = "ScopeError";

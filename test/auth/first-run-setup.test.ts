@@ -4,6 +4,7 @@ import { checkCredentials } from "@/lib/auth/dashboard/credentials.ts";
 import { listUsers } from "@/lib/db/users/users.ts";
 import { DIALECTS, openMigrated, type TestDb } from "../support/databases.ts";
 import { PASSWORD } from "./dashboard-support.ts";
+import { adminScope } from "../support/scopes.ts";
 
 describe.each(DIALECTS)("first-run setup on $name", (dialect) => {
   describe.skipIf(dialect.skipReason !== null)(dialect.name, () => {
@@ -30,7 +31,7 @@ describe.each(DIALECTS)("first-run setup on $name", (dialect) => {
         ok: false,
         error: "Setup is already complete. Sign in instead.",
       });
-      expect((await listUsers(db, { scope: { kind: "admin" } })).map((u) => u.email)).toEqual(["first@example.test"]);
+      expect((await listUsers(db, { scope: adminScope() })).map((u) => u.email)).toEqual(["first@example.test"]);
     });
 
     it("two setups at once create exactly one admin", async () => {
@@ -38,7 +39,7 @@ describe.each(DIALECTS)("first-run setup on $name", (dialect) => {
         ["a", "b", "c"].map((who) => setupFirstAdmin(db, { email: `${who}@example.test`, name: who, password: PASSWORD })),
       );
       expect(results.filter((r) => r.ok)).toHaveLength(1);
-      expect(await listUsers(db, { scope: { kind: "admin" } })).toHaveLength(1);
+      expect(await listUsers(db, { scope: adminScope() })).toHaveLength(1);
     });
 
     it("refuses a bad email or a short password without creating anyone", async () => {

@@ -6,7 +6,7 @@ import { SignJWT, UnsecuredJWT, exportJWK, exportSPKI, generateKeyPair, type JWK
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { verifyJwtPrincipal } from "@/lib/auth/jwt.ts";
 import { MISSING_IDENTITY } from "@/lib/auth/principal.ts";
-import { adminScope, getSessionRow, type Db } from "@/lib/db/index.ts";
+import { getSessionRow, type Db } from "@/lib/db/index.ts";
 import { HttpError } from "@/lib/errors/http-error.ts";
 import { dispatch } from "@/lib/http/dispatch.ts";
 import { ROUTES } from "@/lib/http/route-table.ts";
@@ -14,6 +14,7 @@ import { agnoRun, seedSession, uid } from "../support/agno-runs.ts";
 import { sqliteDialect } from "../support/databases.ts";
 import { testSettings } from "../support/settings.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { adminScope } from "../support/scopes.ts";
 
 type KeyPair = Awaited<ReturnType<typeof generateKeyPair>>;
 const now = () => Math.floor(Date.now() / 1000);

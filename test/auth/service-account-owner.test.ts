@@ -2,13 +2,13 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authenticateServiceAccount } from "@/lib/auth/service-accounts.ts";
 import { mintServiceAccountToken } from "@/lib/auth/service-account-tokens.ts";
-import { adminScope, userScope } from "@/lib/db/scope.ts";
 import { createServiceAccount } from "@/lib/db/service-accounts/service-accounts.ts";
 import { setUserDisabled } from "@/lib/db/users/user-writes.ts";
 import { HttpError } from "@/lib/errors/http-error.ts";
 import { sqliteDialect } from "../support/databases.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { createUser } from "./dashboard-support.ts";
+import { adminScope, userScope } from "../support/scopes.ts";
 
 describe("a service account never outlives its owner's access", () => {
   let app: TestApp;

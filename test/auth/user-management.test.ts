@@ -14,6 +14,7 @@ import { DIALECTS, openMigrated, type TestDb } from "../support/databases.ts";
 import { testSettings } from "../support/settings.ts";
 import { PASSWORD, createUser, tokenOf, uniqueEmail } from "./dashboard-support.ts";
 import { ACTION_ORIGIN, formOf } from "../support/dashboard-actions.ts";
+import { adminScope, userScope } from "../support/scopes.ts";
 
 const settings = testSettings();
 
@@ -43,9 +44,9 @@ describe.each(DIALECTS)("user management on $name", (dialect) => {
         ["passwordResetLink", () => passwordResetLink(db, { principal: member, userId: other.id, origin: ACTION_ORIGIN })],
         ["withdrawInvite", () => withdrawInvite(db, { principal: member, inviteId: "any" })],
         ["endSessions of another", () => endSessions(db, { principal: member, userId: other.id })],
-        ["listUsers (lib/db)", () => listUsers(db, { scope: { kind: "user", userId: memberId } })],
-        ["setUserRole (lib/db)", () => setUserRole(db, { scope: { kind: "user", userId: memberId }, userId: memberId, role: "admin" })],
-        ["setUserDisabled (lib/db)", () => setUserDisabled(db, { scope: { kind: "user", userId: memberId }, userId: other.id, disabled: true })],
+        ["listUsers (lib/db)", () => listUsers(db, { scope: userScope(memberId) })],
+        ["setUserRole (lib/db)", () => setUserRole(db, { scope: userScope(memberId), userId: memberId, role: "admin" })],
+        ["setUserDisabled (lib/db)", () => setUserDisabled(db, { scope: userScope(memberId), userId: other.id, disabled: true })],
       ];
       for (const [name, attempt] of attempts) {
         const error = await attempt().then(() => null, (e: unknown) => e);
@@ -53,11 +54,11 @@ describe.each(DIALECTS)("user management on $name", (dialect) => {
         expect(errorResponse(error).status, name).toBe(403);
       }
       // Nothing changed.
-      expect(await getUser(db, { scope: { kind: "admin" }, userId: memberId })).toMatchObject({ role: "member" });
-      expect(await getUser(db, { scope: { kind: "admin" }, userId: other.id })).toMatchObject({ disabledAt: null });
+      expect(await getUser(db, { scope: adminScope(), userId: memberId })).toMatchObject({ role: "member" });
+      expect(await getUser(db, { scope: adminScope(), userId: other.id })).toMatchObject({ disabledAt: null });
       // A member reads only itself.
-      expect(await getUser(db, { scope: { kind: "user", userId: memberId }, userId: other.id })).toBeNull();
-      expect(await getUser(db, { scope: { kind: "user", userId: memberId }, userId: memberId })).toMatchObject({ id: memberId });
+      expect(await getUser(db, { scope: userScope(memberId), userId: other.id })).toBeNull();
+      expect(await getUser(db, { scope: userScope(memberId), userId: memberId })).toMatchObject({ id: memberId });
     });
 
     it("every admin server action refuses a member (403) and an anonymous caller (401), changing nothing", async () => {
@@ -73,8 +74,8 @@ describe.each(DIALECTS)("user management on $name", (dialect) => {
         expect(await action.run({ principal: member, formData: formOf(fields), db, settings, origin: ACTION_ORIGIN }), action.name).toMatchObject({ ok: false, status: 403 });
         expect(await action.run({ principal: null, formData: formOf(fields), db, settings, origin: ACTION_ORIGIN }), action.name).toMatchObject({ ok: false, status: 401 });
       }
-      expect(await getUser(db, { scope: { kind: "admin" }, userId: memberId })).toMatchObject({ role: "member" });
-      expect(await getUser(db, { scope: { kind: "admin" }, userId: other.id })).toMatchObject({ disabledAt: null });
+      expect(await getUser(db, { scope: adminScope(), userId: memberId })).toMatchObject({ role: "member" });
+      expect(await getUser(db, { scope: adminScope(), userId: other.id })).toMatchObject({ disabledAt: null });
       expect((await listUsersFor(db, admin)).invites.map((i) => i.email)).not.toContain(calls[0][1].email);
     });
 
@@ -137,11 +138,11 @@ describe.each(DIALECTS)("user management on $name", (dialect) => {
 
     it("a member may update only itself", async () => {
       const other = await createUser(db);
-      const self = { kind: "user" as const, userId: memberId };
+      const self = userScope(memberId);
       expect(await updateUserName(db, { scope: self, userId: memberId, name: "Renamed" })).toMatchObject({ name: "Renamed" });
       await expect(updateUserName(db, { scope: self, userId: other.id, name: "Hijacked" })).rejects.toBeInstanceOf(PermissionError);
       await expect(bumpSessionVersion(db, { scope: self, userId: other.id })).rejects.toBeInstanceOf(PermissionError);
-      expect(await getUser(db, { scope: { kind: "admin" }, userId: other.id })).toMatchObject({ name: "Test", sessionVersion: other.sessionVersion });
+      expect(await getUser(db, { scope: adminScope(), userId: other.id })).toMatchObject({ name: "Test", sessionVersion: other.sessionVersion });
       await bumpSessionVersion(db, { scope: self, userId: memberId });
     });
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { defineAgent } from "@/lib/config/define.ts";
 import type { Db } from "@/lib/db/open-database.ts";
-import { userScope } from "@/lib/db/scope.ts";
 import { queueEventStream } from "@/lib/http/dashboard/queue-stream.ts";
 import { testSettings } from "../support/settings.ts";
+import { userScope } from "../support/scopes.ts";
 
 const durable = testSettings({ env: { AGENTRY_QUEUE_DURABLE: "true" }, file: { agents: [defineAgent({ id: "assistant", name: "Assistant", model: null })] } });
 

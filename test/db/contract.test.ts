@@ -23,6 +23,7 @@ import { ConflictError, NotFoundError, PaginationError } from "@/lib/errors/doma
 import { LATEST_VERSION } from "@/lib/migrations/types.ts";
 import { DIALECTS, useMigratedDb, type TestDb } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";
+import { adminScope, userScope } from "../support/scopes.ts";
 
 let seq = 0;
 const uid = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;
@@ -153,7 +154,7 @@ describe.each(DIALECTS)("storage contract on $name", (dialect) => {
 
     it("lists, filters by name and type, and pages", async () => {
       const tag = uid("name");
-      const scope = { kind: "user", userId: uid("lister") } as const;
+      const scope = userScope(uid("lister"));
       for (let i = 0; i < 5; i++) await newSession(db, scope, { sessionData: { session_name: `${tag} #${i}` } });
       await newSession(db, scope, { sessionType: "team", agentId: null, teamId: "squad" });
       const all = await listSessions(db, { scope });
@@ -197,7 +198,7 @@ describe.each(DIALECTS)("storage contract on $name", (dialect) => {
 
   describe.skipIf(dialect.skipReason !== null)("memories", () => {
     it("creates, reads, lists by topic and search, and deletes", async () => {
-      const scope = { kind: "user", userId: uid("mem") } as const;
+      const scope = userScope(uid("mem"));
       const m1 = await upsertMemory(db, { scope, memory: { memory: "Likes green tea", topics: ["drinks"] } });
       await upsertMemory(db, { scope, memory: { memory: "Lives in Lisbon", topics: ["places"] } });
       expect((await getMemory(db, { scope, memoryId: m1.memory_id }))?.memory).toBe("Likes green tea");
@@ -233,7 +234,7 @@ describe.each(DIALECTS)("storage contract on $name", (dialect) => {
       await unsafeUpsertDailyMetrics(db, { ...base, user_id: principals.userA, date, agent_runs_count: 3, token_metrics: { total_tokens: 12 }, model_metrics: [{ model_id: "m", model_provider: "p", count: 3 }] });
       const mine = await getMetrics(db, { scope: scopes.a, startingDate: date, endingDate: date });
       expect(mine.map((m) => [m.user_id, m.agent_runs_count, m.token_metrics.total_tokens])).toEqual([[principals.userA, 3, 12]]);
-      const shared = await getMetrics(db, { scope: { kind: "admin", userId: null }, startingDate: date, endingDate: date });
+      const shared = await getMetrics(db, { scope: adminScope(null), startingDate: date, endingDate: date });
       expect(shared.map((m) => m.user_id)).toEqual([null]);
       const all = await getMetrics(db, { scope: scopes.admin, startingDate: date, endingDate: date });
       expect(all.length).toBe(1);

@@ -7,10 +7,10 @@ import { COUNT_CAP } from "@/lib/db/keyset.ts";
 import { listRunSummaries, type ListRunSummariesOptions } from "@/lib/db/runs/run-list.ts";
 import { listSessionSummaries } from "@/lib/db/sessions/session-list.ts";
 import { updateSession } from "@/lib/db/sessions/session-writes.ts";
-import { adminScope } from "@/lib/db/scope.ts";
 import { agnoRun, seedSession, uid } from "../support/agno-runs.ts";
 import { DIALECTS, useMigratedDb, type TestDb } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";
+import { adminScope } from "../support/scopes.ts";
 
 const T0 = 1_800_000_000;
 

@@ -3,7 +3,6 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import {
-  adminScope,
   cancelJob,
   requestJobCancel,
   claimJobs,
@@ -35,6 +34,7 @@ import { ConflictError, NotFoundError, PaginationError, PermissionError, QueueFu
 import { DIALECTS, openMigrated, type TestDb, type TestDialect } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";
 import { RUN_JOBS } from "@/test/support/run-jobs.ts";
+import { adminScope } from "../support/scopes.ts";
 
 let seq = 0;
 const uid = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`;

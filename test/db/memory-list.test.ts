@@ -3,10 +3,10 @@ import { dataScopeFor } from "@/lib/auth/principal.ts";
 import { PaginationError } from "@/lib/errors/domain-errors.ts";
 import { listMemoryPage, type ListMemoryPageOptions } from "@/lib/db/memories/memory-list.ts";
 import { upsertMemory } from "@/lib/db/memories/memories.ts";
-import { adminScope } from "@/lib/db/scope.ts";
 import { uid } from "../support/agno-runs.ts";
 import { DIALECTS, useMigratedDb, type TestDb } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";
+import { adminScope } from "../support/scopes.ts";
 
 const T0 = 1_800_000_000;
 

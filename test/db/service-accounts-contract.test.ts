@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
-  adminScope,
   createServiceAccount,
   getServiceAccount,
   listServiceAccounts,
@@ -14,6 +13,7 @@ import { ConflictError } from "@/lib/errors/domain-errors.ts";
 import { uid } from "../support/agno-runs.ts";
 import { DIALECTS, useMigratedDb, type TestDb } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";
+import { adminScope } from "../support/scopes.ts";
 
 const T0 = 1_750_000_000;
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  adminScope,
   createSession,
   getRuns,
   getSessionRow,
@@ -17,6 +16,7 @@ import { listMemoryPage } from "@/lib/db/memories/memory-list.ts";
 import { agnoRun, seedSession, uid } from "../support/agno-runs.ts";
 import { DIALECTS, useMigratedDb, type TestDb } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";
+import { adminScope } from "../support/scopes.ts";
 
 const T0 = 1_750_000_000;
 

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { principalForUser } from "@/lib/auth/dashboard/user-principal.ts";
 import type { Principal } from "@/lib/auth/principal.ts";
 import { stampSchemaVersion } from "@/lib/db/schema-versions/schema-versions.ts";
-import { adminScope } from "@/lib/db/scope.ts";
 import { createServiceAccount, getServiceAccount, listServiceAccounts } from "@/lib/db/service-accounts/service-accounts.ts";
 import type { DashboardAction } from "@/lib/http/dashboard/action.ts";
 import { migrateDatabaseAction, type MigrateState } from "@/lib/http/dashboard/database-actions.ts";
@@ -17,6 +16,7 @@ import { createUser } from "../auth/dashboard-support.ts";
 import { DIALECTS, openMigrated, type TestDb } from "../support/databases.ts";
 import { testSettings } from "../support/settings.ts";
 import { ACTION_ORIGIN, formOf } from "../support/dashboard-actions.ts";
+import { adminScope, userScope } from "../support/scopes.ts";
 
 const settings = testSettings();
 const DAY = 86_400;
@@ -128,7 +128,7 @@ describe.each(DIALECTS)("the admin console's actions on $name", (dialect) => {
 
       it("an account a member created through the API is listed and revoked by the admin's console like any other", async () => {
         const theirs = await createServiceAccount(db, {
-          scope: { kind: "user", userId: member.userId! },
+          scope: userScope(member.userId!),
           account: { id: uid("sa"), name: uid("members"), tokenHash: uid("hash"), tokenPrefix: "agno_pat_test", scopes: [{ scope: "agents:read", effect: "allow" }], expiresAt: null, createdBy: member.userId },
         });
         expect(await run(db, revokeServiceAccountAction, admin, { accountId: theirs.id })).toMatchObject({ ok: true });

@@ -3,13 +3,13 @@ import { principalForUser } from "@/lib/auth/dashboard/user-principal.ts";
 import { dataScopeFor, type Principal } from "@/lib/auth/principal.ts";
 import { listMemoryPage } from "@/lib/db/memories/memory-list.ts";
 import { getMemory, upsertMemory } from "@/lib/db/memories/memories.ts";
-import { adminScope } from "@/lib/db/scope.ts";
 import type { DashboardAction } from "@/lib/http/dashboard/action.ts";
 import { createMemoryAction, deleteMemoryAction, updateMemoryAction } from "@/lib/http/dashboard/memory-actions.ts";
 import { createUser } from "../auth/dashboard-support.ts";
 import { DIALECTS, openMigrated, type TestDb } from "../support/databases.ts";
 import { testSettings } from "../support/settings.ts";
 import { ACTION_ORIGIN, formOf } from "../support/dashboard-actions.ts";
+import { adminScope } from "../support/scopes.ts";
 
 const settings = testSettings();
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { adminScope, enqueueRunJob, type Db } from "@/lib/db/index.ts";
+import { enqueueRunJob, type Db } from "@/lib/db/index.ts";
 import { buildOpenApi } from "@/lib/http/openapi.ts";
 import { nullsOmittedSchema, omitNullFields } from "@/lib/http/omit-nulls.ts";
 import { ROUTES } from "@/lib/http/route-table.ts";
@@ -8,6 +8,7 @@ import { wireResponseSchema, type AnyRoute } from "@/lib/http/route.ts";
 import { agnoRun, seedSession, uid } from "../support/agno-runs.ts";
 import { sqliteDialect } from "../support/databases.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { adminScope } from "../support/scopes.ts";
 
 /**
  * The null-field rule, route by route. Agno declares `response_model_exclude_none=True` on some

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminScope, upsertMemory, userScope } from "@/lib/db/index.ts";
+import { upsertMemory } from "@/lib/db/index.ts";
 import { MemoryListSchema, MemoryTopicsSchema, UserMemorySchema, UserStatsListSchema } from "@/lib/http/schemas/memories.ts";
 import { uid } from "../support/agno-runs.ts";
 import { openApiSuite, withScopes } from "../support/api.ts";
 import { mintPrincipals } from "../support/principals.ts";
+import { adminScope, userScope } from "../support/scopes.ts";
 
 const MEMORY_SCOPES = ["memories:read", "memories:write", "memories:delete"];
 let suite: Awaited<ReturnType<typeof openApiSuite>>;

@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { getSession, openDatabase, adminScope } from "@/lib/db/index.ts";
+import { getSession, openDatabase } from "@/lib/db/index.ts";
 import { MigrationRequiredError } from "@/lib/errors/domain-errors.ts";
 import { getDatabase } from "@/lib/server/app-context.ts";
 import { errorResponse } from "@/lib/http/errors.ts";
 import { createSeededAgnoV2 } from "../fixtures/agno-v2.ts";
 import { testSettings } from "../support/settings.ts";
+import { adminScope } from "../support/scopes.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "agentry-oldschema-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

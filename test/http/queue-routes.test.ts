@@ -2,7 +2,6 @@ import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import type { Principal } from "@/lib/auth/principal.ts";
 import {
-  adminScope,
   cancelJob,
   claimJobs,
   completeJob,
@@ -26,6 +25,7 @@ import { DIALECTS, sqliteDialect, type TestDialect } from "../support/databases.
 import { mintPrincipals } from "../support/principals.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { RUN_JOBS } from "@/test/support/run-jobs.ts";
+import { adminScope } from "../support/scopes.ts";
 
 /**
  * The /queue operations API over real databases. No worker runs (AGENTRY_EMBEDDED_WORKER=false):

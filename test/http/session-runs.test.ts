@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminScope } from "@/lib/db/index.ts";
 import { nullsOmittedSchema } from "@/lib/http/omit-nulls.ts";
 import { RunSchema, SessionRunsSchema, TeamRunSchema, WorkflowRunSchema } from "@/lib/http/schemas/sessions.ts";
 import { agnoRun, seedSession } from "../support/agno-runs.ts";
 import { openApiSuite } from "../support/api.ts";
+import { adminScope } from "../support/scopes.ts";
 
 let suite: Awaited<ReturnType<typeof openApiSuite>>;
 beforeAll(async () => {

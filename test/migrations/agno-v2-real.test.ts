@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  adminScope,
   addSessionMetrics,
   createSession,
   deleteRuns,
@@ -22,6 +21,7 @@ import { MigrationManager } from "@/lib/migrations/migration-manager.ts";
 import { agnoSessionReader, createRealAgnoV2, pythonJsonDumps, type RealV2Seed, type RealV2Session } from "../fixtures/agno-v2-real.ts";
 import { DIALECTS, type TestDialect } from "../support/databases.ts";
 import { cliAgentry, withApi, withFreshDb } from "./helpers.ts";
+import { adminScope } from "../support/scopes.ts";
 
 const admin = adminScope();
 const SESSION_COLUMNS = ["session_data", "agent_data", "team_data", "workflow_data", "metadata", "summary", "runs"] as const;

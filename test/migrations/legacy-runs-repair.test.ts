@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LegacyCleanupRefusedError, adminScope, cleanupLegacyRunsColumn, getRun, upsertRun, userScope, type RunInput } from "@/lib/db/index.ts";
+import { LegacyCleanupRefusedError, cleanupLegacyRunsColumn, getRun, upsertRun, type RunInput } from "@/lib/db/index.ts";
 import { canonicalJson, parseJson } from "@/lib/db/json.ts";
 import type { Db } from "@/lib/db/open-database.ts";
 import { listRunSummaries } from "@/lib/db/runs/run-list.ts";
@@ -9,6 +9,7 @@ import { LEGACY_RUNS_CHECKED } from "@/lib/migrations/steps/legacy-runs-repair.t
 import { createRealAgnoV2, type RealV2Seed } from "../fixtures/agno-v2-real.ts";
 import { DIALECTS, type TestDialect } from "../support/databases.ts";
 import { cliAgentry, withApi, withFreshDb } from "./helpers.ts";
+import { adminScope, userScope } from "../support/scopes.ts";
 
 const admin = adminScope();
 type Dict = Record<string, unknown>;

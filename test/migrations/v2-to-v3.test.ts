@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { adminScope, deleteRuns, getSession, readSchemaVersions, upsertRun } from "@/lib/db/index.ts";
+import { deleteRuns, getSession, readSchemaVersions, upsertRun } from "@/lib/db/index.ts";
 import { canonicalJson, parseJson } from "@/lib/db/json.ts";
 import type { Db } from "@/lib/db/open-database.ts";
 import { LegacyCleanupRefusedError, cleanupLegacyRunsColumn, hasLegacyRunsColumn } from "@/lib/db/sessions/legacy-runs.ts";
@@ -14,6 +14,7 @@ import { LATEST_VERSION, MigrationError } from "@/lib/migrations/types.ts";
 import { createSeededAgnoV2, type AgnoV2Seed, type AgnoV2Shape, type SeedOptions, type stampAgnoV2Versions } from "../fixtures/agno-v2.ts";
 import { DIALECTS } from "../support/databases.ts";
 import { ALL_TABLES, hasUniqueOn, rowCounts, uniqueKeys, v3ShapeProblems, withFreshDb } from "./helpers.ts";
+import { adminScope } from "../support/scopes.ts";
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 const digest = (value: unknown) => sha256(canonicalJson(value));

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminScope, getRun } from "@/lib/db/index.ts";
+import { getRun } from "@/lib/db/index.ts";
 import { backgroundLoad } from "@/lib/runs/background.ts";
 import { deferred, startModelServer, type Deferred, type ModelServer } from "../../e2e/fixtures/model-server.ts";
 import { sqliteDialect } from "../support/databases.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { adminScope } from "../support/scopes.ts";
 
 type Json = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminScope, getJob, getRun, requestJobCancel, transitionRunStatus, type Db } from "@/lib/db/index.ts";
+import { getJob, getRun, requestJobCancel, transitionRunStatus, type Db } from "@/lib/db/index.ts";
 import { agentJobExecutor } from "@/lib/queue/run-jobs/agent-job.ts";
 import { QueueWorker } from "@/lib/queue/worker.ts";
 import { requestCancel } from "@/lib/runtime/run-registry.ts";
@@ -10,6 +10,7 @@ import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { until } from "../support/until.ts";
 import { afterTool, gatedModel, lastUserText, lockSession } from "./cancel-support.ts";
 import { RUN_JOBS, runCatalog } from "@/test/support/run-jobs.ts";
+import { adminScope } from "../support/scopes.ts";
 
 /**
  * A cancel recorded in the database ends a run CANCELLED when the run is not a worker's: a paused

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
   abandonJob,
-  adminScope,
   claimJobs,
   enqueueRunJob,
   failJob,
@@ -15,6 +14,7 @@ import {
 } from "@/lib/db/index.ts";
 import { DIALECTS, openMigrated, type TestDialect } from "../support/databases.ts";
 import { RUN_JOBS } from "@/test/support/run-jobs.ts";
+import { adminScope } from "../support/scopes.ts";
 
 /**
  * A job the queue gives up on — an attempt that outlived its timeout and ignores its abort, a

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminScope, getJob, getRun, requestJobCancel, type Db } from "@/lib/db/index.ts";
+import { getJob, getRun, requestJobCancel, type Db } from "@/lib/db/index.ts";
 import { agentJobExecutor } from "@/lib/queue/run-jobs/agent-job.ts";
 import { QueueWorker, type JobContext } from "@/lib/queue/worker.ts";
 import { getLiveRun, requestCancel } from "@/lib/runtime/run-registry.ts";
@@ -10,6 +10,7 @@ import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { until } from "../support/until.ts";
 import { afterTool, gatedModel, lastUserText, lockSession } from "./cancel-support.ts";
 import { RUN_JOBS, runCatalog } from "@/test/support/run-jobs.ts";
+import { adminScope } from "../support/scopes.ts";
 
 /**
  * A cancel the API accepted ends the run CANCELLED whenever it lands between submit and the run's

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminScope, getJob, getRun } from "@/lib/db/index.ts";
+import { getJob, getRun } from "@/lib/db/index.ts";
 import { prng } from "../../bench/synthetic-text.ts";
 import { deferred, startModelServer, type Deferred, type ModelServer, type ScriptStep } from "../../e2e/fixtures/model-server.ts";
 import { postgresDialect } from "../support/databases.ts";
@@ -8,6 +8,7 @@ import { redisSkipReason } from "../support/redis.ts";
 import { until } from "../support/until.ts";
 import { afterTool, lastUserText } from "./cancel-support.ts";
 import { processDeployment } from "./process-deployment.ts";
+import { adminScope } from "../support/scopes.ts";
 
 /**
  * Cancels racing runs across real processes: background runs submitted on web replica A, each

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "@/lib/auth/principal.ts";
-import { adminScope, getJob, getRun, listJobs, queueStats, type Db } from "@/lib/db/index.ts";
+import { getJob, getRun, listJobs, queueStats, type Db } from "@/lib/db/index.ts";
 import { clearCancel } from "@/lib/runtime/run-registry.ts";
 import { deferred, messageText, startModelServer, type Deferred, type ModelServer, type ScriptStep } from "../../e2e/fixtures/model-server.ts";
 import { DIALECTS, type TestDialect } from "../support/databases.ts";
 import { readSse, startTestApp, type TestApp } from "../support/test-app.ts";
 import { until } from "../support/until.ts";
+import { adminScope } from "../support/scopes.ts";
 
 /**
  * Durable background runs through the API, with the embedded worker of a real database (SQLite

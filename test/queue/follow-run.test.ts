@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { RedisCoordination } from "@/lib/coordination/redis-coordination.ts";
 import { followRun } from "@/lib/coordination/follow-run.ts";
-import { adminScope, upsertRun, upsertSession } from "@/lib/db/index.ts";
+import { upsertRun, upsertSession } from "@/lib/db/index.ts";
 import type { RunEvent } from "@/lib/runtime/events.ts";
 import { openMigrated, sqliteDialect } from "../support/databases.ts";
 import { openTestRedis, redisSkipReason, redisUrl } from "../support/redis.ts";
+import { adminScope } from "../support/scopes.ts";
 
 /** Tailing a durable run from Redis with the database as the truth behind it (real Redis, real SQLite). */
 describe.skipIf(redisSkipReason !== null)("followRun", () => {

@@ -1,12 +1,13 @@
 import { spawn, spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminScope, getJob, getRun } from "@/lib/db/index.ts";
+import { getJob, getRun } from "@/lib/db/index.ts";
 import { deferred, messageText, startModelServer, type Deferred, type ModelServer, type ScriptStep } from "../../e2e/fixtures/model-server.ts";
 import { postgresDialect } from "../support/databases.ts";
 import { freePort, type Spawned } from "../support/processes.ts";
 import { redisSkipReason } from "../support/redis.ts";
 import { processDeployment as deployment } from "./process-deployment.ts";
 import { until as poll } from "../support/until.ts";
+import { adminScope } from "../support/scopes.ts";
 
 const until = (what: string, check: () => Promise<boolean>, timeoutMs = 30_000) => poll(what, check, timeoutMs, 50);
 

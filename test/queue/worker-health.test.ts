@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_QUEUE_SETTINGS, type QueueSettings } from "@/lib/config/settings.ts";
-import { adminScope, enqueueRunJob, getRun, upsertSession } from "@/lib/db/index.ts";
+import { enqueueRunJob, getRun, upsertSession } from "@/lib/db/index.ts";
 import { QueueWorker } from "@/lib/queue/worker.ts";
 import { serveWorkerHealth } from "@/lib/queue/worker-health.ts";
 import { DIALECTS, openMigrated, type TestDialect } from "../support/databases.ts";
 import { runCatalog } from "@/test/support/run-jobs.ts";
+import { adminScope } from "../support/scopes.ts";
 
 /** A standalone worker's GET /health over real HTTP, against a real database. */
 describe.each(DIALECTS)("worker health on $name", (dialect: TestDialect) => {

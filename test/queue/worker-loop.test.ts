@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_QUEUE_SETTINGS, type QueueSettings } from "@/lib/config/settings.ts";
-import { adminScope, enqueueRunJob, getJob, getRun, requestJobCancel, unsafeSweepExpiredLeases, upsertSession, type Db } from "@/lib/db/index.ts";
+import { enqueueRunJob, getJob, getRun, requestJobCancel, unsafeSweepExpiredLeases, upsertSession, type Db } from "@/lib/db/index.ts";
 import { LeaseLostError } from "@/lib/runtime/run-writer.ts";
 import { QueueWorker, type JobContext } from "@/lib/queue/worker.ts";
 import { DIALECTS, openMigrated, type TestDialect } from "../support/databases.ts";
 import { until as poll } from "../support/until.ts";
 import { RUN_JOBS, runCatalog } from "@/test/support/run-jobs.ts";
 import type { RunJobContext } from "@/lib/queue/run-jobs/run-job.ts";
+import { adminScope } from "../support/scopes.ts";
 
 const until = (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 15_000) => poll(what, check, timeoutMs, 20);
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Principal } from "@/lib/auth/principal.ts";
-import { adminScope, getRun, listMemories, userScope } from "@/lib/db/index.ts";
+import { getRun, listMemories } from "@/lib/db/index.ts";
 import { startAgentRun } from "@/lib/runtime/agent-run.ts";
 import { findAgent } from "@/lib/runtime/agents.ts";
 import { requestCancel } from "@/lib/runtime/run-registry.ts";
@@ -9,6 +9,7 @@ import { defineTool } from "@/lib/runtime/tools/types.ts";
 import { deferred, messageText, startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
 import { sqliteDialect } from "../support/databases.ts";
 import { readSse, startTestApp, type TestApp } from "../support/test-app.ts";
+import { adminScope, userScope } from "../support/scopes.ts";
 
 type Json = Record<string, unknown>;
 

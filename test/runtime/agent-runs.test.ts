@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { AgentDefinition } from "@/lib/config/define.ts";
-import { getRun, getSession, adminScope } from "@/lib/db/index.ts";
+import { getRun, getSession } from "@/lib/db/index.ts";
 import { defineTool } from "@/lib/runtime/tools/types.ts";
 import { deferred, startModelServer, messageText, type ModelServer } from "../../e2e/fixtures/model-server.ts";
 import { DIALECTS, sqliteDialect } from "../support/databases.ts";
 import { readSse, startTestApp, type TestApp } from "../support/test-app.ts";
 import { humanInTheLoopTools } from "./human-tools.ts";
+import { adminScope } from "../support/scopes.ts";
 
 type Json = Record<string, unknown>;
 

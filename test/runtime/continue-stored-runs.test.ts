@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminScope, transitionRunStatus } from "@/lib/db/index.ts";
+import { transitionRunStatus } from "@/lib/db/index.ts";
 import { findAgent } from "@/lib/runtime/agents.ts";
 import { continueAgentRun } from "@/lib/runtime/continue-run.ts";
 import { messageText, startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
@@ -7,6 +7,7 @@ import { pythonJsonDumps } from "../fixtures/python-json.ts";
 import { DIALECTS } from "../support/databases.ts";
 import { readSse, startTestApp, type TestApp } from "../support/test-app.ts";
 import { humanInTheLoopTools } from "./human-tools.ts";
+import { adminScope } from "../support/scopes.ts";
 
 /**
  * Continuing paused runs as other writers stored them (written with raw SQL and Python's

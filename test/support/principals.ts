@@ -1,5 +1,6 @@
-import { adminScope, userScope, type DataScope } from "@/lib/db/scope.ts";
+import type { DataScope } from "@/lib/db/scope.ts";
 import type { Principal } from "@/lib/auth/principal.ts";
+import { adminScope, userScope } from "./scopes.ts";
 
 /**
  * Principals for isolation tests: an admin, and two users who must never see each other's data.

@@ -1,6 +1,6 @@
 import type { Db } from "../../db/open-database.ts";
 import { PermissionError } from "../../errors/domain-errors.ts";
-import { adminScope, type DataScope } from "../../db/scope.ts";
+import type { DataScope } from "../../db/scope.ts";
 import { bumpSessionVersion, setUserDisabled, setUserRole } from "../../db/users/user-writes.ts";
 import {
   createInviteToken,
@@ -10,7 +10,7 @@ import {
   type PendingInvite,
 } from "../../db/users/user-tokens.ts";
 import { listUsers, type DashboardUser, type UserRole } from "../../db/users/users.ts";
-import type { Principal } from "../principal.ts";
+import { dataScopeFor, type Principal } from "../principal.ts";
 import { INVITE_TTL_SECONDS, PASSWORD_RESET_TTL_SECONDS, newOneTimeToken } from "./one-time-token.ts";
 
 /**
@@ -18,11 +18,13 @@ import { INVITE_TTL_SECONDS, PASSWORD_RESET_TTL_SECONDS, newOneTimeToken } from 
  * anyone but an admin (PermissionError), whatever calls it: a route, a server action or a test.
  */
 
-/** The management scope of a principal: admins act as admins, anyone else only as itself. */
+/**
+ * The management scope of a principal: admins act as admins, anyone else only as itself, whatever
+ * the isolation switch says.
+ */
 function scopeOf(principal: Principal): DataScope {
-  if (principal.isAdmin) return adminScope();
-  if (!principal.userId) throw new PermissionError("Only admins manage users");
-  return { kind: "user", userId: principal.userId };
+  if (!principal.isAdmin && !principal.userId) throw new PermissionError("Only admins manage users");
+  return dataScopeFor(principal, undefined, { isolation: "always" });
 }
 
 function requireAdmin(principal: Principal): DataScope {

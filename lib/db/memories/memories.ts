@@ -3,7 +3,7 @@ import { ConflictError } from "../../errors/domain-errors.ts";
 import { parseJson } from "../json.ts";
 import type { Db } from "../open-database.ts";
 import { pageWindow, type PageRequest } from "../pagination.ts";
-import { ownerForWrite, ownerSql, ownerWhere, type DataScope } from "../scope.ts";
+import { ownerForWrite, ownerSql, ownerWhere, unsafeSystemScope, type DataScope } from "../scope.ts";
 import { anyTopicSql, topicsOf } from "./topics-sql.ts";
 
 export interface StoredMemory {
@@ -63,7 +63,7 @@ export async function upsertMemory(db: Db, { scope, memory }: { scope: DataScope
       memory.input ?? null, memory.feedback ?? null, now, now],
   );
   if (rows.length === 0) throw new ConflictError(`Memory ${id} belongs to another user`);
-  return (await getMemory(db, { scope: { kind: "admin" }, memoryId: id }))!;
+  return (await getMemory(db, { scope: unsafeSystemScope("the row this scoped write just wrote"), memoryId: id }))!;
 }
 
 export async function getMemory(db: Db, { scope, memoryId }: { scope: DataScope; memoryId: string }): Promise<StoredMemory | null> {

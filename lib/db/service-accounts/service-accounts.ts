@@ -2,7 +2,7 @@ import { ConflictError } from "../../errors/domain-errors.ts";
 import { parseJson } from "../json.ts";
 import type { Db } from "../open-database.ts";
 import { pageWindow, type PageRequest } from "../pagination.ts";
-import { ownerSql, ownerWhere, type DataScope } from "../scope.ts";
+import { ownerSql, ownerWhere, unsafeSystemScope, type DataScope } from "../scope.ts";
 
 /**
  * agno_service_accounts: API credentials owned by the user who created them. Only the SHA-256
@@ -101,7 +101,7 @@ export async function createServiceAccount(db: Db, { scope, account }: { scope: 
     [account.id, account.name, owner, account.tokenHash, account.tokenPrefix, account.scopes, now, account.expiresAt, account.createdBy],
   );
   if (rows.length === 0) throw new ConflictError(`A service account named '${account.name}' already exists`);
-  return (await getServiceAccount(db, { scope: { kind: "admin" }, id: account.id }))!;
+  return (await getServiceAccount(db, { scope: unsafeSystemScope("the row this insert just wrote"), id: account.id }))!;
 }
 
 /** One account within the scope (revoked ones included), or null. */

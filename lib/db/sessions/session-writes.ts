@@ -1,7 +1,7 @@
 import { ConflictError } from "../../errors/domain-errors.ts";
 import { sessionJsonSql } from "../json.ts";
 import type { Db } from "../open-database.ts";
-import { ownerSql, type DataScope } from "../scope.ts";
+import { ownerSql, unsafeSystemScope, type DataScope } from "../scope.ts";
 import { SESSION_INSERT, getSession, getSessionRow, sessionInsertValues, type SessionInput, type SessionType, type SessionWithRuns, type StoredSession } from "./sessions.ts";
 
 /**
@@ -11,7 +11,7 @@ import { SESSION_INSERT, getSession, getSessionRow, sessionInsertValues, type Se
 export async function createSession(db: Db, { scope, session }: { scope: DataScope; session: SessionInput }): Promise<StoredSession> {
   const rows = await db.sql.query(`${SESSION_INSERT} ON CONFLICT (session_id) DO NOTHING RETURNING session_id`, sessionInsertValues(scope, session));
   if (rows.length === 0) throw new ConflictError(`Session with ID ${session.sessionId} already exists`);
-  return (await getSessionRow(db, { scope: { kind: "admin" }, sessionId: session.sessionId }))!;
+  return (await getSessionRow(db, { scope: unsafeSystemScope("the row this insert just wrote"), sessionId: session.sessionId }))!;
 }
 
 export interface UpdateSessionOptions {

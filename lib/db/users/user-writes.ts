@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError, NotFoundError } from "../../errors/domain-errors.ts";
 import type { Db } from "../open-database.ts";
-import type { DataScope } from "../scope.ts";
+import { unsafeSystemScope, type DataScope } from "../scope.ts";
 import { getUser, normalizeEmail, requireAdminScope, requireSelfOrAdmin, unsafeSessionUser, type DashboardUser, type UserRole } from "./users.ts";
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -34,7 +34,7 @@ export async function unsafeCreateFirstAdmin(
 }
 
 async function requireExisting(db: Db, userId: string): Promise<DashboardUser> {
-  const user = await getUser(db, { scope: { kind: "admin" }, userId });
+  const user = await getUser(db, { scope: unsafeSystemScope("the user an admin-checked write changes"), userId });
   if (!user) throw new NotFoundError(`No user with id '${userId}'`);
   return user;
 }

@@ -1,7 +1,7 @@
 import { SignJWT, UnsecuredJWT } from "jose";
 import { expect } from "vitest";
 import type { AgentDefinition } from "@/lib/config/define.ts";
-import { upsertRun, userScope } from "@/lib/db/index.ts";
+import { upsertRun } from "@/lib/db/index.ts";
 import type { Db } from "@/lib/db/open-database.ts";
 import { dispatch, notFound } from "@/lib/http/dispatch.ts";
 import { routesFor, templateForPath } from "@/lib/http/route-table.ts";
@@ -9,6 +9,7 @@ import type { TestDialect } from "../databases.ts";
 import { startTestApp, type TestApp } from "../test-app.ts";
 import type { FuzzContext, FuzzLimits } from "./route-cases.ts";
 import { seedAgnoShapedRows } from "./stored-rows.ts";
+import { userScope } from "../scopes.ts";
 
 /**
  * What the route fuzz suites share: the seed and case count settings, the callers (one token per
