@@ -52,7 +52,7 @@ export async function* followRun(options: FollowOptions): AsyncGenerator<RunEven
       let events = reader ? await reader.read(runId, last, options.blockMs ?? Math.max(pollMs, 1000)) : null;
       // Any gap (events Redis missed while it was down, or a publish that failed) means this
       // stretch is read from the database instead.
-      if (events && events.some((e, i) => (e.event_index as number) !== (i === 0 ? last : (events![i - 1].event_index as number)) + 1)) events = null;
+      if (events?.some((e, i) => (e.event_index as number) !== (i === 0 ? last : (events![i - 1].event_index as number)) + 1)) events = null;
       let stored: Awaited<ReturnType<typeof getRun>> | undefined;
       const fromDatabase = events === null;
       if (fromDatabase || events!.length === 0) {

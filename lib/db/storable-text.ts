@@ -5,6 +5,7 @@
  * refuse U+0000, SQLite keeps it) and UTF-16 surrogates without their pair (no UTF-8 encoding
  * exists for them). Without the `u` flag the pattern sees code units, so a lone half matches.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000 is one of the characters this pattern exists to find.
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, "g");
 

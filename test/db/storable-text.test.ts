@@ -41,7 +41,7 @@ describe.each(DIALECTS)("text no database stores, on $name", (dialect) => {
       const session = await seedSession(db, { scope: scopes.a, session: {}, runs: [run] });
       const stored = await getRun(db, { scope: scopes.a, runId: String(run.run_id) });
       expect(stored?.run_data.content).toBe("tab\ufffdle \ufffd");
-      expect((stored?.run_data.tools as Record<string, unknown>[])[0].result).toEqual({ "key\ufffd": "\ufffd" });
+      expect((stored?.run_data.tools as Record<string, unknown>[] | undefined)?.[0]?.result).toEqual({ "key\ufffd": "\ufffd" });
       // Text parameters too: a session name derived from such output.
       await updateSession(db, { scope: scopes.a, sessionId: session.session_id, sessionName: "name\u0000" });
       expect((await getSession(db, { scope: scopes.a, sessionId: session.session_id }))?.session_data?.session_name).toBe("name\ufffd");

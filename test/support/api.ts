@@ -26,7 +26,7 @@ export interface ApiCall {
  * the status and the parsed JSON body (null for an empty one).
  */
 export function apiClient(settings: Settings) {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests check bodies against the zod schemas
+  // biome-ignore lint/suspicious/noExplicitAny: tests check bodies against the zod schemas
   return async function api(method: string, path: string, { body, as }: ApiCall = {}): Promise<{ status: number; body: any }> {
     const url = new URL(path, "http://127.0.0.1:7777");
     const init: RequestInit = { method };

@@ -76,7 +76,7 @@ export async function checkCredentials(
   }
   const record = account ? await unsafeSignInRecord(db, account) : null;
   const matches = await verifyPassword(password, record?.passwordHash ?? (await unknownAccountHash()));
-  if (!record || !record.passwordHash || !matches || record.user.disabledAt !== null) return { ok: false, reason: "invalid" };
+  if (!record?.passwordHash || !matches || record.user.disabledAt !== null) return { ok: false, reason: "invalid" };
   await markLoginAttemptSucceeded(db, attemptId);
   return { ok: true, user: record.user };
 }

@@ -228,16 +228,16 @@ export async function listSessions(db: Db, options: ListSessionsOptions): Promis
   const sortBy = options.sortBy ?? "created_at";
   const sortOrder = options.sortOrder === "asc" ? "ASC" : "DESC";
   const whereSql = where.join(" AND ");
-  const escape = options.sessionName ? " ESCAPE '\\'" : "";
+  const escapeClause = options.sessionName ? " ESCAPE '\\'" : "";
   const [rows, counts] = await Promise.all([
     db.sql.query<SessionRow & Record<string, unknown>>(
       `SELECT ${SESSION_COLUMNS}
-         FROM agno_sessions WHERE ${whereSql}${escape}
+         FROM agno_sessions WHERE ${whereSql}${escapeClause}
         ORDER BY ${sortBy} ${sortOrder}, session_id ${sortOrder}
         ${take !== undefined ? `LIMIT ${take} OFFSET ${skip}` : ""}`,
       params,
     ),
-    db.sql.query<{ n: number }>(`SELECT COUNT(*) AS n FROM agno_sessions WHERE ${whereSql}${escape}`, params),
+    db.sql.query<{ n: number }>(`SELECT COUNT(*) AS n FROM agno_sessions WHERE ${whereSql}${escapeClause}`, params),
   ]);
   const sessions = rows.map(fromRawRow);
   return { sessions, totalCount: Number(counts[0]?.n ?? 0) };

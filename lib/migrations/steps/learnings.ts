@@ -52,7 +52,10 @@ export function writersOf(row: { user_id: unknown; content: unknown; metadata: u
   }
   const visit = (value: unknown, depth: number) => {
     if (depth > 5 || value === null || typeof value !== "object") return;
-    if (Array.isArray(value)) return value.forEach((item) => visit(item, depth + 1));
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item, depth + 1);
+      return;
+    }
     for (const [key, child] of Object.entries(value)) {
       if (key === "user_id") add(child);
       else visit(child, depth + 1);

@@ -76,6 +76,7 @@ export const ODD_TEXT: readonly string[] = [
   "ΣΑΣ",
   "𐐀𐐨",
   "<script>alert(1)</script>",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template placeholder sent as plain text is the odd value.
   "${x}{{x}}",
   "~",
   "...",

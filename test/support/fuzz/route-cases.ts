@@ -11,7 +11,6 @@ import {
   jsonSchemaOf,
   propertiesOf,
   validValue,
-  type JsonSchema,
 } from "./schema-values.ts";
 
 /**
@@ -210,7 +209,7 @@ const MARK = "\u0001raw-json-";
 export function jsonText(value: unknown): string {
   const raws: string[] = [];
   const text = JSON.stringify(value, (_key, v: unknown) => (v instanceof RawJson ? `${MARK}${raws.push(v.text) - 1}` : v)) ?? "null";
-  return raws.length === 0 ? text : text.replace(new RegExp(`"\\\\u0001raw-json-(\\d+)"`, "g"), (_m, i: string) => raws[Number(i)]);
+  return raws.length === 0 ? text : text.replace(/"\\u0001raw-json-(\d+)"/g, (_m, i: string) => raws[Number(i)]);
 }
 
 function pathFor(fuzz: FuzzCase, ctx: FuzzContext): string {
