@@ -1,19 +1,15 @@
-// Loaded into the web server process with `node --import` (by `agentry start`), before Next.js.
-// Next.js exposes no socket address to route handlers or server actions, and copies it into
-// X-Forwarded-For only when a request has none — so a client's own X-Forwarded-For would stand
-// in for it. Every HTTP server this process creates therefore sets `x-agentry-peer-address` on
-// each request from its socket, first, replacing any value the client sent; `globalThis` records
-// that it does, so the app believes the header only then (lib/auth/dashboard/client-address.ts).
+// For a server `agentry start` does not run (`node --import ./bin/peer-address.mjs
+// node_modules/next/dist/bin/next start`, or `next dev` with it in NODE_OPTIONS): every HTTP
+// server this process creates records each request's socket address for sign-in throttling, as
+// `agentry start` does for its own (lib/server/peer-address.mjs says why).
 import http from "node:http";
+import { markPeerAddressesRecorded, recordPeerAddress } from "../lib/server/peer-address.mjs";
 
-const HEADER = "x-agentry-peer-address";
 const createServer = http.createServer;
 
 http.createServer = function createServerRecordingPeers(...args) {
   const server = createServer.apply(this, args);
-  server.prependListener("request", (request) => {
-    request.headers[HEADER] = request.socket.remoteAddress ?? "";
-  });
+  server.prependListener("request", recordPeerAddress);
   return server;
 };
-globalThis[Symbol.for("agentry.peerAddressHeader")] = true;
+markPeerAddressesRecorded();

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { getSettings } from "../config/load.ts";
 import { readEnv } from "../config/env.ts";
 import { openDatabase } from "../db/open-database.ts";
@@ -42,7 +42,9 @@ async function withDatabase<T>(fn: (db: Awaited<ReturnType<typeof openDatabase>>
 }
 
 async function migrate(args: string[]): Promise<void> {
-  const tables = option(args, "--tables")?.split(",").map((t) => t.trim());
+  const tables = option(args, "--tables")
+    ?.split(",")
+    .map((t) => t.trim());
   const targetVersion = option(args, "--target-version");
   const repairRuns = args.includes("--repair-runs");
   await withDatabase(async (db) => {
@@ -72,7 +74,22 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<n
   });
 }
 
-async function start(): Promise<number> {
+/** What `agentry start` serves with, once {@link prepareStart} has made the build and database ready. */
+export interface StartPlan {
+  host: string;
+  port: number;
+  /** The line printed once the server listens. */
+  banner: string;
+  /** How long in-flight requests and streams get after SIGTERM/SIGINT: `queue.stopTimeoutSeconds`. */
+  shutdownGraceSeconds: number;
+}
+
+/**
+ * The part of `agentry start` before serving, run by bin/agentry.mjs in a child process that
+ * exits before the server starts: checks the settings (the bind/auth rule among them), builds
+ * when the build is stale, migrates. Returns null when the build failed (its output says why).
+ */
+export async function prepareStart(): Promise<StartPlan | null> {
   const settings = getSettings(); // validates config and the bind/auth rule before anything starts
   const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
   const nextBin = join(ROOT, "node_modules", "next", "dist", "bin", "next");
@@ -80,22 +97,31 @@ async function start(): Promise<number> {
   if (freshness.stale) {
     console.log(`Building (${freshness.reason}) …`);
     const code = await run(process.execPath, [nextBin, "build"], env);
-    if (code !== 0) return code;
+    if (code !== 0) return null;
   }
   if (settings.database.autoMigrate) await migrate([]);
   const { host, port } = settings.server;
-  console.log(`Agentry on http://${host.includes(":") ? `[${host}]` : host}:${port} (auth mode: ${settings.auth.mode}; dashboard at /dashboard)`);
-  // bin/peer-address.mjs gives each request its socket address, for sign-in throttling.
-  const peerAddress = pathToFileURL(join(ROOT, "bin", "peer-address.mjs")).href;
-  return run(process.execPath, ["--import", peerAddress, nextBin, "start", "-p", String(port), "-H", host], env);
+  return {
+    host,
+    port,
+    banner: `Agentry on http://${host.includes(":") ? `[${host}]` : host}:${port} (auth mode: ${settings.auth.mode}; dashboard at /dashboard)`,
+    shutdownGraceSeconds: settings.queue.stopTimeoutSeconds,
+  };
 }
 
 export async function main(args: string[]): Promise<number> {
   const [command, ...rest] = args;
   try {
     switch (command) {
-      case "start":
-        return await start();
+      case "prepare-start": {
+        // Internal: bin/agentry.mjs runs it for `agentry start` and reads the plan over IPC.
+        const plan = await prepareStart();
+        if (!plan) return 1;
+        if (!process.send) throw new Error("prepare-start is run by `agentry start`, which serves what it prepares");
+        await new Promise<void>((resolve, reject) => process.send!(plan, (error: Error | null) => (error ? reject(error) : resolve())));
+        process.disconnect?.();
+        return 0;
+      }
       case "migrate":
         await migrate(rest);
         return 0;
@@ -108,11 +134,7 @@ export async function main(args: string[]): Promise<number> {
       }
       case "cleanup-legacy-runs": {
         const result = await withDatabase((db) => cleanupLegacyRunsColumn(db, { force: rest.includes("--force") }));
-        console.log(
-          result.dropped
-            ? `Verified ${result.verifiedRuns} legacy runs in agno_runs and dropped agno_sessions.runs.`
-            : "There is no legacy agno_sessions.runs column; nothing to do.",
-        );
+        console.log(result.dropped ? `Verified ${result.verifiedRuns} legacy runs in agno_runs and dropped agno_sessions.runs.` : "There is no legacy agno_sessions.runs column; nothing to do.");
         return 0;
       }
       case undefined:

@@ -1,0 +1,240 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deferred, messageText, startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
+import { buildIsStale } from "../../lib/cli/build-freshness.ts";
+import { freePort } from "../support/processes.ts";
+
+/**
+ * `agentry start` as an operator runs it (`node bin/agentry.mjs start`, what `npm start` runs):
+ * one process serves the API and the dashboard, answers an upgrade request it has no handler for
+ * without falling over, and on SIGTERM stops accepting, lets a stream in flight finish and exits 0.
+ * It serves the existing Next build (`.next`, or AGENTRY_NEXT_DIST_DIR): with none, or one older
+ * than the sources, these tests are skipped (`npx next build` first) — except in CI, which builds
+ * before the tests.
+ */
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const DIST_DIR = process.env.AGENTRY_NEXT_DIST_DIR || ".next";
+const freshness = buildIsStale(ROOT, DIST_DIR);
+if (freshness.stale && process.env.CI) throw new Error(`agentry start needs a fresh build in ${DIST_DIR} (${freshness.reason}); CI builds before the tests`);
+if (freshness.stale) console.warn(`test/cli/start.test.ts skipped: ${freshness.reason} in ${DIST_DIR} (run \`npx next build\` first)`);
+
+interface Started {
+  child: ChildProcess;
+  origin: string;
+  port: number;
+  lines: string[];
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
+}
+
+function startAgentry(env: Record<string, string>, port: number): Started {
+  const child = spawn(process.execPath, ["bin/agentry.mjs", "start"], {
+    cwd: ROOT,
+    env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), AGENTRY_LOG_LEVEL: "info", NEXT_TELEMETRY_DISABLED: "1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const lines: string[] = [];
+  const waiters = new Set<() => void>();
+  for (const stream of [child.stdout!, child.stderr!]) {
+    createInterface({ input: stream }).on("line", (line) => {
+      lines.push(line);
+      for (const wake of waiters) wake();
+    });
+  }
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  let gone = false;
+  void exited.then(() => {
+    gone = true;
+    for (const wake of waiters) wake();
+  });
+  return {
+    child,
+    port,
+    origin: `http://127.0.0.1:${port}`,
+    lines,
+    exited,
+    waitForLine(pattern, timeoutMs = 60_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const line = lines.find((l) => pattern.test(l));
+          if (line || gone) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            if (line) resolve(line);
+            else reject(new Error(`agentry start exited before printing ${pattern}:\n${lines.join("\n")}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms:\n${lines.join("\n")}`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+}
+
+/** The processes descended from `pid` (Linux /proc). */
+function descendants(pid: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: number[] = [];
+  for (const [child, parent] of parentOf) {
+    for (let p: number | undefined = parent; p !== undefined && p > 1; p = parentOf.get(p)) {
+      if (p === pid) {
+        found.push(child);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+/** Whether a new TCP connection to the port is refused. */
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code === "ECONNREFUSED"));
+  });
+}
+
+/** Sends raw bytes and reads everything until the server closes the connection. */
+function rawExchange(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(request));
+    let text = "";
+    socket.on("data", (chunk) => (text += chunk.toString("latin1")));
+    socket.on("close", () => resolve(text));
+    socket.on("error", reject);
+  });
+}
+
+const form = (fields: Record<string, string>) => ({
+  method: "POST",
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+  body: new URLSearchParams(fields).toString(),
+});
+
+describe.skipIf(freshness.stale)("agentry start", () => {
+  let model: ModelServer;
+  let dir: string;
+  /** Held by the test: a model answer that waits for it (the durable-queue case). */
+  const held = deferred();
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "agentry-start-test-"));
+    model = await startModelServer({
+      respond: (body) => {
+        const text = messageText([...body.messages].reverse().find((m) => m.role === "user"));
+        if (text.startsWith("slow")) {
+          const words = Array.from({ length: 12 }, (_, i) => `word${i + 1} `);
+          return { chunks: words, delayMs: 150 };
+        }
+        if (text.startsWith("hold")) return { text: "held", hold: held.promise };
+        return { text: `Echo: ${text}` };
+      },
+    });
+  });
+  afterAll(async () => {
+    held.resolve();
+    await model?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const modelEnv = () => ({ OPENAI_COMPATIBLE_BASE_URL: model.url, OPENAI_COMPATIBLE_MODEL: "scripted", OPENAI_COMPATIBLE_API_KEY: "x" });
+
+  it("serves the API and the dashboard from one process, 404s an upgrade it has no handler for, and drains on SIGTERM", async () => {
+    const app = startAgentry({ ...modelEnv(), DATABASE_URL: `file:${join(dir, "app.db")}` }, await freePort());
+    try {
+      await app.waitForLine(/^Agentry on http:\/\/127\.0\.0\.1:\d+ \(auth mode: none; dashboard at \/dashboard\)$/, 120_000);
+      // One process: the preparation (settings, build check, migrations) ran in a child that has exited.
+      expect(descendants(app.child.pid!)).toEqual([]);
+
+      expect((await fetch(`${app.origin}/health`)).status).toBe(200);
+      const config = (await (await fetch(`${app.origin}/config`)).json()) as { agents: { id: string }[] };
+      expect(config.agents.map((a) => a.id)).toContain("assistant");
+      const run = await fetch(`${app.origin}/agents/assistant/runs`, form({ message: "hello", stream: "false" }));
+      expect(run.status).toBe(200);
+      expect(await run.json()).toMatchObject({ status: "COMPLETED", content: "Echo: hello" });
+      // The dashboard: first-run setup, as no user exists yet.
+      const dashboard = await fetch(`${app.origin}/dashboard`, { redirect: "manual" });
+      expect(dashboard.status).toBe(307);
+      expect(dashboard.headers.get("location")).toMatch(/\/dashboard\/setup$/);
+      const setup = await fetch(`${app.origin}/dashboard/setup`);
+      expect(setup.status).toBe(200);
+      expect(await setup.text()).toContain("<html");
+
+      // Upgrades on a path with no handler, and on one that matches a route, after Next has served requests.
+      for (const path of ["/workflows/ws", "/agents/assistant/runs"]) {
+        const answer = await rawExchange(
+          app.port,
+          `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+        );
+        expect(answer, path).toMatch(/^HTTP\/1\.1 404 Not Found\r\n/);
+      }
+      expect((await fetch(`${app.origin}/health`)).status).toBe(200);
+
+      // SIGTERM with a stream in flight: no new connections, the stream runs to its end, exit 0.
+      const stream = await fetch(`${app.origin}/agents/assistant/runs`, form({ message: "slow please", stream: "true" }));
+      expect(stream.status).toBe(200);
+      const reader = stream.body!.getReader();
+      let events = new TextDecoder().decode((await reader.read()).value);
+      app.child.kill("SIGTERM");
+      await app.waitForLine(/^\[server\] SIGTERM: no new connections/);
+      expect(await refused(app.port)).toBe(true);
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) events += new TextDecoder().decode(chunk.value);
+      expect(events).toContain("word12");
+      expect(events).toMatch(/"event":\s*"RunCompleted"/);
+      expect(await app.exited).toEqual({ code: 0, signal: null });
+      expect(app.lines.join("\n")).not.toMatch(/cut \d+ request/);
+    } finally {
+      app.child.kill("SIGKILL");
+    }
+  });
+
+  it("with the durable queue, SIGTERM lets the embedded worker release the job it runs before the process exits", async () => {
+    const file = join(dir, "durable.db");
+    const app = startAgentry({ ...modelEnv(), DATABASE_URL: `file:${file}`, AGENTRY_QUEUE_DURABLE: "true", AGENTRY_QUEUE_POLL_INTERVAL_MS: "100" }, await freePort());
+    try {
+      await app.waitForLine(/^Agentry on http:/, 120_000);
+      const submitted = await fetch(`${app.origin}/agents/assistant/runs`, form({ message: "hold on", stream: "false", background: "true" }));
+      expect(submitted.status).toBe(202);
+      const { session_id: sessionId } = (await submitted.json()) as { session_id: string };
+      const calls = model.requests.length;
+      for (let i = 0; i < 200 && model.requests.length === calls; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(model.requests.length).toBeGreaterThan(calls); // the worker is running the job, its model call held
+      app.child.kill("SIGTERM");
+      expect(await app.exited).toEqual({ code: 0, signal: null });
+      const db = new Database(file, { readonly: true });
+      try {
+        const jobs = db.prepare("SELECT status, locked_by FROM agno_jobs WHERE session_id = ?").all(sessionId);
+        expect(jobs).toEqual([{ status: "queued", locked_by: null }]); // released for the next worker, not left running
+      } finally {
+        db.close();
+      }
+    } finally {
+      app.child.kill("SIGKILL");
+    }
+  });
+});
