@@ -27,6 +27,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import pg from "pg";
 
 import { startModelServer, type ChatCompletionRequest, type ModelServer, type ScriptStep } from "../e2e/fixtures/model-server.ts";
 import type { AgentDefinition } from "../lib/config/define.ts";
@@ -37,6 +38,7 @@ import { appState, getDatabase } from "../lib/server/app-context.ts";
 import { dispatch } from "../lib/http/dispatch.ts";
 import { cachedRoutesFor, serveApi } from "../lib/http/node-server.ts";
 import { fmtBytes, table } from "./report.ts";
+import { startAgentry, treeMemory, type StartedServer, type TreeMemory } from "./server-memory.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -48,13 +50,14 @@ const flag = (name: string) => args.includes(`--${name}`);
 const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 
 const unknownArgs = args.filter(
-  (a) => !/^--(postgres|sqlite|keep|help|runs=.*|warmup=.*|block=.*|chunks=.*|stream-repeats=.*|url=.*)$/.test(a),
+  (a) => !/^--(postgres|sqlite|keep|help|server-only|runs=.*|warmup=.*|block=.*|chunks=.*|stream-repeats=.*|url=.*|server-runs=.*|server-root=.*|compare-root=.*|server-port=.*)$/.test(a),
 );
 if (flag("help") || unknownArgs.length > 0) {
   if (unknownArgs.length > 0) console.error(`Unknown argument(s): ${unknownArgs.join(" ")}`);
   console.error(
     "usage: tsx bench/run-overhead.ts [--sqlite | --postgres | --url=postgresql://…] [--runs=500] [--warmup=50] [--block=25]\n" +
       "                                [--chunks=50000] [--stream-repeats=3] [--keep]\n" +
+      "                                [--server-runs=1000] [--server-only] [--server-root=DIR] [--compare-root=DIR] [--server-port=7951]\n" +
       "       BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test selects PostgreSQL too.",
   );
   process.exit(unknownArgs.length > 0 ? 2 : 0);
@@ -75,6 +78,14 @@ const BLOCK = intOption("block", 25, 1);
 const CHUNKS = intOption("chunks", 50_000, 1);
 const STREAM_REPEATS = intOption("stream-repeats", 3, 1);
 const KEEP = flag("keep");
+/** Runs against `agentry start` between the two memory readings; 0 skips the server phase. */
+const SERVER_RUNS = intOption("server-runs", 1000, 0);
+const SERVER_ONLY = flag("server-only");
+const SERVER_PORT = intOption("server-port", 7951, 1);
+/** The checkout whose `agentry start` is measured (another one measures an older commit side by side). */
+const SERVER_ROOT = resolve(option("server-root") ?? join(dirname(fileURLToPath(import.meta.url)), ".."));
+/** Another checkout whose `agentry start` runs beside SERVER_ROOT's, the runs alternating between them. */
+const COMPARE_ROOT = option("compare-root") === undefined ? null : resolve(option("compare-root")!);
 
 const isPg = (u: string | undefined): u is string => !!u && /^postgres(ql)?:\/\//i.test(u);
 const envUrl = process.env.BENCH_DATABASE_URL || undefined;
@@ -153,7 +164,6 @@ const median = (xs: number[]) => {
 const fmtMs = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
 const fmtRatio = (r: number) => (r >= 10 ? `${r.toFixed(1)}x` : `${r.toFixed(2)}x`);
 const fmtInt = (n: number) => Math.round(n).toLocaleString("en-US");
-
 
 // ---------------------------------------------------------------------------------------------
 // Counting SSE frames as they arrive
@@ -370,12 +380,393 @@ async function timedRun(origin: string, path: string): Promise<number> {
 /** Set by SIGINT/SIGTERM: the in-flight work then fails on closed resources, which is not an error to report. */
 let interrupted = false;
 
-async function main(): Promise<void> {
-  const startedAt = new Date();
-  const stamp = `${process.pid}_${startedAt.getTime()}`;
+/** What the phases opened, closed at the end and on SIGINT/SIGTERM (last opened first). */
+const cleanups: (() => Promise<void>)[] = [];
+async function cleanupAll(): Promise<void> {
+  while (cleanups.length > 0) await cleanups.pop()!().catch((e) => console.error(`cleanup: ${e}`));
+}
+
+/** The in-process phases: non-streamed runs against the bare baseline, then streaming throughput. */
+async function inProcessPhase(model: ModelServer, stamp: string): Promise<Record<string, unknown>> {
   const sqliteFile = join(tmpdir(), `agentry-bench-run-overhead-${stamp}.db`);
   const pgSchema = `bench_run_overhead_${stamp}`;
   const dbId = `bench-run-overhead-${stamp}`;
+  const agents: AgentDefinition[] = [
+    {
+      id: AGENT_ID,
+      name: AGENT_NAME,
+      model: { provider: "openai-compatible", id: "scripted", baseUrl: model.url, apiKey: "x" },
+      instructions: INSTRUCTIONS,
+    },
+  ];
+  const env: Record<string, string> = DIALECT === "sqlite" ? { DATABASE_URL: `file:${sqliteFile}` } : { DATABASE_URL: url!, AGENTRY_DB_SCHEMA: pgSchema };
+  const settings = resolveSettings({ env: parseEnv(env), file: { database: { id: dbId }, agents } });
+  const db = await getDatabase(settings);
+
+  let baselineContext: BaselineContext | undefined;
+  const { server, origin } = await startHttpServer(settings, () => {
+    if (!baselineContext) throw new Error("baseline called before its template was taken");
+    return baselineContext;
+  });
+  cleanups.push(async () => {
+    await new Promise<void>((ok) => {
+      server.close(() => ok());
+      server.closeAllConnections();
+    });
+    if (KEEP) {
+      console.log(`\n--keep: left ${DIALECT === "sqlite" ? sqliteFile : `schema ${pgSchema}`} in place`);
+    } else if (DIALECT === "postgres") {
+      await db.sql.exec(`DROP SCHEMA IF EXISTS "${pgSchema}" CASCADE`).catch((e) => console.error(`could not drop schema ${pgSchema}: ${e}`));
+    }
+    appState().databases.delete(dbId);
+    await db.close().catch(() => undefined);
+    if (DIALECT === "sqlite" && !KEEP) for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(sqliteFile + suffix, { force: true });
+  });
+
+  const agentryPath = `/agents/${AGENT_ID}/runs`;
+  const baselinePath = "/baseline/runs";
+  const where = DIALECT === "sqlite" ? `SQLite file ${sqliteFile}` : `PostgreSQL ${db.location}, schema ${pgSchema}`;
+  const loadAtStart = loadavg();
+  console.log(`In process`);
+  console.log(`  database : ${where} (removed at the end${KEEP ? " unless --keep" : ""})`);
+  console.log(`  server   : node:http on ${origin}; the model server (${model.url}), the API and the client share this process`);
+  console.log(`  agentry  : POST ${agentryPath} stream=false → IncomingMessage→Request adapter → dispatch (real route table) → Response streamed back`);
+  console.log(`  baseline : POST ${baselinePath} on the same server: upsertSession, upsertRun RUNNING, fetch /v1/chat/completions`);
+  console.log(`             (non-streaming), upsertRun COMPLETED (run_data as large as Agentry's), addSessionMetrics, JSON answer`);
+  console.log(`  series   : ${WARMUP} warm-up runs each, then ${RUNS} measured runs each, alternating in blocks of ${BLOCK} (ABBA)`);
+
+  // ---- non-streaming: warm-up -------------------------------------------------------------------
+  process.stderr.write("  … warm-up\n");
+  for (let i = 0; i < WARMUP; i++) await timedRun(origin, agentryPath);
+  // The baseline's run_data: the stored run of a finished Agentry run.
+  const probe = await fetch(`${origin}${agentryPath}`, { method: "POST", ...formBody({ message: USER_MESSAGE, stream: "false" }) });
+  const probeOutput = (await probe.json()) as { run_id: string };
+  const stored = await getRun(db, { scope: ADMIN, runId: probeOutput.run_id });
+  if (stored?.status !== "COMPLETED") throw new Error("the probe run was not stored as COMPLETED");
+  baselineContext = { db, model, template: stored.run_data, lastRunDataBytes: 0 };
+  for (let i = 0; i < WARMUP; i++) await timedRun(origin, baselinePath);
+  const agentryRunDataBytes = Buffer.byteLength(JSON.stringify(stored.run_data));
+
+  // ---- non-streaming: measured, interleaved -----------------------------------------------------
+  process.stderr.write(`  … ${RUNS} + ${RUNS} non-streamed runs\n`);
+  const agentrySamples: number[] = [];
+  const baselineSamples: number[] = [];
+  const blocks = Math.ceil(RUNS / BLOCK);
+  const wall0 = performance.now();
+  for (let b = 0; b < blocks; b++) {
+    const size = Math.min(BLOCK, RUNS - b * BLOCK);
+    // ABBA: A B | B A | A B | …, so neither series always goes first.
+    const order = b % 2 === 0 ? (["agentry", "baseline"] as const) : (["baseline", "agentry"] as const);
+    for (const series of order) {
+      for (let i = 0; i < size; i++) {
+        if (series === "agentry") agentrySamples.push(await timedRun(origin, agentryPath));
+        else baselineSamples.push(await timedRun(origin, baselinePath));
+      }
+    }
+  }
+  const nonStreamingWallMs = performance.now() - wall0;
+  const agentry = latencyStats(agentrySamples);
+  const baseline = latencyStats(baselineSamples);
+
+  // Sanity: every run of both series is stored as COMPLETED.
+  const [completed] = await db.sql.query<{ n: number }>("SELECT COUNT(*) AS n FROM agno_runs WHERE status = 'COMPLETED' AND agent_id = ?", [AGENT_ID]);
+  const expectedRuns = 2 * WARMUP + 1 + 2 * RUNS;
+  if (Number(completed.n) !== expectedRuns) throw new Error(`expected ${expectedRuns} COMPLETED runs, found ${completed.n}`);
+  const baselineRunDataBytes = baselineContext.lastRunDataBytes;
+
+  // ---- streaming ----------------------------------------------------------------------------------
+  process.stderr.write(`  … streaming (${fmtInt(CHUNKS)} deltas, ${STREAM_REPEATS} x 3 connections)\n`);
+  const streamForm = (message: string) => formBody({ message, stream: "true" });
+  const overHttp = async (message: string): Promise<StreamSample> => {
+    const t0 = performance.now();
+    const response = await fetch(`${origin}${agentryPath}`, { method: "POST", ...streamForm(message) });
+    return readStream(response, t0);
+  };
+  const inProcess = async (message: string): Promise<StreamSample> => {
+    const t0 = performance.now();
+    const { headers, body } = streamForm(message);
+    const request = new Request(`${origin}${agentryPath}`, { method: "POST", headers, body });
+    const response = await dispatch(request, "/agents/{agent_id}/runs", { settings, routes: cachedRoutesFor("/agents/{agent_id}/runs") });
+    return readStream(response, t0);
+  };
+  const modelAlone = async (message: string): Promise<StreamSample> => {
+    const t0 = performance.now();
+    const response = await fetch(`${model.url}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer x" },
+      body: JSON.stringify({ model: "scripted", stream: true, messages: [{ role: "user", content: message }] }),
+    });
+    return readStream(response, t0);
+  };
+  // Warm-up: JIT for the streaming paths, on shorter streams.
+  await overHttp("stream-warm");
+  await inProcess("stream-warm");
+  await modelAlone("stream-warm");
+  const httpSamples: StreamSample[] = [];
+  const inProcessSamples: StreamSample[] = [];
+  const modelSamples: StreamSample[] = [];
+  for (let r = 0; r < STREAM_REPEATS; r++) {
+    const steps: [StreamSample[], (m: string) => Promise<StreamSample>][] = [
+      [httpSamples, overHttp],
+      [inProcessSamples, inProcess],
+      [modelSamples, modelAlone],
+    ];
+    if (r % 2 === 1) steps.reverse();
+    for (const [into, run] of steps) into.push(await run(STREAM_MESSAGE));
+  }
+  const expectedFrames = CHUNKS + 2; // at least the deltas, RunStarted and RunCompleted
+  for (const s of [...httpSamples, ...inProcessSamples]) {
+    if (s.frames < expectedFrames) throw new Error(`a streamed run delivered ${s.frames} data frames, expected at least ${expectedFrames}`);
+  }
+  const pick = (samples: StreamSample[]) => {
+    const rates = samples.map((s) => s.eventsPerSecond);
+    const m = median(rates);
+    return { medianEventsPerSecond: m, samples, medianSample: samples[rates.indexOf(m)] ?? samples[0] };
+  };
+  const streamHttp = pick(httpSamples);
+  const streamInProcess = pick(inProcessSamples);
+  const streamModel = pick(modelSamples);
+
+  const loadAtEnd = loadavg();
+
+  // ---- results --------------------------------------------------------------------------------
+  console.log("");
+  console.log(`Non-streaming runs (${RUNS} each, sequential, one keep-alive connection; latency = request sent → body read)`);
+  const latencyRow = (name: string, s: LatencyStats) => [name, s.runsPerSecond.toFixed(1), fmtMs(s.meanMs), fmtMs(s.p50Ms), fmtMs(s.p90Ms), fmtMs(s.p99Ms), fmtMs(s.maxMs)];
+  console.log(
+    table(["series", "runs/s", "mean ms", "p50 ms", "p90 ms", "p99 ms", "max ms"], [latencyRow("agentry  POST /agents/{id}/runs", agentry), latencyRow("baseline bare route, same work", baseline)]),
+  );
+  const ratios = {
+    p50: agentry.p50Ms / baseline.p50Ms,
+    p99: agentry.p99Ms / baseline.p99Ms,
+    mean: agentry.meanMs / baseline.meanMs,
+    overheadP50Ms: agentry.p50Ms - baseline.p50Ms,
+  };
+  const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
+  const p50Pass = ratios.p50 <= TARGET_RATIO;
+  const p99Pass = ratios.p99 <= TARGET_RATIO;
+  console.log("");
+  console.log(`  agentry / baseline p50 : ${fmtRatio(ratios.p50)}  ${verdict(p50Pass)} (target <= ${TARGET_RATIO}x); Agentry adds ${fmtMs(ratios.overheadP50Ms)} ms per run at p50`);
+  console.log(`  agentry / baseline p99 : ${fmtRatio(ratios.p99)}  ${verdict(p99Pass)} (target <= ${TARGET_RATIO}x)`);
+  console.log(`  run_data per run (COMPLETED): Agentry ${agentryRunDataBytes} B, baseline ${baselineRunDataBytes} B`);
+
+  console.log("");
+  console.log(`Streaming: one SSE connection, ${fmtInt(CHUNKS)} model deltas (no delay); events/s = data: frames / (first byte → end), median of ${STREAM_REPEATS}`);
+  const streamRow = (name: string, s: ReturnType<typeof pick>, target: boolean) => [
+    name,
+    fmtInt(s.medianEventsPerSecond),
+    s.samples.map((x) => fmtInt(x.eventsPerSecond)).join(" / "),
+    fmtInt(s.medianSample.frames),
+    fmtBytes(s.medianSample.bytes),
+    fmtMs(s.medianSample.firstByteMs),
+    fmtMs(s.medianSample.streamMs),
+    fmtInt(s.medianSample.eventsPerSecondTotal),
+    target ? verdict(s.medianEventsPerSecond >= TARGET_EVENTS_PER_SECOND) : "",
+  ];
+  const streamPass = streamHttp.medianEventsPerSecond >= TARGET_EVENTS_PER_SECOND;
+  console.log(
+    table(
+      ["path", "events/s", "each run", "frames", "bytes", "1st byte ms", "stream ms", "events/s incl. setup", `>= ${fmtInt(TARGET_EVENTS_PER_SECOND)}/s`],
+      [streamRow("agentry over HTTP", streamHttp, true), streamRow("agentry in-process dispatch", streamInProcess, false), streamRow("scripted model alone (ref.)", streamModel, false)],
+    ),
+  );
+  // The model server, the API and the client share one thread: the scripted model's own work
+  // (its request → end time when read alone) falls inside Agentry's stream window.
+  const modelMs = streamModel.medianSample.firstByteMs + streamModel.medianSample.streamMs;
+  const withoutModel = streamHttp.medianSample.frames / ((streamHttp.medianSample.streamMs - modelMs) / 1000);
+  console.log(
+    `  the scripted model itself needs ~${fmtMs(modelMs)} ms for the ${fmtInt(CHUNKS)} deltas (request → end, read alone), on this same thread;\n` +
+      `  without it, Agentry over HTTP would deliver ~${fmtInt(withoutModel)} events/s`,
+  );
+  console.log("");
+  console.log(
+    `  load average ${loadAtStart.map((l) => l.toFixed(2)).join(" ")} -> ${loadAtEnd.map((l) => l.toFixed(2)).join(" ")}; ` +
+      `non-streaming phase ${(nonStreamingWallMs / 1000).toFixed(1)} s, total ${((performance.now() - wall0) / 1000).toFixed(1)} s`,
+  );
+  const allPass = p50Pass && p99Pass && streamPass;
+  console.log(`  overall: ${allPass ? "PASS" : "FAIL"} (p50 ${verdict(p50Pass)}, p99 ${verdict(p99Pass)}, streaming ${verdict(streamPass)})`);
+
+  return {
+    database: DIALECT === "sqlite" ? { file: sqliteFile } : { url: db.location, schema: pgSchema },
+    loadAverage: { start: loadAtStart, end: loadAtEnd },
+    nonStreaming: {
+      agentry,
+      baseline,
+      ratios,
+      pass: { p50: p50Pass, p99: p99Pass },
+      runDataBytes: { agentry: agentryRunDataBytes, baseline: baselineRunDataBytes },
+      wallSeconds: nonStreamingWallMs / 1000,
+    },
+    streaming: {
+      chunks: CHUNKS,
+      agentryHttp: streamHttp,
+      agentryInProcess: streamInProcess,
+      modelAlone: streamModel,
+      modelOwnMs: modelMs,
+      agentryHttpWithoutModelEventsPerSecond: withoutModel,
+      pass: streamPass,
+    },
+    pass: allPass,
+  };
+}
+
+/**
+ * The memory target: a Mastra 1.71 server doing the same runs on a machine of this kind held
+ * 452 MiB resident (bench/README.md says how that figure was taken).
+ */
+const TARGET_SERVER_RSS_MIB = 452;
+/** How long the server is left alone after /health first answers before the idle reading. */
+const IDLE_SETTLE_MS = 5_000;
+const MiB = 1024 * 1024;
+
+interface ServerUnderTest {
+  label: string;
+  root: string;
+  server: StartedServer;
+  sqliteFile: string;
+  pgSchema: string;
+  stopped: Awaited<ReturnType<StartedServer["stop"]>> | null;
+  idle?: TreeMemory;
+  after?: TreeMemory;
+  peakRss: number;
+  samples: number[];
+}
+
+/**
+ * `agentry start` as an operator runs it, its sample agent (agentry.config.ts: `assistant`,
+ * model from OPENAI_COMPATIBLE_*) pointed at the scripted model: the resident memory of every
+ * process the command leaves running, idle and after SERVER_RUNS non-streamed runs. With
+ * --compare-root, that checkout's `agentry start` runs beside it and the runs alternate between
+ * the two in ABBA blocks, so load on the machine hits both alike.
+ */
+async function serverPhase(model: ModelServer, stamp: string): Promise<Record<string, unknown> & { pass: boolean }> {
+  // The build each server serves (built first when older than the sources), relative to its root.
+  const distDir = process.env.AGENTRY_NEXT_DIST_DIR || "scratch/next-bench";
+  const roots = [{ label: COMPARE_ROOT ? "this" : "agentry", root: SERVER_ROOT }, ...(COMPARE_ROOT ? [{ label: "compare", root: COMPARE_ROOT }] : [])];
+  const path = "/agents/assistant/runs";
+  console.log("");
+  console.log(`agentry start (what npm start runs), ${SERVER_RUNS} runs${COMPARE_ROOT ? " each" : ""}`);
+  for (const [i, { label, root }] of roots.entries()) console.log(`  ${label.padEnd(8)} : node bin/agentry.mjs start in ${root}, build ${distDir}, port ${SERVER_PORT + i}`);
+  console.log(`  database : ${DIALECT === "sqlite" ? "a temporary SQLite file" : "a throw-away PostgreSQL schema"} per server (removed at the end${KEEP ? " unless --keep" : ""})`);
+  console.log(
+    `  runs     : POST ${path} stream=false, one after another, each a new session; the scripted model in the benchmark process` +
+      (COMPARE_ROOT ? `;\n             alternating between the servers in blocks of ${BLOCK} (ABBA)` : ""),
+  );
+  console.log(`  memory   : RSS (and PSS) of the command and every process descended from it, ${IDLE_SETTLE_MS / 1000} s after /health first answers, and after the runs`);
+
+  const servers: ServerUnderTest[] = [];
+  for (const [i, { label, root }] of roots.entries()) {
+    const sqliteFile = join(tmpdir(), `agentry-bench-run-overhead-${stamp}-${label}.db`);
+    const pgSchema = `bench_run_overhead_${stamp}_${label}`;
+    const env: Record<string, string> = {
+      ...(DIALECT === "sqlite" ? { DATABASE_URL: `file:${sqliteFile}` } : { DATABASE_URL: url!, AGENTRY_DB_SCHEMA: pgSchema }),
+      AGENTRY_NEXT_DIST_DIR: distDir,
+      OPENAI_COMPATIBLE_BASE_URL: model.url,
+      OPENAI_COMPATIBLE_MODEL: "scripted",
+      OPENAI_COMPATIBLE_API_KEY: "x",
+      AGENTRY_LOG_LEVEL: process.env.AGENTRY_LOG_LEVEL || "warn",
+    };
+    const log = join(HERE, "results", `run-overhead-server-${DIALECT}-${label}.log`);
+    process.stderr.write(`  … starting ${label} (it builds first when the build is stale; output in ${log})\n`);
+    const server = await startAgentry({ root, port: SERVER_PORT + i, env, log });
+    const entry: ServerUnderTest = { label, root, server, sqliteFile, pgSchema, stopped: null, peakRss: 0, samples: [] };
+    servers.push(entry);
+    cleanups.push(async () => {
+      entry.stopped ??= await server.stop();
+      if (KEEP) console.log(`\n--keep: left ${DIALECT === "sqlite" ? sqliteFile : `schema ${pgSchema}`} in place`);
+      else if (DIALECT === "postgres") {
+        const client = new pg.Client({ connectionString: url! });
+        await client.connect();
+        await client.query(`DROP SCHEMA IF EXISTS "${pgSchema}" CASCADE`).catch((e) => console.error(`could not drop schema ${pgSchema}: ${e}`));
+        await client.end();
+      } else for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(sqliteFile + suffix, { force: true });
+    });
+  }
+
+  await new Promise((r) => setTimeout(r, IDLE_SETTLE_MS));
+  for (const s of servers) {
+    s.idle = treeMemory(s.server.child.pid!);
+    s.peakRss = s.idle.rssBytes;
+  }
+  process.stderr.write(`  … ${SERVER_RUNS} runs${COMPARE_ROOT ? " against each" : ""}\n`);
+  const sampler = setInterval(() => {
+    for (const s of servers) s.peakRss = Math.max(s.peakRss, treeMemory(s.server.child.pid!).rssBytes);
+  }, 1000);
+  const wall0 = performance.now();
+  try {
+    for (let b = 0; b * BLOCK < SERVER_RUNS; b++) {
+      const size = Math.min(BLOCK, SERVER_RUNS - b * BLOCK);
+      const order = b % 2 === 0 ? servers : [...servers].reverse();
+      for (const s of order) for (let i = 0; i < size; i++) s.samples.push(await timedRun(s.server.origin, path));
+    }
+  } finally {
+    clearInterval(sampler);
+  }
+  const wallMs = performance.now() - wall0;
+  for (const s of servers) {
+    s.after = treeMemory(s.server.child.pid!);
+    s.peakRss = Math.max(s.peakRss, s.after.rssBytes);
+  }
+  for (const s of servers) s.stopped = await s.server.stop();
+
+  const mib = (bytes: number | null) => (bytes === null ? "—" : (bytes / MiB).toFixed(1));
+  const processRows = (label: string, tree: TreeMemory) => [
+    ...tree.processes.map((p) => [`${label}  ${p.pid} ${p.command.slice(0, 60)}`, mib(p.rssBytes), mib(p.pssBytes)]),
+    [`${label}  total (${tree.processes.length} process${tree.processes.length === 1 ? "" : "es"})`, mib(tree.rssBytes), mib(tree.pssBytes)],
+  ];
+  const results = servers.map((s) => {
+    const latency = latencyStats(s.samples);
+    const ratio = s.after!.rssBytes / (TARGET_SERVER_RSS_MIB * MiB);
+    return { s, latency, ratio, pass: s.after!.rssBytes <= TARGET_SERVER_RSS_MIB * MiB };
+  });
+  for (const { s, ratio, pass } of results) {
+    console.log("");
+    console.log(`${s.label}: ${s.root}`);
+    console.log(table(["processes", "RSS MiB", "PSS MiB"], [...processRows("idle ", s.idle!), ...processRows("after", s.after!)]));
+    console.log(
+      `  started in ${(s.server.startMs / 1000).toFixed(1)} s (spawn → first /health 200); SIGTERM → exit in ${fmtMs(s.stopped!.ms)} ms (code ${s.stopped!.code}, signal ${s.stopped!.signal})`,
+    );
+    console.log(`  total RSS idle ${mib(s.idle!.rssBytes)} MiB, after ${SERVER_RUNS} runs ${mib(s.after!.rssBytes)} MiB (peak while running ${mib(s.peakRss)} MiB)`);
+    console.log(`  after the runs / Mastra 1.71 (${TARGET_SERVER_RSS_MIB} MiB): ${fmtRatio(ratio)}  ${pass ? "PASS" : "FAIL"} (target <= 1x)`);
+  }
+  console.log("");
+  const latencyRow = (name: string, l: LatencyStats) => [name, l.runsPerSecond.toFixed(1), fmtMs(l.meanMs), fmtMs(l.p50Ms), fmtMs(l.p90Ms), fmtMs(l.p99Ms), fmtMs(l.maxMs)];
+  console.log(
+    table(
+      ["runs through agentry start", "runs/s", "mean ms", "p50 ms", "p90 ms", "p99 ms", "max ms"],
+      results.map((r) => latencyRow(r.s.label, r.latency)),
+    ),
+  );
+  if (results.length === 2) {
+    const [a, b] = results;
+    console.log(
+      `  ${a.s.label} / ${b.s.label}: p50 ${fmtRatio(a.latency.p50Ms / b.latency.p50Ms)}, p99 ${fmtRatio(a.latency.p99Ms / b.latency.p99Ms)}; RSS after the runs ${fmtRatio(a.s.after!.rssBytes / b.s.after!.rssBytes)}`,
+    );
+  }
+  console.log(`  (wall ${(wallMs / 1000).toFixed(1)} s)`);
+  return {
+    distDir,
+    runs: SERVER_RUNS,
+    servers: results.map(({ s, latency, ratio, pass }) => ({
+      label: s.label,
+      root: s.root,
+      startMs: s.server.startMs,
+      idle: s.idle,
+      afterRuns: s.after,
+      peakRssBytes: s.peakRss,
+      latency,
+      ratioToTarget: ratio,
+      stop: s.stopped,
+      pass,
+    })),
+    wallSeconds: wallMs / 1000,
+    pass: results[0].pass,
+  };
+}
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  const stamp = `${process.pid}_${startedAt.getTime()}`;
 
   // The scripted model: a short answer at once; the streaming run gets CHUNKS tiny deltas.
   const streamChunks = Array.from({ length: CHUNKS }, () => "x ");
@@ -388,243 +779,42 @@ async function main(): Promise<void> {
     return { text: ANSWER };
   };
   const model = await startModelServer({ respond });
+  cleanups.push(() => model.close());
 
-  const agents: AgentDefinition[] = [
-    {
-      id: AGENT_ID,
-      name: AGENT_NAME,
-      model: { provider: "openai-compatible", id: "scripted", baseUrl: model.url, apiKey: "x" },
-      instructions: INSTRUCTIONS,
-    },
-  ];
-  const env: Record<string, string> =
-    DIALECT === "sqlite" ? { DATABASE_URL: `file:${sqliteFile}` } : { DATABASE_URL: url!, AGENTRY_DB_SCHEMA: pgSchema };
-  const settings = resolveSettings({ env: parseEnv(env), file: { database: { id: dbId }, agents } });
-  const db = await getDatabase(settings);
-
-  let baselineContext: BaselineContext | undefined;
-  const { server, origin } = await startHttpServer(settings, () => {
-    if (!baselineContext) throw new Error("baseline called before its template was taken");
-    return baselineContext;
-  });
-
-  let cleaned = false;
-  const cleanup = async () => {
-    if (cleaned) return;
-    cleaned = true;
-    await new Promise<void>((ok) => {
-      server.close(() => ok());
-      server.closeAllConnections();
-    });
-    await model.close();
-    if (KEEP) {
-      console.log(`\n--keep: left ${DIALECT === "sqlite" ? sqliteFile : `schema ${pgSchema}`} in place`);
-    } else if (DIALECT === "postgres") {
-      await db.sql.exec(`DROP SCHEMA IF EXISTS "${pgSchema}" CASCADE`).catch((e) => console.error(`could not drop schema ${pgSchema}: ${e}`));
-    }
-    appState().databases.delete(dbId);
-    await db.close().catch(() => undefined);
-    if (DIALECT === "sqlite" && !KEEP) for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(sqliteFile + suffix, { force: true });
-  };
   const onSignal = () => {
     interrupted = true;
     // Runs still in flight fail once their tables are gone; that is expected here, not worth a log line.
     readEnv().AGENTRY_LOG_LEVEL = "silent";
     console.error("\ninterrupted: cleaning up");
-    void cleanup().finally(() => process.exit(130));
+    void cleanupAll().finally(() => process.exit(130));
   };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
 
   try {
-    const agentryPath = `/agents/${AGENT_ID}/runs`;
-    const baselinePath = "/baseline/runs";
-
-    // ---- header ---------------------------------------------------------------------------------
-    const where = DIALECT === "sqlite" ? `SQLite file ${sqliteFile}` : `PostgreSQL ${db.location}, schema ${pgSchema}`;
     const loadAtStart = loadavg();
     console.log(`Run-overhead benchmark — ${DIALECT}`);
-    console.log(`  database : ${where} (removed at the end${KEEP ? " unless --keep" : ""})`);
     console.log(
       `  machine  : ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, node ${process.version}, load average ${loadAtStart.map((l) => l.toFixed(2)).join(" ")} at start` +
         (loadAtStart[0] >= cpus().length ? " — the machine is busy, timings may be noisy" : ""),
     );
-    console.log(`  server   : node:http on ${origin}; the model server (${model.url}), the API and the client share this process`);
-    console.log(`  agentry  : POST ${agentryPath} stream=false → IncomingMessage→Request adapter → dispatch (real route table) → Response streamed back`);
-    console.log(`  baseline : POST ${baselinePath} on the same server: upsertSession, upsertRun RUNNING, fetch /v1/chat/completions`);
-    console.log(`             (non-streaming), upsertRun COMPLETED (run_data as large as Agentry's), addSessionMetrics, JSON answer`);
-    console.log(`  series   : ${WARMUP} warm-up runs each, then ${RUNS} measured runs each, alternating in blocks of ${BLOCK} (ABBA)`);
-
-    // ---- non-streaming: warm-up -------------------------------------------------------------------
-    process.stderr.write("  … warm-up\n");
-    for (let i = 0; i < WARMUP; i++) await timedRun(origin, agentryPath);
-    // The baseline's run_data: the stored run of a finished Agentry run.
-    const probe = await fetch(`${origin}${agentryPath}`, { method: "POST", ...formBody({ message: USER_MESSAGE, stream: "false" }) });
-    const probeOutput = (await probe.json()) as { run_id: string };
-    const stored = await getRun(db, { scope: ADMIN, runId: probeOutput.run_id });
-    if (!stored || stored.status !== "COMPLETED") throw new Error("the probe run was not stored as COMPLETED");
-    baselineContext = { db, model, template: stored.run_data, lastRunDataBytes: 0 };
-    for (let i = 0; i < WARMUP; i++) await timedRun(origin, baselinePath);
-    const agentryRunDataBytes = Buffer.byteLength(JSON.stringify(stored.run_data));
-
-    // ---- non-streaming: measured, interleaved -----------------------------------------------------
-    process.stderr.write(`  … ${RUNS} + ${RUNS} non-streamed runs\n`);
-    const agentrySamples: number[] = [];
-    const baselineSamples: number[] = [];
-    const blocks = Math.ceil(RUNS / BLOCK);
-    const wall0 = performance.now();
-    for (let b = 0; b < blocks; b++) {
-      const size = Math.min(BLOCK, RUNS - b * BLOCK);
-      // ABBA: A B | B A | A B | …, so neither series always goes first.
-      const order = b % 2 === 0 ? (["agentry", "baseline"] as const) : (["baseline", "agentry"] as const);
-      for (const series of order) {
-        for (let i = 0; i < size; i++) {
-          if (series === "agentry") agentrySamples.push(await timedRun(origin, agentryPath));
-          else baselineSamples.push(await timedRun(origin, baselinePath));
-        }
-      }
-    }
-    const nonStreamingWallMs = performance.now() - wall0;
-    const agentry = latencyStats(agentrySamples);
-    const baseline = latencyStats(baselineSamples);
-
-    // Sanity: every run of both series is stored as COMPLETED.
-    const [completed] = await db.sql.query<{ n: number }>("SELECT COUNT(*) AS n FROM agno_runs WHERE status = 'COMPLETED' AND agent_id = ?", [AGENT_ID]);
-    const expectedRuns = 2 * WARMUP + 1 + 2 * RUNS;
-    if (Number(completed.n) !== expectedRuns) throw new Error(`expected ${expectedRuns} COMPLETED runs, found ${completed.n}`);
-    const baselineRunDataBytes = baselineContext.lastRunDataBytes;
-
-    // ---- streaming ----------------------------------------------------------------------------------
-    process.stderr.write(`  … streaming (${fmtInt(CHUNKS)} deltas, ${STREAM_REPEATS} x 3 connections)\n`);
-    const streamForm = (message: string) => formBody({ message, stream: "true" });
-    const overHttp = async (message: string): Promise<StreamSample> => {
-      const t0 = performance.now();
-      const response = await fetch(`${origin}${agentryPath}`, { method: "POST", ...streamForm(message) });
-      return readStream(response, t0);
-    };
-    const inProcess = async (message: string): Promise<StreamSample> => {
-      const t0 = performance.now();
-      const { headers, body } = streamForm(message);
-      const request = new Request(`${origin}${agentryPath}`, { method: "POST", headers, body });
-      const response = await dispatch(request, "/agents/{agent_id}/runs", { settings, routes: cachedRoutesFor("/agents/{agent_id}/runs") });
-      return readStream(response, t0);
-    };
-    const modelAlone = async (message: string): Promise<StreamSample> => {
-      const t0 = performance.now();
-      const response = await fetch(`${model.url}/chat/completions`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: "Bearer x" },
-        body: JSON.stringify({ model: "scripted", stream: true, messages: [{ role: "user", content: message }] }),
-      });
-      return readStream(response, t0);
-    };
-    // Warm-up: JIT for the streaming paths, on shorter streams.
-    await overHttp("stream-warm");
-    await inProcess("stream-warm");
-    await modelAlone("stream-warm");
-    const httpSamples: StreamSample[] = [];
-    const inProcessSamples: StreamSample[] = [];
-    const modelSamples: StreamSample[] = [];
-    for (let r = 0; r < STREAM_REPEATS; r++) {
-      const steps: [StreamSample[], (m: string) => Promise<StreamSample>][] = [
-        [httpSamples, overHttp],
-        [inProcessSamples, inProcess],
-        [modelSamples, modelAlone],
-      ];
-      if (r % 2 === 1) steps.reverse();
-      for (const [into, run] of steps) into.push(await run(STREAM_MESSAGE));
-    }
-    const expectedFrames = CHUNKS + 2; // at least the deltas, RunStarted and RunCompleted
-    for (const s of [...httpSamples, ...inProcessSamples]) {
-      if (s.frames < expectedFrames) throw new Error(`a streamed run delivered ${s.frames} data frames, expected at least ${expectedFrames}`);
-    }
-    const pick = (samples: StreamSample[]) => {
-      const rates = samples.map((s) => s.eventsPerSecond);
-      const m = median(rates);
-      return { medianEventsPerSecond: m, samples, medianSample: samples[rates.indexOf(m)] ?? samples[0] };
-    };
-    const streamHttp = pick(httpSamples);
-    const streamInProcess = pick(inProcessSamples);
-    const streamModel = pick(modelSamples);
-
+    const inProcess = SERVER_ONLY ? null : await inProcessPhase(model, stamp);
+    const server = SERVER_RUNS > 0 ? await serverPhase(model, stamp) : null;
     const loadAtEnd = loadavg();
-
-    // ---- results --------------------------------------------------------------------------------
-    console.log("");
-    console.log(`Non-streaming runs (${RUNS} each, sequential, one keep-alive connection; latency = request sent → body read)`);
-    const latencyRow = (name: string, s: LatencyStats) => [name, s.runsPerSecond.toFixed(1), fmtMs(s.meanMs), fmtMs(s.p50Ms), fmtMs(s.p90Ms), fmtMs(s.p99Ms), fmtMs(s.maxMs)];
-    console.log(
-      table(
-        ["series", "runs/s", "mean ms", "p50 ms", "p90 ms", "p99 ms", "max ms"],
-        [latencyRow("agentry  POST /agents/{id}/runs", agentry), latencyRow("baseline bare route, same work", baseline)],
-      ),
-    );
-    const ratios = {
-      p50: agentry.p50Ms / baseline.p50Ms,
-      p99: agentry.p99Ms / baseline.p99Ms,
-      mean: agentry.meanMs / baseline.meanMs,
-      overheadP50Ms: agentry.p50Ms - baseline.p50Ms,
-    };
-    const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
-    const p50Pass = ratios.p50 <= TARGET_RATIO;
-    const p99Pass = ratios.p99 <= TARGET_RATIO;
-    console.log("");
-    console.log(`  agentry / baseline p50 : ${fmtRatio(ratios.p50)}  ${verdict(p50Pass)} (target <= ${TARGET_RATIO}x); Agentry adds ${fmtMs(ratios.overheadP50Ms)} ms per run at p50`);
-    console.log(`  agentry / baseline p99 : ${fmtRatio(ratios.p99)}  ${verdict(p99Pass)} (target <= ${TARGET_RATIO}x)`);
-    console.log(`  run_data per run (COMPLETED): Agentry ${agentryRunDataBytes} B, baseline ${baselineRunDataBytes} B`);
-
-    console.log("");
-    console.log(`Streaming: one SSE connection, ${fmtInt(CHUNKS)} model deltas (no delay); events/s = data: frames / (first byte → end), median of ${STREAM_REPEATS}`);
-    const streamRow = (name: string, s: ReturnType<typeof pick>, target: boolean) => [
-      name,
-      fmtInt(s.medianEventsPerSecond),
-      s.samples.map((x) => fmtInt(x.eventsPerSecond)).join(" / "),
-      fmtInt(s.medianSample.frames),
-      fmtBytes(s.medianSample.bytes),
-      fmtMs(s.medianSample.firstByteMs),
-      fmtMs(s.medianSample.streamMs),
-      fmtInt(s.medianSample.eventsPerSecondTotal),
-      target ? verdict(s.medianEventsPerSecond >= TARGET_EVENTS_PER_SECOND) : "",
-    ];
-    const streamPass = streamHttp.medianEventsPerSecond >= TARGET_EVENTS_PER_SECOND;
-    console.log(
-      table(
-        ["path", "events/s", "each run", "frames", "bytes", "1st byte ms", "stream ms", "events/s incl. setup", `>= ${fmtInt(TARGET_EVENTS_PER_SECOND)}/s`],
-        [
-          streamRow("agentry over HTTP", streamHttp, true),
-          streamRow("agentry in-process dispatch", streamInProcess, false),
-          streamRow("scripted model alone (ref.)", streamModel, false),
-        ],
-      ),
-    );
-    // The model server, the API and the client share one thread: the scripted model's own work
-    // (its request → end time when read alone) falls inside Agentry's stream window.
-    const modelMs = streamModel.medianSample.firstByteMs + streamModel.medianSample.streamMs;
-    const withoutModel = streamHttp.medianSample.frames / ((streamHttp.medianSample.streamMs - modelMs) / 1000);
-    console.log(
-      `  the scripted model itself needs ~${fmtMs(modelMs)} ms for the ${fmtInt(CHUNKS)} deltas (request → end, read alone), on this same thread;\n` +
-        `  without it, Agentry over HTTP would deliver ~${fmtInt(withoutModel)} events/s`,
-    );
-    console.log("");
-    console.log(
-      `  load average ${loadAtStart.map((l) => l.toFixed(2)).join(" ")} -> ${loadAtEnd.map((l) => l.toFixed(2)).join(" ")}; ` +
-        `non-streaming phase ${(nonStreamingWallMs / 1000).toFixed(1)} s, total ${((performance.now() - wall0) / 1000).toFixed(1)} s`,
-    );
-    const allPass = p50Pass && p99Pass && streamPass;
-    console.log(`  overall: ${allPass ? "PASS" : "FAIL"} (p50 ${verdict(p50Pass)}, p99 ${verdict(p99Pass)}, streaming ${verdict(streamPass)})`);
+    const pass = (inProcess?.pass ?? true) === true && (server?.pass ?? true) === true;
+    if (inProcess && server) console.log(`\noverall: ${pass ? "PASS" : "FAIL"} (in process ${inProcess.pass ? "PASS" : "FAIL"}, memory ${server.pass ? "PASS" : "FAIL"})`);
 
     // ---- JSON -----------------------------------------------------------------------------------
     const outDir = join(HERE, "results");
     mkdirSync(outDir, { recursive: true });
-    const outFile = join(outDir, `run-overhead-${DIALECT}.json`);
+    const outFile = join(outDir, `run-overhead-${DIALECT}${SERVER_ONLY ? "-server" : ""}.json`);
     writeFileSync(
       outFile,
-      JSON.stringify(
+      `${JSON.stringify(
         {
           benchmark: "run-overhead",
           dialect: DIALECT,
           startedAt: startedAt.toISOString(),
-          database: DIALECT === "sqlite" ? { file: sqliteFile } : { url: db.location, schema: pgSchema },
           machine: {
             cpus: cpus().length,
             cpuModel: cpus()[0]?.model ?? null,
@@ -633,7 +823,17 @@ async function main(): Promise<void> {
             loadAverageStart: loadAtStart,
             loadAverageEnd: loadAtEnd,
           },
-          options: { runs: RUNS, warmup: WARMUP, block: BLOCK, chunks: CHUNKS, streamRepeats: STREAM_REPEATS },
+          options: {
+            runs: RUNS,
+            warmup: WARMUP,
+            block: BLOCK,
+            chunks: CHUNKS,
+            streamRepeats: STREAM_REPEATS,
+            serverRuns: SERVER_RUNS,
+            serverOnly: SERVER_ONLY,
+            serverRoot: SERVER_ROOT,
+            compareRoot: COMPARE_ROOT,
+          },
           definitions: {
             latency: "ms from sending the request (fetch, keep-alive) to having read the whole response body",
             runsPerSecond: "runs / sum of latencies (the runs are sequential)",
@@ -641,27 +841,21 @@ async function main(): Promise<void> {
             baseline:
               "bare node:http route: upsertSession (new session), upsertRun RUNNING, non-streaming fetch to the scripted model, upsertRun COMPLETED (run_data shaped and sized like Agentry's), addSessionMetrics, JSON answer",
             eventsPerSecond: "SSE `data:` frames received by the client / ms from the first body byte to the end of the stream",
+            rss: "VmRSS from /proc/<pid>/status, summed over `node bin/agentry.mjs start` and every process descended from it",
+            pss: "Pss from /proc/<pid>/smaps_rollup (shared pages split between the processes mapping them), summed likewise",
           },
-          targets: { latencyRatioMax: TARGET_RATIO, eventsPerSecondMin: TARGET_EVENTS_PER_SECOND },
-          nonStreaming: { agentry, baseline, ratios, pass: { p50: p50Pass, p99: p99Pass }, runDataBytes: { agentry: agentryRunDataBytes, baseline: baselineRunDataBytes }, wallSeconds: nonStreamingWallMs / 1000 },
-          streaming: {
-            chunks: CHUNKS,
-            agentryHttp: streamHttp,
-            agentryInProcess: streamInProcess,
-            modelAlone: streamModel,
-            modelOwnMs: modelMs,
-            agentryHttpWithoutModelEventsPerSecond: withoutModel,
-            pass: streamPass,
-          },
-          pass: allPass,
+          targets: { latencyRatioMax: TARGET_RATIO, eventsPerSecondMin: TARGET_EVENTS_PER_SECOND, serverRssAfterRunsMaxMiB: TARGET_SERVER_RSS_MIB },
+          ...(inProcess ?? {}),
+          ...(server ? { server } : {}),
+          pass,
         },
         null,
         2,
-      ) + "\n",
+      )}\n`,
     );
     console.log(`\nResults written to ${resolve(outFile)}`);
   } finally {
-    await cleanup();
+    await cleanupAll();
   }
 }
 
