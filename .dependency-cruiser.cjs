@@ -135,9 +135,9 @@ module.exports = {
 
     mayImport(
       "http",
-      ["auth", "config", "coordination", "db", "migrations", "queue", "runtime", "status", "server/app-context.ts"],
+      ["auth", "config", "coordination", "db", "migrations", "queue", "runs", "runtime", "status", "log.ts", "server/app-context.ts"],
       "lib/http/README.md",
-      "may import lib/auth, lib/config, lib/coordination, lib/db, lib/errors, lib/migrations, lib/queue, lib/runtime, lib/status and lib/server/app-context.ts.",
+      "may import lib/auth, lib/config, lib/coordination, lib/db, lib/errors, lib/migrations, lib/queue, lib/runs, lib/runtime, lib/status, lib/log.ts and lib/server/app-context.ts.",
     ),
 
     // lib/server is the composition root: it may import any of lib/.

@@ -1,12 +1,27 @@
 import type { Db } from "../db/open-database.ts";
 import type { TableSpec } from "./ddl.ts";
-import type { LegacyRunsRepair } from "./steps/legacy-runs-repair.ts";
 
 /** Agno's schema history, oldest first; the last entry is what this code writes. */
 export const VERSIONS = ["2.0.0", "2.3.0", "2.5.0", "2.5.6", "3.0.0"] as const;
 export const LATEST_VERSION = VERSIONS[VERSIONS.length - 1];
 
 export type Log = (message: string) => void;
+
+/** What one pass over the legacy blobs found and did. */
+export interface LegacyRunsRepair {
+  /** Sessions whose blob holds a run list. */
+  readonly sessions: number;
+  /** Legacy runs inserted into agno_runs. */
+  readonly copied: number;
+  /** Rows given another run_index (runs written since, moved after the legacy runs). */
+  readonly moved: number;
+  /** Legacy runs that already had their row (the row wins). */
+  readonly kept: number;
+  /** Legacy runs whose run_id is stored in another session: left in the blob only. */
+  readonly skipped: number;
+  /** Sessions whose blob holds something other than a run list (left as it is). */
+  readonly unreadable: number;
+}
 
 export interface MigrationContext {
   readonly db: Db;

@@ -4,7 +4,7 @@ import { stampSchemaVersion } from "../../db/schema-versions/schema-versions.ts"
 import type { Db } from "../../db/open-database.ts";
 import type { Statement } from "../../db/sql.ts";
 import { hasColumn, tableExists } from "../introspect.ts";
-import { LATEST_VERSION, MigrationError, type MigrationContext } from "../types.ts";
+import { LATEST_VERSION, MigrationError, type LegacyRunsRepair, type MigrationContext } from "../types.ts";
 import { planLegacyRuns, type LegacyRunsPlan, type StoredPlace } from "./legacy-runs-plan.ts";
 
 /**
@@ -15,21 +15,7 @@ import { planLegacyRuns, type LegacyRunsPlan, type StoredPlace } from "./legacy-
  */
 export const LEGACY_RUNS_CHECKED = "agno_runs:legacy_runs_checked";
 
-/** What one pass over the legacy blobs found and did. */
-export interface LegacyRunsRepair {
-  /** Sessions whose blob holds a run list. */
-  readonly sessions: number;
-  /** Legacy runs inserted into agno_runs. */
-  readonly copied: number;
-  /** Rows given another run_index (runs written since, moved after the legacy runs). */
-  readonly moved: number;
-  /** Legacy runs that already had their row (the row wins). */
-  readonly kept: number;
-  /** Legacy runs whose run_id is stored in another session: left in the blob only. */
-  readonly skipped: number;
-  /** Sessions whose blob holds something other than a run list (left as it is). */
-  readonly unreadable: number;
-}
+export type { LegacyRunsRepair } from "../types.ts";
 
 const SESSION_BATCH = 100;
 const ROWS_PER_INSERT = 50;
