@@ -1,7 +1,5 @@
 /** The two shapes of a scope (see DataScope). */
-export type ScopeShape =
-  | { readonly kind: "user"; readonly userId: string }
-  | { readonly kind: "admin"; readonly userId?: string | null };
+export type ScopeShape = { readonly kind: "user"; readonly userId: string } | { readonly kind: "admin"; readonly userId?: string | null };
 
 declare const madeBy: unique symbol;
 
@@ -31,8 +29,7 @@ export type DataScope = ScopeShape & { readonly [madeBy]: "dataScopeFor or unsaf
  */
 export function unsafeSystemScope(reason: string, options: { actingAs?: string | null } = {}): DataScope {
   void reason;
-  const shape: ScopeShape =
-    options.actingAs === undefined ? { kind: "admin" } : options.actingAs === null ? { kind: "admin", userId: null } : { kind: "user", userId: options.actingAs };
+  const shape: ScopeShape = options.actingAs === undefined ? { kind: "admin" } : options.actingAs === null ? { kind: "admin", userId: null } : { kind: "user", userId: options.actingAs };
   return shape as DataScope;
 }
 
@@ -62,9 +59,7 @@ export function ownerSql(scope: DataScope, column = "user_id", { includeShared =
     if (scope.userId === null) return { clause: `${column} IS NULL`, params: [] };
     return { clause: `${column} = ?`, params: [scope.userId] };
   }
-  return includeShared
-    ? { clause: `(${column} = ? OR ${column} IS NULL)`, params: [scope.userId] }
-    : { clause: `${column} = ?`, params: [scope.userId] };
+  return includeShared ? { clause: `(${column} = ? OR ${column} IS NULL)`, params: [scope.userId] } : { clause: `${column} = ?`, params: [scope.userId] };
 }
 
 /** Whether the scope may change a row owned by `owner` (owner-less rows: admins only). */

@@ -11,11 +11,7 @@ import { HttpError } from "../errors/http-error.ts";
  * `table` without `db_id` → 400; unknown `db_id` → 404; several databases and no `db_id` → 400;
  * a `table` this resource does not keep in that database → 404.
  */
-export function selectDatabase(
-  settings: Settings,
-  { db_id: dbId, table }: { db_id?: string; table?: string },
-  tables: readonly string[],
-): Promise<Db> {
+export function selectDatabase(settings: Settings, { db_id: dbId, table }: { db_id?: string; table?: string }, tables: readonly string[]): Promise<Db> {
   if (table && !dbId) throw new HttpError(400, "The db_id query parameter is required when passing a table");
   const ids = databaseIds(settings);
   if (dbId && !ids.includes(dbId)) throw new HttpError(404, `No database found with id '${dbId}'`);

@@ -9,7 +9,6 @@ import { HttpError } from "../errors/http-error.ts";
 import { unsafeCharacterIn } from "./input-text.ts";
 import { responseBody, responseMismatch, type AnyRoute, type HttpMethod } from "./route.ts";
 import { resolveRouteData } from "./data-access.ts";
-import { log } from "../log.ts";
 import { matchTemplate } from "./path-template.ts";
 
 export interface DispatchOptions {
@@ -57,21 +56,28 @@ function authorize(route: AnyRoute, principal: Principal, params: Record<string,
   throw new HttpError(403, `Insufficient permissions. Required scope(s): ${permission}`);
 }
 
+/** A body the route's own response schema refuses: a server bug, never the caller's. */
+class ResponseValidationError extends Error {
+  override readonly name = "ResponseValidationError";
+}
+
 /**
  * Development and tests (settings.checkResponses): a JSON body that does not match the route's
- * declared response is a server bug — logged with the route and the zod issues, answered 500
- * (errorResponse maps the ZodError), so a test meeting it fails. Production sends it unchecked.
+ * declared response is answered 500 `Internal server error (ResponseValidationError)`, its
+ * message (the route and the zod issues) logged with the error id by errorResponse, so a test
+ * meeting it fails. Production sends it unchecked.
  */
 async function checkResponse(route: AnyRoute, body: unknown): Promise<void> {
   const mismatch = await responseMismatch(route, body);
-  if (!mismatch) return;
-  log.error(`[response check] ${route.method} ${route.path} sent a body its response schema refuses:\n${z.prettifyError(mismatch)}`);
-  throw mismatch;
+  if (mismatch) throw new ResponseValidationError(`${route.method} ${route.path} sent a body its response schema refuses:\n${z.prettifyError(mismatch)}`);
 }
 
 /** A token's user or session id is written with the rows it creates: it must be storable text. */
 function refuseUnsafeIdentity(principal: Principal): void {
-  for (const [claim, value] of [["user id", principal.userId], ["session_id", principal.sessionId]] as const) {
+  for (const [claim, value] of [
+    ["user id", principal.userId],
+    ["session_id", principal.sessionId],
+  ] as const) {
     const problem = value ? unsafeCharacterIn(value) : null;
     if (problem) throw new HttpError(401, `Invalid token: its ${claim} contains ${problem}`);
   }

@@ -154,7 +154,7 @@ export interface RouteDefinition<
   readonly handler: (ctx: RouteContext<P, Q, B, F, A, D, T>) => Promise<unknown> | unknown;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the route table holds routes of every input, access, data and resource type
 export type AnyRoute = RouteDefinition<any, any, any, any, any, any, any, any>;
 
 /**

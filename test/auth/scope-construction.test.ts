@@ -28,7 +28,11 @@ function sources(): { path: string; text: string }[] {
 }
 
 const files = sources();
-const where = (pattern: RegExp) => files.filter((f) => pattern.test(f.text)).map((f) => f.path).sort();
+const where = (pattern: RegExp) =>
+  files
+    .filter((f) => pattern.test(f.text))
+    .map((f) => f.path)
+    .sort();
 
 describe("who makes a data scope", () => {
   it("casts to DataScope only where the two constructors live", () => {
@@ -41,9 +45,7 @@ describe("who makes a data scope", () => {
 
   it("never uses the escape hatch on the request path, and gives every use a reason", () => {
     // Every call but the definition (and its doc comment) in lib/db/scope.ts.
-    const calls = files
-      .filter((f) => f.path !== "lib/db/scope.ts")
-      .flatMap((f) => [...f.text.matchAll(/unsafeSystemScope\(\s*([^,)]*)/g)].map((m) => ({ path: f.path, reason: m[1].trim() })));
+    const calls = files.filter((f) => f.path !== "lib/db/scope.ts").flatMap((f) => [...f.text.matchAll(/unsafeSystemScope\(\s*([^,)]*)/g)].map((m) => ({ path: f.path, reason: m[1].trim() })));
     expect(calls.length).toBeGreaterThan(0);
     expect(calls.filter((u) => u.path.startsWith("lib/http/") || u.path.startsWith("app/")).map((u) => u.path)).toEqual([]);
     // Its reason is written where it is called: a string saying why there is no principal.

@@ -44,7 +44,7 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 type Json = Record<string, unknown>;
 
 /** Calls the API: as the trusted admin of auth mode none unless a principal or headers are given. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are checked against the zod schemas
+// biome-ignore lint/suspicious/noExplicitAny: bodies are checked against the zod schemas
 async function api(app: TestApp, method: string, path: string, init: { as?: Principal; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any }> {
   const response = await app.call(method, path, { principal: init.as, headers: init.headers });
   const text = await response.text();

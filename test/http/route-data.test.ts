@@ -19,12 +19,13 @@ import { testSettings } from "../support/settings.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "agentry-route-data-"));
 const dbId = `route-data-${process.pid}`;
-const settingsWith = (env: Record<string, string> = {}): Settings =>
-  testSettings({ env: { DATABASE_URL: `file:${join(dir, "agentry.db")}`, ...env }, file: { database: { id: dbId } } });
+const settingsWith = (env: Record<string, string> = {}): Settings => testSettings({ env: { DATABASE_URL: `file:${join(dir, "agentry.db")}`, ...env }, file: { database: { id: dbId } } });
 const settings = settingsWith();
 
 afterAll(async () => {
-  const db = await appState().databases.get(dbId)?.catch(() => undefined);
+  const db = await appState()
+    .databases.get(dbId)
+    ?.catch(() => undefined);
   appState().databases.delete(dbId);
   await db?.close();
   rmSync(dir, { recursive: true, force: true });
@@ -51,7 +52,9 @@ const TEST_ROUTE = { summary: "test", tags: ["Test"], access: { permission: "ses
 const Query = z.object({ user_id: z.string().optional(), db_id: z.string().optional(), table: z.string().optional() });
 
 const whoRoute = defineRoute({
-  method: "GET", path: "/who", ...TEST_ROUTE,
+  method: "GET",
+  path: "/who",
+  ...TEST_ROUTE,
   query: Query,
   data: { db: { selectFrom: "query", tables: ["agno_sessions"] }, userFrom: "query" },
   handler: async ({ scope, ownScope, db, principal }) => ({ scope, ownScope, defaultDb: db === (await getDatabase(settings)), caller: principal.userId }),
@@ -81,7 +84,9 @@ describe("route data: the scope and the database come from the dispatcher", () =
 
   it("reads the db_id and user_id from the part of the input the route names", async () => {
     const fromBody = defineRoute({
-      method: "POST", path: "/who-body", ...TEST_ROUTE,
+      method: "POST",
+      path: "/who-body",
+      ...TEST_ROUTE,
       body: Query,
       data: { db: { selectFrom: "body", tables: ["agno_sessions"] }, userFrom: "body" },
       handler: ({ scope }) => ({ scope }),
@@ -94,7 +99,9 @@ describe("route data: the scope and the database come from the dispatcher", () =
 
   it("owner: required — an admin naming nobody writes as itself; with no user at all it is a 400", async () => {
     const write = defineRoute({
-      method: "POST", path: "/write", ...TEST_ROUTE,
+      method: "POST",
+      path: "/write",
+      ...TEST_ROUTE,
       body: Query,
       data: { db: "default", userFrom: "body", owner: "required" },
       handler: ({ scope }) => ({ owner: scope.userId }),
@@ -107,7 +114,9 @@ describe("route data: the scope and the database come from the dispatcher", () =
 
   it("isolation: always — a user acts as itself even where isolation is off", async () => {
     const credentials = defineRoute({
-      method: "GET", path: "/keys", ...TEST_ROUTE,
+      method: "GET",
+      path: "/keys",
+      ...TEST_ROUTE,
       data: { db: "default", isolation: "always" },
       handler: ({ scope }) => ({ scope }),
     });
@@ -118,7 +127,9 @@ describe("route data: the scope and the database come from the dispatcher", () =
   it("resolves in order — the path's resource (404), what the data requires, the scope (403, adminOnly), the database — and only then runs the handler", async () => {
     const handler = vi.fn(() => ({}));
     const ordered = defineRoute({
-      method: "GET", path: "/ordered", ...TEST_ROUTE,
+      method: "GET",
+      path: "/ordered",
+      ...TEST_ROUTE,
       query: z.object({ thing: z.string().optional(), feature: z.string().optional(), db_id: z.string().optional() }),
       resource: ({ query }) => {
         if (query.thing === "missing") throw new HttpError(404, "Thing not found");

@@ -50,7 +50,7 @@ describe("route table", () => {
     expect(dashboard).toEqual([join("dashboard", "auth", "[...nextauth]"), join("dashboard", "queue-events")]);
     const templates = files
       .filter((f) => !f.startsWith("[...") && !dashboard.includes(f))
-      .map((f) => "/" + f.split(sep).filter((s) => !/^\(.*\)$/.test(s)).map((s) => s.replace(/^\[\[\.\.\.(.+)\]\]$/, "{$1*}").replace(/^\[(.+)\]$/, "{$1}")).join("/"))
+      .map((f) => `/${f.split(sep).filter((s) => !/^\(.*\)$/.test(s)).map((s) => s.replace(/^\[\[\.\.\.(.+)\]\]$/, "{$1*}").replace(/^\[(.+)\]$/, "{$1}")).join("/")}`)
       .map((t) => (t === "/" ? t : t.replace(/\/$/, "")))
       .sort();
     expect(templates).toEqual([...new Set(ROUTES.map((r) => r.path))].sort());

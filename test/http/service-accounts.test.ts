@@ -27,7 +27,7 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 /** Calls the API: as a principal (tests only), with a bearer token, or as the trusted admin (mode none). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are checked against the zod schemas
+// biome-ignore lint/suspicious/noExplicitAny: bodies are checked against the zod schemas
 async function api(method: string, path: string, init: { json?: unknown; as?: Principal; token?: string } = {}): Promise<{ status: number; body: any }> {
   const response = await app.call(method, path, {
     json: init.json,

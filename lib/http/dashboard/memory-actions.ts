@@ -16,7 +16,14 @@ const MemoryText = z.string({ error: "write the memory's text" }).trim().min(1, 
 const Topics = z
   .string()
   .optional()
-  .transform((value) => [...new Set((value ?? "").split(",").map((t) => t.trim()).filter(Boolean))]);
+  .transform((value) => [
+    ...new Set(
+      (value ?? "")
+        .split(",")
+        .map((t) => t.trim())
+        .filter(Boolean),
+    ),
+  ]);
 
 const MemoryId = z.string({ error: "say which memory" }).min(1, "say which memory");
 

@@ -62,10 +62,7 @@ export const createServiceAccountAction = defineDashboardAction({
         error: `allow: ${list} ${privileged.length === 1 ? "is a privileged scope" : "are privileged scopes"} (control of the whole OS or of credentials): tick "Allow privileged scopes" to grant ${privileged.length === 1 ? "it" : "them"}`,
       };
     }
-    const entries: ScopeEntry[] = [
-      ...input.allow.map((scope) => ({ scope, effect: "allow" as const })),
-      ...input.deny.map((scope) => ({ scope, effect: "deny" as const })),
-    ];
+    const entries: ScopeEntry[] = [...input.allow.map((scope) => ({ scope, effect: "allow" as const })), ...input.deny.map((scope) => ({ scope, effect: "deny" as const }))];
     // The same grant rule the API enforces, checked again by its owner.
     try {
       assertMayGrant({ caller: principal, entries, allowPrivileged: input.allowPrivileged === "on" });

@@ -3,15 +3,7 @@ import { deleteMemories, getMemory, listMemories, upsertMemory, type StoredMemor
 import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import { isoTime, pageOf } from "../schemas/list-query.ts";
-import {
-  CreateMemoryBody,
-  DeleteMemoriesBody,
-  ListMemoriesQuery,
-  MemoryListSchema,
-  MemoryParams,
-  MemoryQuery,
-  UserMemorySchema,
-} from "../schemas/memories.ts";
+import { CreateMemoryBody, DeleteMemoriesBody, ListMemoriesQuery, MemoryListSchema, MemoryParams, MemoryQuery, UserMemorySchema } from "../schemas/memories.ts";
 
 /**
  * Agno's Memories API: memories:read / memories:write / memories:delete. Topics,
@@ -165,11 +157,4 @@ export const deleteMemoryRoute = defineRoute({
   },
 });
 
-export const MEMORY_ROUTES = [
-  createMemoryRoute,
-  listMemoriesRoute,
-  deleteMemoriesRoute,
-  getMemoryRoute,
-  updateMemoryRoute,
-  deleteMemoryRoute,
-];
+export const MEMORY_ROUTES = [createMemoryRoute, listMemoriesRoute, deleteMemoriesRoute, getMemoryRoute, updateMemoryRoute, deleteMemoryRoute];

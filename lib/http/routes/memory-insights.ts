@@ -2,14 +2,7 @@ import { listMemories, listMemoryTopics, userMemoryStats } from "../../db/index.
 import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import { isoTime, pageOf } from "../schemas/list-query.ts";
-import {
-  MemoryQuery,
-  MemoryTopicsSchema,
-  OptimizeMemoriesBody,
-  OptimizeMemoriesResponse,
-  UserMemoryStatsQuery,
-  UserStatsListSchema,
-} from "../schemas/memories.ts";
+import { MemoryQuery, MemoryTopicsSchema, OptimizeMemoriesBody, OptimizeMemoriesResponse, UserMemoryStatsQuery, UserStatsListSchema } from "../schemas/memories.ts";
 import { MEMORY_DATA, MEMORY_WRITE_DATA } from "./memories.ts";
 
 /** Agno's `/memory_topics`, `/user_memory_stats` and `/optimize-memories` (memory optimisation). */
@@ -42,7 +35,10 @@ export const userMemoryStatsRoute = defineRoute({
   handler: async ({ input: { query }, scope, db }) => {
     const started = performance.now();
     const { stats, totalCount } = await userMemoryStats(db, { scope, page: query.page, limit: query.limit });
-    return pageOf(stats.map((s) => ({ ...s, last_memory_updated_at: isoTime(s.last_memory_updated_at) })), { page: query.page, limit: query.limit, totalCount, startedMs: started });
+    return pageOf(
+      stats.map((s) => ({ ...s, last_memory_updated_at: isoTime(s.last_memory_updated_at) })),
+      { page: query.page, limit: query.limit, totalCount, startedMs: started },
+    );
   },
 });
 
@@ -63,10 +59,7 @@ export const optimizeMemoriesRoute = defineRoute({
   handler: async ({ scope, db }) => {
     const { totalCount } = await listMemories(db, { scope, limit: 1 });
     if (totalCount === 0) throw new HttpError(404, "No memories found for user");
-    throw new HttpError(
-      501,
-      "Memory optimization needs a model-backed memory manager, which this server does not provide yet; no memories were changed.",
-    );
+    throw new HttpError(501, "Memory optimization needs a model-backed memory manager, which this server does not provide yet; no memories were changed.");
   },
 });
 

@@ -13,7 +13,7 @@ import {
   ListServiceAccountsQuery,
   ServiceAccountListSchema,
   ServiceAccountParams,
-  ServiceAccountSchema,
+  type ServiceAccountSchema,
 } from "../schemas/service-accounts.ts";
 
 /**
@@ -106,7 +106,10 @@ export const listServiceAccountsRoute = defineRoute({
       sortOrder: query.sort_order,
     });
     const now = Math.floor(Date.now() / 1000);
-    return pageOf(accounts.map((a) => toView(a, now)), { page: query.page, limit: query.limit, totalCount, startedMs: started });
+    return pageOf(
+      accounts.map((a) => toView(a, now)),
+      { page: query.page, limit: query.limit, totalCount, startedMs: started },
+    );
   },
 });
 

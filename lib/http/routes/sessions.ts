@@ -204,12 +204,4 @@ export const renameSessionRoute = defineRoute({
   },
 });
 
-export const SESSION_ROUTES = [
-  listSessionsRoute,
-  createSessionRoute,
-  deleteSessionsRoute,
-  getSessionRoute,
-  updateSessionRoute,
-  deleteSessionRoute,
-  renameSessionRoute,
-];
+export const SESSION_ROUTES = [listSessionsRoute, createSessionRoute, deleteSessionsRoute, getSessionRoute, updateSessionRoute, deleteSessionRoute, renameSessionRoute];
