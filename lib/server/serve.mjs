@@ -115,10 +115,11 @@ export async function serve({ dir, host, port, shutdownGraceSeconds, banner, log
   const close = (reason) =>
     (closed ??= (async () => {
       closing = true;
-      log(`[server] ${reason}: no new connections; in-flight requests and streams have ${shutdownGraceSeconds} s to finish`);
       for (const response of inFlight) if (!response.headersSent) response.shouldKeepAlive = false;
       const drained = new Promise((resolve) => server.close(() => resolve("drained")));
       server.closeIdleConnections();
+      // Said once it is true: the listening socket is closed.
+      log(`[server] ${reason}: no new connections; in-flight requests and streams have ${shutdownGraceSeconds} s to finish`);
       let cutConnections = 0;
       /** @type {NodeJS.Timeout | undefined} */
       let timer;
