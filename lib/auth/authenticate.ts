@@ -5,6 +5,7 @@ import { dashboardPrincipal } from "./dashboard-session.ts";
 import { verifyJwtPrincipal } from "./jwt.ts";
 import { ADMIN_SCOPE, type Principal } from "./principal.ts";
 import { authenticateServiceAccount, SERVICE_ACCOUNT_TOKEN_PREFIX } from "./service-accounts.ts";
+import type { Db } from "../db/open-database.ts";
 
 /** The trusted caller of auth mode `none`: admin, as in Agno, acting for whatever user_id it names. */
 export const TRUSTED_ADMIN: Principal = Object.freeze({
@@ -66,11 +67,11 @@ export function assertLocalRequest(request: Request, settings: Settings): void {
  * signed-in dashboard session. Otherwise the auth mode decides: `none` (trusted admin),
  * `security_key` (OS_SECURITY_KEY bearer, admin) or `jwt` (JWT beats the key when both are set).
  */
-export async function authenticate(request: Request, settings: Settings): Promise<Principal> {
+export async function authenticate(request: Request, settings: Settings, database: () => Promise<Db>): Promise<Principal> {
   const token = bearerToken(request);
-  if (token?.startsWith(SERVICE_ACCOUNT_TOKEN_PREFIX)) return authenticateServiceAccount(token, settings);
+  if (token?.startsWith(SERVICE_ACCOUNT_TOKEN_PREFIX)) return authenticateServiceAccount(token, settings, database);
   if (token === null) {
-    const dashboard = await dashboardPrincipal(request, settings);
+    const dashboard = await dashboardPrincipal(request, settings, database);
     if (dashboard) return dashboard;
   }
   switch (settings.auth.mode) {

@@ -2,7 +2,7 @@ import type { Settings } from "../config/settings.ts";
 import { unsafeSystemScope, type DataScope } from "../db/scope.ts";
 import { LAST_USED_RESOLUTION_SECONDS, touchLastUsed, unsafeFindServiceAccountByTokenHash, type StoredServiceAccount } from "../db/service-accounts/service-accounts.ts";
 import { unsafeSessionUser } from "../db/users/users.ts";
-import { getDatabase } from "../server/app-context.ts";
+import type { Db } from "../db/open-database.ts";
 import { HttpError } from "../errors/http-error.ts";
 import { log } from "../log.ts";
 import type { Principal } from "./principal.ts";
@@ -43,9 +43,9 @@ function ownerScope(account: StoredServiceAccount): DataScope {
  * when the mode trusts everyone else as admin). 401s: unknown or malformed → "Invalid
  * authentication token"; revoked; expired. Records the use at most once a minute per account.
  */
-export async function authenticateServiceAccount(token: string, settings: Settings): Promise<Principal> {
+export async function authenticateServiceAccount(token: string, settings: Settings, database: () => Promise<Db>): Promise<Principal> {
   if (!isWellFormedServiceAccountToken(token)) throw new HttpError(401, "Invalid authentication token");
-  const db = await getDatabase(settings);
+  const db = await database();
   const account = await unsafeFindServiceAccountByTokenHash(db, hashServiceAccountToken(token));
   if (!account) throw new HttpError(401, "Invalid authentication token");
   const now = Math.floor(Date.now() / 1000);

@@ -9,6 +9,7 @@ import { HttpError } from "../errors/http-error.ts";
 import { unsafeCharacterIn } from "./input-text.ts";
 import { responseBody, responseMismatch, type AnyRoute, type HttpMethod } from "./route.ts";
 import { resolveRouteData } from "./data-access.ts";
+import { getDatabase } from "../server/app-context.ts";
 import { matchTemplate } from "./path-template.ts";
 
 export interface DispatchOptions {
@@ -102,7 +103,7 @@ export async function dispatch(request: Request, template: string, { settings, r
     }
     const url = new URL(request.url);
     const rawParams = matchTemplate(template, url.pathname) ?? {};
-    const principal = "public" in route.access ? null : (asPrincipal ?? (await authenticate(request, settings)));
+    const principal = "public" in route.access ? null : (asPrincipal ?? (await authenticate(request, settings, () => getDatabase(settings))));
     if (principal) {
       refuseUnsafeIdentity(principal);
       authorize(route, principal, rawParams);

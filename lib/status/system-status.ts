@@ -1,7 +1,7 @@
 import type { Settings } from "../config/settings.ts";
 import { MODEL_ENV_HINT } from "../config/model-from-env.ts";
 import { MigrationManager } from "../migrations/migration-manager.ts";
-import { getDatabase } from "../server/app-context.ts";
+import type { Db } from "../db/open-database.ts";
 
 /** What the dashboard shell shows about the installation: database, migrations, model providers. */
 export interface SystemStatus {
@@ -23,10 +23,10 @@ const recent = () => ((globalThis as Holder)[key] ??= new Map());
  * The status, read at most once per `maxAgeMs` per database: pages that re-render every second
  * while a run is live would otherwise introspect the schema every second.
  */
-export function recentSystemStatus(settings: Settings, maxAgeMs: number): Promise<SystemStatus> {
+export function recentSystemStatus(settings: Settings, maxAgeMs: number, database: () => Promise<Db>): Promise<SystemStatus> {
   const cached = recent().get(settings.database.id);
   if (cached && Date.now() - cached.at < maxAgeMs) return cached.status;
-  const status = systemStatus(settings);
+  const status = systemStatus(settings, database);
   recent().set(settings.database.id, { at: Date.now(), status });
   return status;
 }
@@ -36,11 +36,12 @@ export function forgetSystemStatus(): void {
   recent().clear();
 }
 
-export async function systemStatus(settings: Settings): Promise<SystemStatus> {
+/** `open` opens the installation's database (the caller's process wiring: lib/server/app-context.ts). */
+export async function systemStatus(settings: Settings, open: () => Promise<Db>): Promise<SystemStatus> {
   const unconfigured = settings.agents.filter((a) => !a.model);
   let database: SystemStatus["database"] = { dialect: null, location: null, error: null, pendingMigrations: [] };
   try {
-    const db = await getDatabase(settings);
+    const db = await open();
     const pending = await new MigrationManager(db).pending();
     database = { dialect: db.dialect, location: db.location, error: null, pendingMigrations: pending.map((p) => p.table) };
   } catch (error) {

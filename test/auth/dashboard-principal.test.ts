@@ -33,19 +33,19 @@ describe.each(DIALECTS)("dashboard sessions as API principals on $name", (dialec
       const db = await app.db();
       const member = await createUser(db);
       const cookie = await sessionCookie(app.settings, db, member);
-      const principal = await dashboardPrincipal(request(cookie, SAME_ORIGIN), app.settings);
+      const principal = await dashboardPrincipal(request(cookie, SAME_ORIGIN), app.settings, () => app.db());
       expect(principal).toMatchObject({ kind: "user", userId: member.id, isAdmin: false, authenticatedBy: "dashboard", isolated: true });
       expect(principal!.scopes).toEqual(MEMBER_SCOPES);
       expect(principal!.scopes).toEqual(expect.arrayContaining(["agents:read", "agents:run", "sessions:read", "sessions:write", "memories:delete"]));
       expect(principal!.scopes).not.toContain("agent_os:admin");
       // Origin alone (a browser without Sec-Fetch-Site) is enough when it is this server's own.
-      expect(await dashboardPrincipal(request(cookie, { origin: `http://${HOST}` }), app.settings)).toMatchObject({ userId: member.id });
+      expect(await dashboardPrincipal(request(cookie, { origin: `http://${HOST}` }), app.settings, () => app.db())).toMatchObject({ userId: member.id });
     });
 
     it("an admin's session is an admin principal holding agent_os:admin", async () => {
       const db = await app.db();
       const admin = await createUser(db, { role: "admin" });
-      const principal = await dashboardPrincipal(request(await sessionCookie(app.settings, db, admin), SAME_ORIGIN), app.settings);
+      const principal = await dashboardPrincipal(request(await sessionCookie(app.settings, db, admin), SAME_ORIGIN), app.settings, () => app.db());
       expect(principal).toMatchObject({ kind: "admin", userId: admin.id, isAdmin: true, scopes: ["agent_os:admin"], authenticatedBy: "dashboard" });
     });
 
@@ -63,10 +63,10 @@ describe.each(DIALECTS)("dashboard sessions as API principals on $name", (dialec
         {}, // neither header: no proof of origin
         { "sec-fetch-site": "cross-site", origin: `http://${HOST}` },
       ]) {
-        expect(await dashboardPrincipal(request(cookie, headers, "POST"), app.settings), JSON.stringify(headers)).toBeNull();
+        expect(await dashboardPrincipal(request(cookie, headers, "POST"), app.settings, () => app.db()), JSON.stringify(headers)).toBeNull();
       }
       // The same cookie from the dashboard's own page works.
-      expect(await dashboardPrincipal(request(cookie, SAME_ORIGIN, "POST"), app.settings)).not.toBeNull();
+      expect(await dashboardPrincipal(request(cookie, SAME_ORIGIN, "POST"), app.settings, () => app.db())).not.toBeNull();
     });
 
     it("refuses a tampered token, one sealed with another secret, and an absent cookie", async () => {
@@ -76,21 +76,21 @@ describe.each(DIALECTS)("dashboard sessions as API principals on $name", (dialec
       const tampered = cookie.slice(0, -4) + (cookie.endsWith("AAAA") ? "BBBB" : "AAAA");
       const foreign = `${SESSION_COOKIE}=${await encodeSessionToken({ sub: member.id, sv: member.sessionVersion, sid: "a-session" }, "another-secret-another-secret-xx")}`;
       for (const value of [tampered, foreign, `${SESSION_COOKIE}=`, "other=1"]) {
-        expect(await dashboardPrincipal(request(value, SAME_ORIGIN), app.settings)).toBeNull();
+        expect(await dashboardPrincipal(request(value, SAME_ORIGIN), app.settings, () => app.db())).toBeNull();
       }
-      expect(await dashboardPrincipal(request(null, SAME_ORIGIN), app.settings)).toBeNull();
+      expect(await dashboardPrincipal(request(null, SAME_ORIGIN), app.settings, () => app.db())).toBeNull();
     });
 
     it("disabling a user refuses its session at once; re-enabling does not revive the old session", async () => {
       const db = await app.db();
       const member = await createUser(db);
       const cookie = await sessionCookie(app.settings, db, member);
-      expect(await dashboardPrincipal(request(cookie, SAME_ORIGIN), app.settings)).not.toBeNull();
+      expect(await dashboardPrincipal(request(cookie, SAME_ORIGIN), app.settings, () => app.db())).not.toBeNull();
       await setEnabled(db, { principal: SYSTEM_ADMIN, userId: member.id, enabled: false });
-      expect(await dashboardPrincipal(request(cookie, SAME_ORIGIN), app.settings)).toBeNull();
+      expect(await dashboardPrincipal(request(cookie, SAME_ORIGIN), app.settings, () => app.db())).toBeNull();
       const reenabled = await setEnabled(db, { principal: SYSTEM_ADMIN, userId: member.id, enabled: true });
-      expect(await dashboardPrincipal(request(cookie, SAME_ORIGIN), app.settings)).toBeNull();
-      expect(await dashboardPrincipal(request(await sessionCookie(app.settings, db, reenabled), SAME_ORIGIN), app.settings)).not.toBeNull();
+      expect(await dashboardPrincipal(request(cookie, SAME_ORIGIN), app.settings, () => app.db())).toBeNull();
+      expect(await dashboardPrincipal(request(await sessionCookie(app.settings, db, reenabled), SAME_ORIGIN), app.settings, () => app.db())).not.toBeNull();
     });
 
     it("sign out everywhere ends every session; a role change applies to the next request", async () => {
@@ -98,11 +98,11 @@ describe.each(DIALECTS)("dashboard sessions as API principals on $name", (dialec
       const member = await createUser(db);
       const cookie = await sessionCookie(app.settings, db, member);
       await changeRole(db, { principal: SYSTEM_ADMIN, userId: member.id, role: "admin" });
-      expect(await dashboardPrincipal(request(cookie, SAME_ORIGIN), app.settings)).toMatchObject({ isAdmin: true });
+      expect(await dashboardPrincipal(request(cookie, SAME_ORIGIN), app.settings, () => app.db())).toMatchObject({ isAdmin: true });
       await changeRole(db, { principal: SYSTEM_ADMIN, userId: member.id, role: "member" });
-      expect(await dashboardPrincipal(request(cookie, SAME_ORIGIN), app.settings)).toMatchObject({ isAdmin: false });
+      expect(await dashboardPrincipal(request(cookie, SAME_ORIGIN), app.settings, () => app.db())).toMatchObject({ isAdmin: false });
       await endSessions(db, { principal: { kind: "user", userId: member.id, scopes: [], authenticatedBy: "dashboard", isAdmin: false } });
-      expect(await dashboardPrincipal(request(cookie, SAME_ORIGIN), app.settings)).toBeNull();
+      expect(await dashboardPrincipal(request(cookie, SAME_ORIGIN), app.settings, () => app.db())).toBeNull();
     });
 
     it("through the API (security-key mode): same-origin with the cookie is served, cross-origin with the cookie is 401 and starts no run", async () => {
@@ -121,8 +121,8 @@ describe.each(DIALECTS)("dashboard sessions as API principals on $name", (dialec
       const sessions = await (await app.call("GET", "/sessions?type=agent", { headers: { authorization: "Bearer a-shared-security-key-for-tests" } })).json();
       expect(sessions.data).toEqual([]);
 
-      await expect(authenticate(request(cookie, CROSS_SITE, "POST"), app.settings)).rejects.toBeInstanceOf(HttpError);
-      await expect(authenticate(request(cookie, SAME_ORIGIN, "POST"), app.settings)).resolves.toMatchObject({ userId: member.id });
+      await expect(authenticate(request(cookie, CROSS_SITE, "POST"), app.settings, () => app.db())).rejects.toBeInstanceOf(HttpError);
+      await expect(authenticate(request(cookie, SAME_ORIGIN, "POST"), app.settings, () => app.db())).resolves.toMatchObject({ userId: member.id });
     });
   });
 });

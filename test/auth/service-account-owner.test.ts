@@ -25,9 +25,9 @@ describe("a service account never outlives its owner's access", () => {
       scope: userScope(owner.id),
       account: { id: randomUUID(), name: `bot-${Date.now()}`, tokenHash: minted.hash, tokenPrefix: minted.prefix, scopes: [{ scope: "sessions:read", effect: "allow" }], expiresAt: null, createdBy: owner.id },
     });
-    await expect(authenticateServiceAccount(minted.token, app.settings)).resolves.toMatchObject({ kind: "service_account" });
+    await expect(authenticateServiceAccount(minted.token, app.settings, () => app.db())).resolves.toMatchObject({ kind: "service_account" });
     await setUserDisabled(db, { scope: adminScope(), userId: owner.id, disabled: true });
-    const refused = await authenticateServiceAccount(minted.token, app.settings).catch((e: unknown) => e);
+    const refused = await authenticateServiceAccount(minted.token, app.settings, () => app.db()).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(HttpError);
     expect((refused as HttpError).status).toBe(401);
     expect((refused as HttpError).detail).toBe("Service account token belongs to a disabled user");

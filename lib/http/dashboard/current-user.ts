@@ -40,7 +40,7 @@ export async function dashboardSessionFrom(cookieHeader: string | null): Promise
  * The installation's status (migrations, model providers) for the banners and the overview: once
  * per request, and at most every few seconds however often live pages re-render.
  */
-export const dashboardSystemStatus = cache((): Promise<SystemStatus> => recentSystemStatus(getSettings(), 5_000));
+export const dashboardSystemStatus = cache((): Promise<SystemStatus> => recentSystemStatus(getSettings(), 5_000, () => getDatabase(getSettings())));
 
 /** For dashboard pages: the session, or a redirect to sign-in (to setup while no user exists). */
 export async function requireDashboardSession(): Promise<DashboardSession> {
