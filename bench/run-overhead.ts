@@ -38,7 +38,7 @@ import { appState, getDatabase } from "../lib/server/app-context.ts";
 import { dispatch } from "../lib/http/dispatch.ts";
 import { cachedRoutesFor, serveApi } from "../lib/http/node-server.ts";
 import { fmtBytes, table } from "./report.ts";
-import { startAgentry, treeMemory, type StartedServer, type TreeMemory } from "./server-memory.ts";
+import { startAgentry, startMastra, treeMemory, type StartedServer, type TreeMemory } from "./server-memory.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -50,14 +50,14 @@ const flag = (name: string) => args.includes(`--${name}`);
 const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 
 const unknownArgs = args.filter(
-  (a) => !/^--(postgres|sqlite|keep|help|server-only|runs=.*|warmup=.*|block=.*|chunks=.*|stream-repeats=.*|url=.*|server-runs=.*|server-root=.*|compare-root=.*|server-port=.*)$/.test(a),
+  (a) => !/^--(postgres|sqlite|keep|help|server-only|mastra|runs=.*|warmup=.*|block=.*|chunks=.*|stream-repeats=.*|url=.*|server-runs=.*|server-root=.*|compare-root=.*|server-port=.*)$/.test(a),
 );
 if (flag("help") || unknownArgs.length > 0) {
   if (unknownArgs.length > 0) console.error(`Unknown argument(s): ${unknownArgs.join(" ")}`);
   console.error(
     "usage: tsx bench/run-overhead.ts [--sqlite | --postgres | --url=postgresql://…] [--runs=500] [--warmup=50] [--block=25]\n" +
       "                                [--chunks=50000] [--stream-repeats=3] [--keep]\n" +
-      "                                [--server-runs=1000] [--server-only] [--server-root=DIR] [--compare-root=DIR] [--server-port=7951]\n" +
+      "                                [--server-runs=1000] [--server-only] [--server-root=DIR] [--compare-root=DIR] [--mastra] [--server-port=7951]\n" +
       "       BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test selects PostgreSQL too.",
   );
   process.exit(unknownArgs.length > 0 ? 2 : 0);
@@ -84,6 +84,10 @@ const SERVER_ONLY = flag("server-only");
 const SERVER_PORT = intOption("server-port", 7951, 1);
 /** The checkout whose `agentry start` is measured (another one measures an older commit side by side). */
 const SERVER_ROOT = resolve(option("server-root") ?? join(dirname(fileURLToPath(import.meta.url)), ".."));
+/** A Mastra 1.71 server doing the same runs beside it (bench/mastra, installed with `npm ci --prefix bench/mastra`). */
+const MASTRA = flag("mastra");
+/** The Node binary the Mastra server runs on: this one unless MASTRA_NODE names another (Mastra 1.71 asks for Node >= 22.13). */
+const MASTRA_NODE = process.env.MASTRA_NODE || process.execPath;
 /** Another checkout whose `agentry start` runs beside SERVER_ROOT's, the runs alternating between them. */
 const COMPARE_ROOT = option("compare-root") === undefined ? null : resolve(option("compare-root")!);
 
@@ -612,7 +616,7 @@ async function inProcessPhase(model: ModelServer, stamp: string): Promise<Record
 
 /**
  * The memory target: a Mastra 1.71 server doing the same runs on a machine of this kind held
- * 452 MiB resident (bench/README.md says how that figure was taken).
+ * 452 MiB resident, the figure issue 13 gives (--mastra measures one side by side: bench/README.md).
  */
 const TARGET_SERVER_RSS_MIB = 452;
 /** How long the server is left alone after /health first answers before the idle reading. */
@@ -626,6 +630,8 @@ interface ServerUnderTest {
   sqliteFile: string;
   pgSchema: string;
   stopped: Awaited<ReturnType<StartedServer["stop"]>> | null;
+  /** One run; its latency in ms. */
+  run: () => Promise<number>;
   idle?: TreeMemory;
   after?: TreeMemory;
   peakRss: number;
@@ -636,8 +642,9 @@ interface ServerUnderTest {
  * `agentry start` as an operator runs it, its sample agent (agentry.config.ts: `assistant`,
  * model from OPENAI_COMPATIBLE_*) pointed at the scripted model: the resident memory of every
  * process the command leaves running, idle and after SERVER_RUNS non-streamed runs. With
- * --compare-root, that checkout's `agentry start` runs beside it and the runs alternate between
- * the two in ABBA blocks, so load on the machine hits both alike.
+ * --compare-root, that checkout's `agentry start` runs beside it, and with --mastra a Mastra 1.71
+ * server doing the same runs (bench/mastra/server.mjs); the runs alternate between the servers in
+ * ABBA blocks, so load on the machine hits them alike.
  */
 async function serverPhase(model: ModelServer, stamp: string): Promise<Record<string, unknown> & { pass: boolean }> {
   // The build each server serves (built first when older than the sources), relative to its root.
@@ -645,12 +652,18 @@ async function serverPhase(model: ModelServer, stamp: string): Promise<Record<st
   const roots = [{ label: COMPARE_ROOT ? "this" : "agentry", root: SERVER_ROOT }, ...(COMPARE_ROOT ? [{ label: "compare", root: COMPARE_ROOT }] : [])];
   const path = "/agents/assistant/runs";
   console.log("");
-  console.log(`agentry start (what npm start runs), ${SERVER_RUNS} runs${COMPARE_ROOT ? " each" : ""}`);
+  const several = roots.length > 1 || MASTRA;
+  console.log(`agentry start (what npm start runs), ${SERVER_RUNS} runs${several ? " each" : ""}`);
   for (const [i, { label, root }] of roots.entries()) console.log(`  ${label.padEnd(8)} : node bin/agentry.mjs start in ${root}, build ${distDir}, port ${SERVER_PORT + i}`);
+  const mastraPort = SERVER_PORT + roots.length;
+  if (MASTRA) {
+    console.log(`  mastra   : bench/mastra/server.mjs (Mastra 1.71, Hono adapter, LibSQL storage with Memory) on ${MASTRA_NODE}, port ${mastraPort};`);
+    console.log(`             POST /api/agents/assistant/generate {messages, memory: {thread: <new>, resource}} per run`);
+  }
   console.log(`  database : ${DIALECT === "sqlite" ? "a temporary SQLite file" : "a throw-away PostgreSQL schema"} per server (removed at the end${KEEP ? " unless --keep" : ""})`);
   console.log(
     `  runs     : POST ${path} stream=false, one after another, each a new session; the scripted model in the benchmark process` +
-      (COMPARE_ROOT ? `;\n             alternating between the servers in blocks of ${BLOCK} (ABBA)` : ""),
+      (several ? `;\n             alternating between the servers in blocks of ${BLOCK} (ABBA)` : ""),
   );
   console.log(`  memory   : RSS (and PSS) of the command and every process descended from it, ${IDLE_SETTLE_MS / 1000} s after /health first answers, and after the runs`);
 
@@ -669,7 +682,8 @@ async function serverPhase(model: ModelServer, stamp: string): Promise<Record<st
     const log = join(HERE, "results", `run-overhead-server-${DIALECT}-${label}.log`);
     process.stderr.write(`  … starting ${label} (it builds first when the build is stale; output in ${log})\n`);
     const server = await startAgentry({ root, port: SERVER_PORT + i, env, log });
-    const entry: ServerUnderTest = { label, root, server, sqliteFile, pgSchema, stopped: null, peakRss: 0, samples: [] };
+    const run = () => timedRun(server.origin, path);
+    const entry: ServerUnderTest = { label, root, server, sqliteFile, pgSchema, stopped: null, run, peakRss: 0, samples: [] };
     servers.push(entry);
     cleanups.push(async () => {
       entry.stopped ??= await server.stop();
@@ -683,12 +697,37 @@ async function serverPhase(model: ModelServer, stamp: string): Promise<Record<st
     });
   }
 
+  if (MASTRA) {
+    const database = join(tmpdir(), `agentry-bench-run-overhead-${stamp}-mastra.db`);
+    const log = join(HERE, "results", `run-overhead-server-${DIALECT}-mastra.log`);
+    process.stderr.write(`  … starting mastra (output in ${log})\n`);
+    const server = await startMastra({ port: mastraPort, modelUrl: model.url, database, log, node: MASTRA_NODE });
+    const run = async () => {
+      const t0 = performance.now();
+      const response = await fetch(`${server.origin}/api/agents/assistant/generate`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ messages: [{ role: "user", content: USER_MESSAGE }], memory: { thread: randomUUID(), resource: "bench" } }),
+      });
+      const text = await response.text();
+      const ms = performance.now() - t0;
+      if (response.status !== 200 || !text.includes(ANSWER)) throw new Error(`mastra: HTTP ${response.status}: ${text.slice(0, 500)}`);
+      return ms;
+    };
+    const entry: ServerUnderTest = { label: "mastra", root: "bench/mastra", server, sqliteFile: database, pgSchema: "", stopped: null, run, peakRss: 0, samples: [] };
+    servers.push(entry);
+    cleanups.push(async () => {
+      entry.stopped ??= await server.stop();
+      if (!KEEP) for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(database + suffix, { force: true });
+    });
+  }
+
   await new Promise((r) => setTimeout(r, IDLE_SETTLE_MS));
   for (const s of servers) {
     s.idle = treeMemory(s.server.child.pid!);
     s.peakRss = s.idle.rssBytes;
   }
-  process.stderr.write(`  … ${SERVER_RUNS} runs${COMPARE_ROOT ? " against each" : ""}\n`);
+  process.stderr.write(`  … ${SERVER_RUNS} runs${several ? " against each" : ""}\n`);
   const sampler = setInterval(() => {
     for (const s of servers) s.peakRss = Math.max(s.peakRss, treeMemory(s.server.child.pid!).rssBytes);
   }, 1000);
@@ -697,7 +736,7 @@ async function serverPhase(model: ModelServer, stamp: string): Promise<Record<st
     for (let b = 0; b * BLOCK < SERVER_RUNS; b++) {
       const size = Math.min(BLOCK, SERVER_RUNS - b * BLOCK);
       const order = b % 2 === 0 ? servers : [...servers].reverse();
-      for (const s of order) for (let i = 0; i < size; i++) s.samples.push(await timedRun(s.server.origin, path));
+      for (const s of order) for (let i = 0; i < size; i++) s.samples.push(await s.run());
     }
   } finally {
     clearInterval(sampler);
@@ -723,24 +762,23 @@ async function serverPhase(model: ModelServer, stamp: string): Promise<Record<st
     console.log("");
     console.log(`${s.label}: ${s.root}`);
     console.log(table(["processes", "RSS MiB", "PSS MiB"], [...processRows("idle ", s.idle!), ...processRows("after", s.after!)]));
-    console.log(
-      `  started in ${(s.server.startMs / 1000).toFixed(1)} s (spawn → first /health 200); SIGTERM → exit in ${fmtMs(s.stopped!.ms)} ms (code ${s.stopped!.code}, signal ${s.stopped!.signal})`,
-    );
+    console.log(`  started in ${(s.server.startMs / 1000).toFixed(1)} s (spawn → first 200); SIGTERM → exit in ${fmtMs(s.stopped!.ms)} ms (code ${s.stopped!.code}, signal ${s.stopped!.signal})`);
     console.log(`  total RSS idle ${mib(s.idle!.rssBytes)} MiB, after ${SERVER_RUNS} runs ${mib(s.after!.rssBytes)} MiB (peak while running ${mib(s.peakRss)} MiB)`);
-    console.log(`  after the runs / Mastra 1.71 (${TARGET_SERVER_RSS_MIB} MiB): ${fmtRatio(ratio)}  ${pass ? "PASS" : "FAIL"} (target <= 1x)`);
+    if (s.label !== "mastra") console.log(`  after the runs / Mastra 1.71 (${TARGET_SERVER_RSS_MIB} MiB, issue 13's figure): ${fmtRatio(ratio)}  ${pass ? "PASS" : "FAIL"} (target <= 1x)`);
   }
   console.log("");
   const latencyRow = (name: string, l: LatencyStats) => [name, l.runsPerSecond.toFixed(1), fmtMs(l.meanMs), fmtMs(l.p50Ms), fmtMs(l.p90Ms), fmtMs(l.p99Ms), fmtMs(l.maxMs)];
   console.log(
     table(
-      ["runs through agentry start", "runs/s", "mean ms", "p50 ms", "p90 ms", "p99 ms", "max ms"],
+      ["runs through the server", "runs/s", "mean ms", "p50 ms", "p90 ms", "p99 ms", "max ms"],
       results.map((r) => latencyRow(r.s.label, r.latency)),
     ),
   );
-  if (results.length === 2) {
-    const [a, b] = results;
+  const [first, ...others] = results;
+  for (const other of others) {
     console.log(
-      `  ${a.s.label} / ${b.s.label}: p50 ${fmtRatio(a.latency.p50Ms / b.latency.p50Ms)}, p99 ${fmtRatio(a.latency.p99Ms / b.latency.p99Ms)}; RSS after the runs ${fmtRatio(a.s.after!.rssBytes / b.s.after!.rssBytes)}`,
+      `  ${first.s.label} / ${other.s.label}: p50 ${fmtRatio(first.latency.p50Ms / other.latency.p50Ms)}, p99 ${fmtRatio(first.latency.p99Ms / other.latency.p99Ms)}; ` +
+        `RSS idle ${fmtRatio(first.s.idle!.rssBytes / other.s.idle!.rssBytes)}, after the runs ${fmtRatio(first.s.after!.rssBytes / other.s.after!.rssBytes)}`,
     );
   }
   console.log(`  (wall ${(wallMs / 1000).toFixed(1)} s)`);
@@ -760,7 +798,7 @@ async function serverPhase(model: ModelServer, stamp: string): Promise<Record<st
       pass,
     })),
     wallSeconds: wallMs / 1000,
-    pass: results[0].pass,
+    pass: first.pass,
   };
 }
 
@@ -833,6 +871,7 @@ async function main(): Promise<void> {
             serverOnly: SERVER_ONLY,
             serverRoot: SERVER_ROOT,
             compareRoot: COMPARE_ROOT,
+            mastra: MASTRA ? { node: MASTRA_NODE } : null,
           },
           definitions: {
             latency: "ms from sending the request (fetch, keep-alive) to having read the whole response body",

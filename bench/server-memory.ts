@@ -3,11 +3,13 @@
  * (`node bin/agentry.mjs start`, what `npm start` runs), points its sample agent at the bench's
  * scripted model, and reads the resident memory of every process the command leaves running —
  * the command and all its descendants, from /proc — once idle after start and again after N
- * non-streamed runs. See bench/README.md.
+ * non-streamed runs; with --mastra, of a Mastra server doing the same (bench/mastra). See
+ * bench/README.md.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, type WriteStream } from "node:fs";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 export interface ProcessMemory {
   pid: number;
@@ -93,7 +95,7 @@ export function treeMemory(root: number): TreeMemory {
 export interface StartedServer {
   child: ChildProcess;
   origin: string;
-  /** Milliseconds from spawning the command to the first 200 from /health. */
+  /** Milliseconds from spawning the command to the first 200 from its probe (/health). */
   startMs: number;
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }>;
 }
@@ -122,18 +124,22 @@ export async function startAgentry({ root, port, env, log }: StartOptions): Prom
   const child = spawn(process.execPath, [join(root, "bin", "agentry.mjs"), "start"], { cwd: root, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
   child.stdout!.pipe(out);
   child.stderr!.pipe(out);
+  return waitUntilServing(child, `http://127.0.0.1:${port}`, "/health", log, spawnedAt, out);
+}
+
+/** Waits (up to 15 minutes: a build may come first) for `origin` + `probe` to answer 200. */
+async function waitUntilServing(child: ChildProcess, origin: string, probe: string, log: string, spawnedAt: number, out: WriteStream): Promise<StartedServer> {
   let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   const exited = new Promise<void>((resolve) => child.once("exit", (code, signal) => ((exit = { code, signal }), resolve())));
-  const origin = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 15 * 60_000;
   for (;;) {
-    if (exit) throw new Error(`agentry start exited (${JSON.stringify(exit)}) before /health answered; see ${log}:\n${readFileSync(log, "utf8").slice(-3000)}`);
+    if (exit) throw new Error(`the server exited (${JSON.stringify(exit)}) before ${probe} answered; see ${log}:\n${readFileSync(log, "utf8").slice(-3000)}`);
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
-      throw new Error(`agentry start did not answer /health within 15 minutes; see ${log}`);
+      throw new Error(`the server did not answer ${probe} within 15 minutes; see ${log}`);
     }
     try {
-      const res = await fetch(`${origin}/health`);
+      const res = await fetch(`${origin}${probe}`);
       await res.arrayBuffer();
       if (res.ok) break;
     } catch {
@@ -158,4 +164,31 @@ export async function startAgentry({ root, port, env, log }: StartOptions): Prom
       return { ...exit!, ms: performance.now() - t0 };
     },
   };
+}
+
+export interface MastraOptions {
+  port: number;
+  /** The scripted model's base URL (ending in /v1). */
+  modelUrl: string;
+  /** Its LibSQL (SQLite) file. */
+  database: string;
+  /** File for the server's output. */
+  log: string;
+  /** The Node binary (Mastra 1.71 asks for Node >= 22.13; it runs on the benchmark's own Node 20 too). */
+  node?: string;
+}
+
+/** bench/mastra/server.mjs (its packages installed with `npm ci --prefix bench/mastra`), waiting for GET /api/agents. */
+export async function startMastra({ port, modelUrl, database, log, node = process.execPath }: MastraOptions): Promise<StartedServer> {
+  const script = fileURLToPath(new URL("./mastra/server.mjs", import.meta.url));
+  if (!existsSync(join(dirname(script), "node_modules", "@mastra", "core"))) throw new Error("--mastra: bench/mastra's packages are not installed; run `npm ci --prefix bench/mastra` first");
+  mkdirSync(dirname(log), { recursive: true });
+  const out = createWriteStream(log);
+  const spawnedAt = performance.now();
+  const env: NodeJS.ProcessEnv = { ...process.env, MODEL_URL: modelUrl, DB: database, PORT: String(port) };
+  delete env.NODE_OPTIONS;
+  const child = spawn(node, [script], { cwd: dirname(script), env, stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout!.pipe(out);
+  child.stderr!.pipe(out);
+  return waitUntilServing(child, `http://127.0.0.1:${port}`, "/api/agents", log, spawnedAt, out);
 }
