@@ -91,12 +91,7 @@ module.exports = {
       { path: "^node_modules/", pathNot: "^node_modules/zod/" },
     ),
 
-    mayImport(
-      "auth",
-      ["config", "db", "log.ts"],
-      "lib/auth/README.md",
-      "may import lib/config, lib/db, lib/errors and lib/log.ts; must not import lib/http or lib/server.",
-    ),
+    mayImport("auth", ["config", "db", "log.ts"], "lib/auth/README.md", "may import lib/config, lib/db, lib/errors and lib/log.ts; must not import lib/http or lib/server."),
     forbid(
       "auth-no-next",
       "lib/auth/README.md: nothing here imports Next.js (next-auth's modules only); the Auth.js instance and the page guards live in lib/http/dashboard/.",

@@ -257,7 +257,15 @@ export function seedPostgres(pool: pg.Pool, options: SeedOptions): Promise<SeedR
         `INSERT INTO agno_sessions (session_id, session_type, agent_id, user_id, session_data, agent_data, created_at, updated_at)
          SELECT id, 'agent', agent, owner, sdata, adata, created, updated
            FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::bigint[], $7::bigint[]) AS s(id, agent, owner, sdata, adata, created, updated)`,
-        [rows.map((s) => s.session_id), rows.map((s) => s.agent_id), rows.map((s) => s.user_id), rows.map(sessionData), rows.map(agentData), rows.map((s) => s.created_at), rows.map((s) => s.updated_at)],
+        [
+          rows.map((s) => s.session_id),
+          rows.map((s) => s.agent_id),
+          rows.map((s) => s.user_id),
+          rows.map(sessionData),
+          rows.map(agentData),
+          rows.map((s) => s.created_at),
+          rows.map((s) => s.updated_at),
+        ],
       );
     },
     async (rows) => {
@@ -285,21 +293,30 @@ export function seedPostgres(pool: pg.Pool, options: SeedOptions): Promise<SeedR
 /** Seeds a SQLite file through its own connection, one transaction per batch. */
 export function seedSqlite(connection: BetterSqlite3.Database, options: SeedOptions): Promise<SeedResult> {
   const user = connection.prepare(`INSERT INTO agentry_users (id, email, name, role, session_version, created_at, updated_at) VALUES (?, ?, ?, ?, 1, ?, ?)`);
-  const session = connection.prepare(
-    `INSERT INTO agno_sessions (session_id, session_type, agent_id, user_id, session_data, agent_data, created_at, updated_at) VALUES (?, 'agent', ?, ?, ?, ?, ?, ?)`,
-  );
+  const session = connection.prepare(`INSERT INTO agno_sessions (session_id, session_type, agent_id, user_id, session_data, agent_data, created_at, updated_at) VALUES (?, 'agent', ?, ?, ?, ?, ?, ?)`);
   const run = connection.prepare(
     `INSERT INTO agno_runs (run_id, session_id, run_type, agent_id, user_id, status, run_index, run_data, created_at, updated_at) VALUES (?, ?, 'agent', ?, ?, ?, ?, ?, ?, ?)`,
   );
   const at = options.now - 100 * 86_400;
   return seedWith(
     options,
-    async (users) => connection.transaction(() => users.forEach((u) => user.run(u.id, u.email, u.email, u.role, at, at)))(),
-    async (rows) =>
-      connection.transaction(() => rows.forEach((s) => session.run(s.session_id, s.agent_id, s.user_id, sessionData(s), agentData(s), s.created_at, s.updated_at)))(),
+    async (users) =>
+      connection.transaction(() =>
+        users.forEach((u) => {
+          user.run(u.id, u.email, u.email, u.role, at, at);
+        }),
+      )(),
     async (rows) =>
       connection.transaction(() =>
-        rows.forEach((r) => run.run(r.run_id, r.session_id, r.agent_id, r.user_id, r.status, r.run_index, r.run_data, r.created_at, r.updated_at)),
+        rows.forEach((s) => {
+          session.run(s.session_id, s.agent_id, s.user_id, sessionData(s), agentData(s), s.created_at, s.updated_at);
+        }),
+      )(),
+    async (rows) =>
+      connection.transaction(() =>
+        rows.forEach((r) => {
+          run.run(r.run_id, r.session_id, r.agent_id, r.user_id, r.status, r.run_index, r.run_data, r.created_at, r.updated_at);
+        }),
       )(),
   );
 }

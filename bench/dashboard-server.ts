@@ -48,9 +48,7 @@ export async function startServer({ root, distDir, port, databaseUrl, schema, au
     OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:9/v1",
     OPENAI_COMPATIBLE_MODEL: "scripted",
   });
-  const command = build
-    ? [join(root, "bin/agentry.mjs"), "start"]
-    : [join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"];
+  const command = build ? [join(root, "bin/agentry.mjs"), "start"] : [join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"];
   const child = spawn(process.execPath, command, { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   child.stdout!.pipe(out);
   child.stderr!.pipe(out);

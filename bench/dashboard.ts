@@ -281,7 +281,9 @@ async function main(): Promise<void> {
   const load0 = loadavg();
   console.log(`Dashboard benchmark — ${DIALECT}`);
   console.log(`  data     : ${int(RUNS)} runs over ${int(SESSIONS)} sessions and ${USERS} users (1 admin, ${USERS - 1} members; sessions round-robin over users)`);
-  console.log(`  database : ${DIALECT === "postgres" ? `${BASE_URL.replace(/:[^:@/]*@/, ":***@").replace(/\/[^/]*$/, `/${BENCH_DB_NAME}`)}, schema ai (dropped and re-created at the start${KEEP ? ", kept" : ", dropped at the end"})` : `${SQLITE_FILE}${KEEP ? " (kept)" : " (removed at the end)"}`}`);
+  console.log(
+    `  database : ${DIALECT === "postgres" ? `${BASE_URL.replace(/:[^:@/]*@/, ":***@").replace(/\/[^/]*$/, `/${BENCH_DB_NAME}`)}, schema ai (dropped and re-created at the start${KEEP ? ", kept" : ", dropped at the end"})` : `${SQLITE_FILE}${KEEP ? " (kept)" : " (removed at the end)"}`}`,
+  );
   console.log(`  server   : ${NO_BUILD ? "next start" : "node bin/agentry.mjs start"} on ${ORIGIN}, build in ${DIST_DIR}`);
   console.log(
     `  machine  : ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, node ${process.version}, load average ${load0.map((l) => l.toFixed(2)).join(" ")} at start` +
@@ -299,9 +301,7 @@ async function main(): Promise<void> {
 
   // PostgreSQL: the server and the raw queries reach the database through a statement-timing proxy.
   const proxy: StatementProxy | undefined = DIALECT === "postgres" ? await startProxy() : undefined;
-  const storage = proxy
-    ? await postgresStorage({ adminUrl: BASE_URL, database: BENCH_DB_NAME, proxy, data: DATA })
-    : await sqliteStorage({ file: SQLITE_FILE, data: DATA });
+  const storage = proxy ? await postgresStorage({ adminUrl: BASE_URL, database: BENCH_DB_NAME, proxy, data: DATA }) : await sqliteStorage({ file: SQLITE_FILE, data: DATA });
   let server: Server | undefined;
   // One clean-up, however many callers (the signal handler and main's finally) wait for it.
   let cleaning: Promise<void> | undefined;
@@ -520,7 +520,12 @@ async function main(): Promise<void> {
       const bad = judged.some((p) => flagged(p).length > 0);
       const warn = !bad && plans.some((p) => p.kind === "generic" && flagged(p).length > 0);
       const who = `${usedBy[0]}${usedBy.length > 1 ? ` (+${usedBy.length - 1} more)` : ""}`;
-      planChecks.push({ line: `plan of ${who}: ${flagged(judged[0]).map((x) => `${x.node} on ${x.relation}${x.rowsRead === null ? "" : ` (${int(x.rowsRead)} rows read)`}`).join(", ")}`, pass: !bad });
+      planChecks.push({
+        line: `plan of ${who}: ${flagged(judged[0])
+          .map((x) => `${x.node} on ${x.relation}${x.rowsRead === null ? "" : ` (${int(x.rowsRead)} rows read)`}`)
+          .join(", ")}`,
+        pass: !bad,
+      });
       console.log(`  ${bad ? "FAIL" : warn ? "WARN" : "PASS"} ${who}`);
       const lines = new Map<string, string[]>();
       for (const p of plans) lines.set(describePlan(p), [...(lines.get(describePlan(p)) ?? []), p.kind]);

@@ -45,11 +45,15 @@ async function agentry(): Promise<Worker> {
       const rows = await query(text, params);
       const key = text.trim().slice(0, 30).replace(/\s+/g, " ");
       const s = stats.get(key) ?? { n: 0, ms: 0, rows: 0 };
-      s.n++; s.ms += performance.now() - t; s.rows += rows.length;
+      s.n++;
+      s.ms += performance.now() - t;
+      s.rows += rows.length;
       stats.set(key, s);
       return rows;
     }) as typeof db.sql.query;
-    process.on("exit", () => { for (const [k, s] of stats) process.stderr.write(`trace ${k.padEnd(32)} n=${s.n} avg=${(s.ms / s.n).toFixed(2)}ms rows/call=${(s.rows / s.n).toFixed(1)}\n`); });
+    process.on("exit", () => {
+      for (const [k, s] of stats) process.stderr.write(`trace ${k.padEnd(32)} n=${s.n} avg=${(s.ms / s.n).toFixed(2)}ms rows/call=${(s.rows / s.n).toFixed(1)}\n`);
+    });
   }
   const queue: QueueSettings = { ...DEFAULT_QUEUE_SETTINGS, durable: true, redis: options.redisUrl };
   const coordination = redisCoordination(options.redisUrl, options.redisPrefix ?? "bench:");

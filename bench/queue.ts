@@ -34,7 +34,9 @@ const args = process.argv.slice(2);
 const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const unknown = args.filter((a) => !/^--(jobs|workers|latency-jobs|gap-ms|enqueue-seconds|enqueue-clients|url|redis|systems)=.+$|^--keep$/.test(a));
 if (unknown.length > 0 || args.includes("--help")) {
-  console.error(`usage: tsx bench/queue.ts [--jobs=4000] [--workers=1,2,4] [--latency-jobs=200] [--gap-ms=10] [--enqueue-seconds=3] [--enqueue-clients=1,8] [--url=postgresql://…] [--redis=redis://…] [--systems=agentry,graphile-worker,pg-boss] [--keep]`);
+  console.error(
+    `usage: tsx bench/queue.ts [--jobs=4000] [--workers=1,2,4] [--latency-jobs=200] [--gap-ms=10] [--enqueue-seconds=3] [--enqueue-clients=1,8] [--url=postgresql://…] [--redis=redis://…] [--systems=agentry,graphile-worker,pg-boss] [--keep]`,
+  );
   process.exit(2);
 }
 const BENCH_SCOPE = unsafeSystemScope("the benchmark enqueues jobs as the web tier would, with no caller");
@@ -141,10 +143,7 @@ async function agentryQueue(): Promise<Queue & { db: Db }> {
   const createSessions = async (ids: string[]) => {
     for (let i = 0; i < ids.length; i += 1000) {
       const chunk = ids.slice(i, i + 1000);
-      await db.sql.exec(
-        `INSERT INTO agno_sessions (session_id, session_type, agent_id, created_at) SELECT id, 'agent', 'bench', 0 FROM unnest(?::text[]) AS id`,
-        [`{${chunk.join(",")}}`],
-      );
+      await db.sql.exec(`INSERT INTO agno_sessions (session_id, session_type, agent_id, created_at) SELECT id, 'agent', 'bench', 0 FROM unnest(?::text[]) AS id`, [`{${chunk.join(",")}}`]);
     }
   };
   return {
@@ -285,10 +284,11 @@ async function throughput(system: System, queue: Queue, workers: number): Promis
 
 async function latency(system: System, queue: Queue): Promise<{ cross: number[]; same: number[] }> {
   const sessions = system === "agentry" ? sessionIds(LATENCY_JOBS) : [];
-  if (system === "agentry") await (queue as Awaited<ReturnType<typeof agentryQueue>>).db.sql.exec(
-    `INSERT INTO agno_sessions (session_id, session_type, agent_id, created_at) SELECT id, 'agent', 'bench', 0 FROM unnest(?::text[]) AS id`,
-    [`{${sessions.join(",")}}`],
-  );
+  if (system === "agentry")
+    await (queue as Awaited<ReturnType<typeof agentryQueue>>).db.sql.exec(
+      `INSERT INTO agno_sessions (session_id, session_type, agent_id, created_at) SELECT id, 'agent', 'bench', 0 FROM unnest(?::text[]) AS id`,
+      [`{${sessions.join(",")}}`],
+    );
   const [worker] = await Promise.all([spawnWorker(system, { sessions })]);
   try {
     await new Promise((r) => setTimeout(r, 500)); // let it settle into its idle loop
@@ -334,7 +334,24 @@ function pgbench(clients: number): number | null {
   );
   const result = spawnSync(
     "pgbench",
-    ["-n", "-c", String(clients), "-j", String(Math.min(clients, 2)), "-T", String(ENQUEUE_SECONDS), "-f", script, "-h", url.hostname, "-p", url.port || "5432", "-U", decodeURIComponent(url.username || "postgres"), url.pathname.slice(1) || "postgres"],
+    [
+      "-n",
+      "-c",
+      String(clients),
+      "-j",
+      String(Math.min(clients, 2)),
+      "-T",
+      String(ENQUEUE_SECONDS),
+      "-f",
+      script,
+      "-h",
+      url.hostname,
+      "-p",
+      url.port || "5432",
+      "-U",
+      decodeURIComponent(url.username || "postgres"),
+      url.pathname.slice(1) || "postgres",
+    ],
     { encoding: "utf8", env: { ...process.env, PGPASSWORD: decodeURIComponent(url.password) } },
   );
   rmSync(script, { force: true });
@@ -393,7 +410,12 @@ async function main(): Promise<void> {
     await queues.agentry?.db.sql.exec(`DELETE FROM agno_jobs WHERE status = 'pgbench'`);
 
     console.log("\nThroughput (jobs/s, no-op jobs, commit of the batch → last job done)");
-    console.log(table(["queue", ...WORKER_COUNTS.map((w) => `${w} worker${w > 1 ? "s" : ""}`)], SYSTEMS.map((s) => [s, ...WORKER_COUNTS.map((w) => rates[s][w].toFixed(0))])));
+    console.log(
+      table(
+        ["queue", ...WORKER_COUNTS.map((w) => `${w} worker${w > 1 ? "s" : ""}`)],
+        SYSTEMS.map((s) => [s, ...WORKER_COUNTS.map((w) => rates[s][w].toFixed(0))]),
+      ),
+    );
     console.log("\nEnqueue → start latency (ms, one worker, one job at a time)");
     console.log(
       table(
@@ -426,8 +448,24 @@ async function main(): Promise<void> {
     console.log(`same-replica latency p99 vs graphile-worker: ${latencyRatio.toFixed(2)}x (target <= 2x) ${verdict(latencyRatio <= 2)}`);
     console.log(`single-submit enqueue vs pgbench: ${enqueueRatio.toFixed(2)}x with 1 client (target >= 0.5x) ${verdict(enqueueRatio >= 0.5)}`);
     for (let i = 1; i < ENQUEUE_CLIENTS.length; i++) console.log(`  with ${ENQUEUE_CLIENTS[i]} clients: ${enqueueRatios[i].toFixed(2)}x`);
-    console.log(`  load average at end ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
-    Object.assign(results, { jobs: JOBS, rates, latency: Object.fromEntries(SYSTEMS.map((s) => [s, { same: { p50: percentile(lat[s].same, 50), p99: percentile(lat[s].same, 99) }, cross: { p50: percentile(lat[s].cross, 50), p99: percentile(lat[s].cross, 99) } }])), enqueue, pgbenchTps, vsGraphile, vsPgBoss, latencyRatio, enqueueRatios });
+    console.log(
+      `  load average at end ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
+    );
+    Object.assign(results, {
+      jobs: JOBS,
+      rates,
+      latency: Object.fromEntries(
+        SYSTEMS.map((s) => [s, { same: { p50: percentile(lat[s].same, 50), p99: percentile(lat[s].same, 99) }, cross: { p50: percentile(lat[s].cross, 50), p99: percentile(lat[s].cross, 99) } }]),
+      ),
+      enqueue,
+      pgbenchTps,
+      vsGraphile,
+      vsPgBoss,
+      latencyRatio,
+      enqueueRatios,
+    });
     mkdirSync(join(ROOT, "bench/results"), { recursive: true });
     writeFileSync(join(ROOT, "bench/results/queue.json"), JSON.stringify({ at: new Date().toISOString(), cpus: cpus().length, ...results }, null, 2));
     console.log("\nResults written to bench/results/queue.json");

@@ -280,11 +280,7 @@ async function v2Append(db: Db, sessionId: string, index: number, run: Record<st
 /** Sampled mode only: writes runs 1…count into the blob in one UPDATE (untimed build-up). */
 async function v2Fill(db: Db, sessionId: string, count: number, runFor: (i: number) => Record<string, unknown>): Promise<void> {
   const runs = Array.from({ length: count }, (_, k) => runFor(k + 1));
-  await db.sql.exec(`UPDATE ${V2_TABLE} SET runs = ?, updated_at = ? WHERE session_id = ?`, [
-    JSON.stringify(runs),
-    Math.floor(Date.now() / 1000),
-    sessionId,
-  ]);
+  await db.sql.exec(`UPDATE ${V2_TABLE} SET runs = ?, updated_at = ? WHERE session_id = ?`, [JSON.stringify(runs), Math.floor(Date.now() / 1000), sessionId]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -357,9 +353,7 @@ function bytesProbe(db: Db): BytesProbe {
       return lsn();
     },
     async after(mark) {
-      const rows = await db.sql.query<{ bytes: number }>("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), ?::pg_lsn)::bigint AS bytes", [
-        mark,
-      ]);
+      const rows = await db.sql.query<{ bytes: number }>("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), ?::pg_lsn)::bigint AS bytes", [mark]);
       return Number(rows[0].bytes);
     },
   };
@@ -466,9 +460,7 @@ async function maxIndexPlan(db: Db, sessionId: string): Promise<string> {
 }
 
 async function otherPgActivity(db: Db): Promise<number> {
-  const rows = await db.sql.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
-  );
+  const rows = await db.sql.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid()");
   return Number(rows[0].n);
 }
 
@@ -515,7 +507,11 @@ async function main(): Promise<void> {
     const where = DIALECT === "sqlite" ? `SQLite file ${sqliteFile}` : `PostgreSQL ${db.location}, schema ${pgSchema}`;
     console.log(`Run-append benchmark — ${DIALECT}`);
     console.log(`  database : ${where} (removed at the end${KEEP ? " unless --keep" : ""})`);
-    console.log(`  settings : ${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(", ")}`);
+    console.log(
+      `  settings : ${Object.entries(settings)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(", ")}`,
+    );
     const loadAtStart = loadavg()[0];
     console.log(
       `  machine  : ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, node ${process.version}, load average ${loadAtStart.toFixed(2)} at start` +
@@ -577,7 +573,11 @@ async function main(): Promise<void> {
         for (const s of v3Sessions) {
           const run = makeRun(s, runId(s, 1), 1);
           const bytes = Buffer.byteLength(JSON.stringify(run));
-          const sample = await measure(probe, () => bytes, () => v3Append(db, s, 1, run));
+          const sample = await measure(
+            probe,
+            () => bytes,
+            () => v3Append(db, s, 1, run),
+          );
           v3Samples.push(sample);
           if (s === v3Main) v3SeriesMs += sample.ms;
         }
@@ -594,7 +594,11 @@ async function main(): Promise<void> {
           const i = ++v3Done;
           const run = v3Run(i);
           const bytes = Buffer.byteLength(JSON.stringify(run));
-          const sample = await measure(probe, () => bytes, () => v3Append(db, v3Main, i, run));
+          const sample = await measure(
+            probe,
+            () => bytes,
+            () => v3Append(db, v3Main, i, run),
+          );
           v3Samples.push(sample);
           v3SeriesMs += sample.ms;
         }
@@ -606,7 +610,13 @@ async function main(): Promise<void> {
       if (n === 1) {
         for (const s of v2Sessions) {
           const run = makeRun(s, runId(s, 1), 1);
-          v2Samples.push(await measure(probe, () => 0, () => v2Append(db, s, 1, run)));
+          v2Samples.push(
+            await measure(
+              probe,
+              () => 0,
+              () => v2Append(db, s, 1, run),
+            ),
+          );
           v2RealAppends++;
         }
         v2Done = 1;
@@ -624,7 +634,13 @@ async function main(): Promise<void> {
         }
         while (v2Done < n) {
           const i = ++v2Done;
-          v2Samples.push(await measure(probe, () => 0, () => v2Append(db, v2Main, i, v2Run(i))));
+          v2Samples.push(
+            await measure(
+              probe,
+              () => 0,
+              () => v2Append(db, v2Main, i, v2Run(i)),
+            ),
+          );
           v2RealAppends++;
         }
       }
@@ -633,10 +649,7 @@ async function main(): Promise<void> {
     const wallMs = performance.now() - wall0;
 
     // ---- sanity: the measured sessions hold exactly MAX_N runs in order ------------------------
-    const v3Count = await db.sql.query<{ n: number; lo: number; hi: number }>(
-      "SELECT COUNT(*) AS n, MIN(run_index) AS lo, MAX(run_index) AS hi FROM agno_runs WHERE session_id = ?",
-      [v3Main],
-    );
+    const v3Count = await db.sql.query<{ n: number; lo: number; hi: number }>("SELECT COUNT(*) AS n, MIN(run_index) AS lo, MAX(run_index) AS hi FROM agno_runs WHERE session_id = ?", [v3Main]);
     const v2Final = await v2Read(db, v2Main);
     if (Number(v3Count[0].n) !== MAX_N || Number(v3Count[0].lo) !== 0 || Number(v3Count[0].hi) !== MAX_N - 1) {
       throw new Error(`v3 session holds ${v3Count[0].n} runs (index ${v3Count[0].lo}…${v3Count[0].hi}), expected ${MAX_N}`);
@@ -662,12 +675,7 @@ async function main(): Promise<void> {
         fmtRatio(b.medianMs / a.medianMs),
       ];
     });
-    console.log(
-      table(
-        ["N", "v3 med ms", "v3 mean ms", "v3 WAL/append", "v3 payload", "v2 med ms", "v2 mean ms", "v2 WAL/append", "v2 blob", "v2/v3 time"],
-        rows,
-      ),
-    );
+    console.log(table(["N", "v3 med ms", "v3 mean ms", "v3 WAL/append", "v3 payload", "v2 med ms", "v2 mean ms", "v2 WAL/append", "v2 blob", "v2/v3 time"], rows));
     const first = (p: PointStats[]) => p[0];
     const last = (p: PointStats[]) => p[p.length - 1];
     const ratios = {
@@ -682,9 +690,7 @@ async function main(): Promise<void> {
     const verdict = ratios.v3_time_last_over_first <= 1.2 ? "OK, target <= 1.2x" : "ABOVE the 1.2x target";
     console.log("");
     console.log(`Ratios (median time per append; WAL bytes in brackets)`);
-    console.log(
-      `  v3 @ ${L} / v3 @ 1 : ${fmtRatio(ratios.v3_time_last_over_first)}  (${verdict})   [WAL ${fmtRatio(ratios.v3_wal_last_over_first)}]`,
-    );
+    console.log(`  v3 @ ${L} / v3 @ 1 : ${fmtRatio(ratios.v3_time_last_over_first)}  (${verdict})   [WAL ${fmtRatio(ratios.v3_wal_last_over_first)}]`);
     console.log(`  v2 @ ${L} / v2 @ 1 : ${fmtRatio(ratios.v2_time_last_over_first)}   [WAL ${fmtRatio(ratios.v2_wal_last_over_first)}]`);
     console.log(`  v2 @ ${L} / v3 @ ${L} : ${fmtRatio(ratios.v2_over_v3_time_at_last)}   [WAL ${fmtRatio(ratios.v2_over_v3_wal_at_last)}]`);
     console.log("");
@@ -730,9 +736,7 @@ async function main(): Promise<void> {
             walBytes: probe.definition,
             v3LogicalBytes: "bytes of the run_data JSON of the appended run",
             v2LogicalBytes: "bytes of the whole runs JSON array rewritten by the append",
-            v2Sampling: V2_FULL
-              ? "every v2 append is real"
-              : `between points the v2 blob is built up by one untimed UPDATE writing runs 1…N-${WINDOW}; the ${WINDOW} appends ending at N are real`,
+            v2Sampling: V2_FULL ? "every v2 append is real" : `between points the v2 blob is built up by one untimed UPDATE writing runs 1…N-${WINDOW}; the ${WINDOW} appends ending at N are real`,
           },
           runDictBytes: runBytes,
           v3: v3Points,

@@ -170,7 +170,10 @@ test("durable queue: a background run moves queued → running → completed on 
   // The second run of one session waits (queued) behind the first, then runs, then completes.
   const ahead = await apiRun(page, durableApp, { message: "slow first", background: "true" });
   const behind = await apiRun(page, durableApp, { message: "slow second", background: "true", session_id: ahead.session_id });
-  const row = page.getByTestId("jobs-table").getByTestId("table-row").filter({ has: page.locator(`a[href*="${behind.run_id}"]`) });
+  const row = page
+    .getByTestId("jobs-table")
+    .getByTestId("table-row")
+    .filter({ has: page.locator(`a[href*="${behind.run_id}"]`) });
   await expect(row.getByTestId("status")).toHaveText("queued", { timeout: 10_000 });
   await shot(page, "queue-durable");
   await expect(row.getByTestId("status")).toHaveText("running", { timeout: 20_000 });
@@ -191,7 +194,10 @@ test("durable queue: a background run moves queued → running → completed on 
   // A failed job, requeued by the admin (a fresh failure needs force).
   const failing = await apiRun(page, durableApp, { message: "fail please", background: "true" });
   await page.goto(`${durableApp}/dashboard/queue?status=failed`);
-  const failed = page.getByTestId("jobs-table").getByTestId("table-row").filter({ has: page.locator(`a[href*="${failing.run_id}"]`) });
+  const failed = page
+    .getByTestId("jobs-table")
+    .getByTestId("table-row")
+    .filter({ has: page.locator(`a[href*="${failing.run_id}"]`) });
   await expect(failed.getByTestId("status")).toHaveText("failed", { timeout: 20_000 });
   await expect(failed).toContainText("1/1");
   await failed.getByRole("button", { name: "Requeue" }).click();
@@ -199,7 +205,10 @@ test("durable queue: a background run moves queued → running → completed on 
   await failed.getByLabel("force").check();
   await failed.getByRole("button", { name: "Requeue" }).click();
   await page.goto(`${durableApp}/dashboard/queue`);
-  const again = page.getByTestId("jobs-table").getByTestId("table-row").filter({ has: page.locator(`a[href*="${failing.run_id}"]`) });
+  const again = page
+    .getByTestId("jobs-table")
+    .getByTestId("table-row")
+    .filter({ has: page.locator(`a[href*="${failing.run_id}"]`) });
   // It ran again (and, the model still failing, failed again on its second attempt).
   await expect(again).toContainText("2/2", { timeout: 20_000 });
   await shot(page, "queue-after-requeue");

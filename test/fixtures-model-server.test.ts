@@ -50,11 +50,7 @@ describe("model-server fixture: wire format", () => {
     expect((await bad.json()).error.message).toMatch(/not valid JSON/);
 
     expect(server.requests).toHaveLength(0); // bad requests are not chat requests and consume no step
-    expect(server.allRequests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
-      "GET /v1/models 200",
-      "POST /v1/embeddings 404",
-      "POST /v1/chat/completions 400",
-    ]);
+    expect(server.allRequests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(["GET /v1/models 200", "POST /v1/embeddings 404", "POST /v1/chat/completions 400"]);
   });
 
   it("answers non-streaming requests with a chat.completion (content or tool_calls, finish_reason, usage)", async () => {
@@ -194,9 +190,7 @@ describe("model-server fixture against the real AI SDK (ai v6, @ai-sdk/openai ch
     expect(result.steps[0]!.finishReason).toBe("tool-calls");
 
     const [first, second] = server.requests;
-    expect(first!.body.tools).toEqual([
-      expect.objectContaining({ type: "function", function: expect.objectContaining({ name: "weather", description: "Current weather for a city" }) }),
-    ]);
+    expect(first!.body.tools).toEqual([expect.objectContaining({ type: "function", function: expect.objectContaining({ name: "weather", description: "Current weather for a city" }) })]);
     const messages = second!.body.messages;
     expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
     expect(messages[2]!.tool_calls).toEqual([{ id: "call_oslo", type: "function", function: { name: "weather", arguments: '{"city":"Oslo"}' } }]);
@@ -224,7 +218,12 @@ describe("model-server fixture against the real AI SDK (ai v6, @ai-sdk/openai ch
 
   it("runs a streamed tool call round trip (streamText assembles tool-call deltas)", async () => {
     server.script([
-      { toolCalls: [{ name: "add", arguments: { a: 2, b: 3 } }, { name: "add", arguments: { a: 10, b: 1 } }] },
+      {
+        toolCalls: [
+          { name: "add", arguments: { a: 2, b: 3 } },
+          { name: "add", arguments: { a: 10, b: 1 } },
+        ],
+      },
       { chunks: ["5 ", "and ", "11"] },
     ]);
     const result = streamText({
@@ -276,10 +275,7 @@ describe("model-server fixture against the real AI SDK (ai v6, @ai-sdk/openai ch
   });
 
   it("a 429 with retry-after is retried by the SDK (maxRetries) and then succeeds", async () => {
-    server.script([
-      { error: { status: 429, message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded", headers: { "retry-after": "0" } } },
-      { text: "after the retry" },
-    ]);
+    server.script([{ error: { status: 429, message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded", headers: { "retry-after": "0" } } }, { text: "after the retry" }]);
     const started = Date.now();
     const result = await generateText({ model: model(), prompt: "hi", maxRetries: 2 });
     expect(result.text).toBe("after the retry");

@@ -6,6 +6,7 @@ import type { ReactNode } from "react";
  */
 export function ListFilters({ action, children, sort, order }: { action: string; children: ReactNode; sort?: string; order?: string }) {
   return (
+    // biome-ignore lint/a11y/useSemanticElements: <search> around a form is not yet announced by every screen reader; role="search" on the form is
     <form method="get" action={action} role="search" className="mb-4 flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-3 text-sm dark:border-slate-800 dark:bg-slate-900">
       {sort && <input type="hidden" name="sort" value={sort} />}
       {order && <input type="hidden" name="order" value={order} />}

@@ -28,9 +28,7 @@ export function NavLinks({ sections }: { sections: NavSection[] }) {
                   href={item.href}
                   aria-current={item.href === active ? "page" : undefined}
                   className={`block rounded px-2 py-1.5 text-sm ${
-                    item.href === active
-                      ? "bg-slate-900 text-white dark:bg-slate-100 dark:text-slate-900"
-                      : "text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"
+                    item.href === active ? "bg-slate-900 text-white dark:bg-slate-100 dark:text-slate-900" : "text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"
                   }`}
                 >
                   {item.label}

@@ -57,7 +57,10 @@ export function assertLocalRequest(request: Request, settings: Settings): void {
   const own = host ? [`http://${host}`, `https://${host}`] : [];
   const crossSite = origin ? !settings.corsOrigins.includes(origin) && !own.includes(origin) : request.headers.get("sec-fetch-site") === "cross-site";
   if (crossSite) {
-    throw new HttpError(403, `Cross-site request refused: with no authentication configured, only this origin${settings.corsOrigins.length ? ` and ${settings.corsOrigins.join(", ")}` : ""} may change data`);
+    throw new HttpError(
+      403,
+      `Cross-site request refused: with no authentication configured, only this origin${settings.corsOrigins.length ? ` and ${settings.corsOrigins.join(", ")}` : ""} may change data`,
+    );
   }
 }
 

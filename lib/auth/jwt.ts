@@ -32,9 +32,7 @@ export function jwtVerifier(settings: Settings): Promise<JwtVerifier> {
       const keys = await Promise.all(verificationKeys.map((k, i) => parseVerificationKey(k, `verification key ${i + 1}`)));
       if (jwksFile) keys.push(...(await readJwksFile(jwksFile)));
       if (jwks) keys.push(...(await parseJwks(jwks, "JWT_JWKS")));
-      const remote = jwksUrl
-        ? createRemoteJWKSet(new URL(jwksUrl), { cooldownDuration: JWKS_COOLDOWN_MS, cacheMaxAge: JWKS_MAX_AGE_MS })
-        : undefined;
+      const remote = jwksUrl ? createRemoteJWKSet(new URL(jwksUrl), { cooldownDuration: JWKS_COOLDOWN_MS, cacheMaxAge: JWKS_MAX_AGE_MS }) : undefined;
       return { keys, remote };
     })();
     holder[key].set(settings.auth, verifier);

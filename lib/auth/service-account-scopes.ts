@@ -56,9 +56,7 @@ export function assertMayGrant({ caller, entries, allowPrivileged }: { caller: P
   entries.forEach((entry, index) => {
     if (entry.effect !== "allow" || !isPrivilegedScope(entry.scope) || (allowPrivileged && admin)) return;
     const why = admin ? "set allow_privileged_scopes to grant it" : "only an admin can grant it, with allow_privileged_scopes";
-    throw validationError([
-      { type: "value_error", loc: ["body", "scopes", index, "scope"], msg: `scopes.${index}.scope: '${entry.scope}' is a privileged scope: ${why}`, input: entry.scope },
-    ]);
+    throw validationError([{ type: "value_error", loc: ["body", "scopes", index, "scope"], msg: `scopes.${index}.scope: '${entry.scope}' is a privileged scope: ${why}`, input: entry.scope }]);
   });
   if (admin) return;
   for (const entry of entries) {

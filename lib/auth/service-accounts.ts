@@ -43,7 +43,7 @@ function ownerScope(account: StoredServiceAccount): DataScope {
  * when the mode trusts everyone else as admin). 401s: unknown or malformed → "Invalid
  * authentication token"; revoked; expired. Records the use at most once a minute per account.
  */
-export async function authenticateServiceAccount(token: string, settings: Settings, database: () => Promise<Db>): Promise<Principal> {
+export async function authenticateServiceAccount(token: string, _settings: Settings, database: () => Promise<Db>): Promise<Principal> {
   if (!isWellFormedServiceAccountToken(token)) throw new HttpError(401, "Invalid authentication token");
   const db = await database();
   const account = await unsafeFindServiceAccountByTokenHash(db, hashServiceAccountToken(token));

@@ -116,7 +116,10 @@ export const FileConfigSchema = z
       })
       .strict()
       .optional(),
-    cors: z.object({ origins: z.array(z.string()).optional() }).strict().optional(),
+    cors: z
+      .object({ origins: z.array(z.string()).optional() })
+      .strict()
+      .optional(),
     limits: z
       .object({
         maxJsonBytes: z.number().int().positive().optional(),

@@ -116,29 +116,17 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
   const sources: Record<string, string> = {};
   /** env wins over the file; the file over the default. */
   function pick<T>(key: string, envName: string | null, envValue: T | undefined, fileValue: T | undefined, fallback: T): T {
-    if (envValue !== undefined) return (sources[key] = `env:${envName}`), envValue;
-    if (fileValue !== undefined) return (sources[key] = `config:${key}`), fileValue;
+    if (envValue !== undefined) return ((sources[key] = `env:${envName}`), envValue);
+    if (fileValue !== undefined) return ((sources[key] = `config:${key}`), fileValue);
     sources[key] = "default";
     return fallback;
   }
 
   if (env.JWT_VERIFICATION_KEY && env.JWT_VERIFICATION_KEYS) {
-    throw new ConfigError(
-      "Both JWT_VERIFICATION_KEY and JWT_VERIFICATION_KEYS are set: they name the same setting (auth.verificationKeys). Set one.",
-    );
+    throw new ConfigError("Both JWT_VERIFICATION_KEY and JWT_VERIFICATION_KEYS are set: they name the same setting (auth.verificationKeys). Set one.");
   }
-  const envKeys = env.JWT_VERIFICATION_KEYS
-    ? parseKeyList(env.JWT_VERIFICATION_KEYS)
-    : env.JWT_VERIFICATION_KEY
-      ? [env.JWT_VERIFICATION_KEY]
-      : undefined;
-  const verificationKeys = pick<string[]>(
-    "auth.verificationKeys",
-    env.JWT_VERIFICATION_KEYS ? "JWT_VERIFICATION_KEYS" : "JWT_VERIFICATION_KEY",
-    envKeys,
-    file.auth?.verificationKeys,
-    [],
-  );
+  const envKeys = env.JWT_VERIFICATION_KEYS ? parseKeyList(env.JWT_VERIFICATION_KEYS) : env.JWT_VERIFICATION_KEY ? [env.JWT_VERIFICATION_KEY] : undefined;
+  const verificationKeys = pick<string[]>("auth.verificationKeys", env.JWT_VERIFICATION_KEYS ? "JWT_VERIFICATION_KEYS" : "JWT_VERIFICATION_KEY", envKeys, file.auth?.verificationKeys, []);
   const jwksFile = pick<string | undefined>("auth.jwksFile", "JWT_JWKS_FILE", env.JWT_JWKS_FILE, file.auth?.jwksFile, undefined);
   const securityKey = pick<string | undefined>("auth.securityKey", "OS_SECURITY_KEY", env.OS_SECURITY_KEY, file.auth?.securityKey, undefined);
   const jwksUrl = pick<string | undefined>("auth.jwksUrl", "JWT_JWKS_URL", env.JWT_JWKS_URL, file.auth?.jwksUrl, undefined);
@@ -158,7 +146,9 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
   const configuredOrigins = pick<string[]>(
     "cors.origins",
     "AGENTRY_CORS_ORIGINS",
-    env.AGENTRY_CORS_ORIGINS?.split(",").map((o) => o.trim()).filter(Boolean),
+    env.AGENTRY_CORS_ORIGINS?.split(",")
+      .map((o) => o.trim())
+      .filter(Boolean),
     file.cors?.origins,
     [],
   );
@@ -253,5 +243,8 @@ function parseKeyList(value: string): string[] {
     }
     return parsed;
   }
-  return trimmed.split(/;|\n\s*\n/).map((k) => k.trim()).filter(Boolean);
+  return trimmed
+    .split(/;|\n\s*\n/)
+    .map((k) => k.trim())
+    .filter(Boolean);
 }

@@ -96,15 +96,13 @@ export class RedisCoordination {
     if (this.commands.status === "end") return;
     const key = this.streamKey(runId);
     const index = event.event_index as number;
-    this.commands
-      .xadd(key, "MAXLEN", "~", String(STREAM_MAX_EVENTS), `${index + 1}-0`, "e", JSON.stringify(event))
-      .catch((error: Error) => {
-        // An id at or below the stream's top: this index was published before (by an attempt
-        // whose numbering this one could not see). The stream cannot be trusted for this stretch:
-        // writers keep the database current meanwhile (healthy turns false), followers check it.
-        this.failedAt = Date.now();
-        if (!/equal or smaller/.test(error.message)) this.warn(error);
-      });
+    this.commands.xadd(key, "MAXLEN", "~", String(STREAM_MAX_EVENTS), `${index + 1}-0`, "e", JSON.stringify(event)).catch((error: Error) => {
+      // An id at or below the stream's top: this index was published before (by an attempt
+      // whose numbering this one could not see). The stream cannot be trusted for this stretch:
+      // writers keep the database current meanwhile (healthy turns false), followers check it.
+      this.failedAt = Date.now();
+      if (!/equal or smaller/.test(error.message)) this.warn(error);
+    });
     const now = Date.now();
     if ((this.expiresAt.get(key) ?? 0) < now + (STREAM_TTL_SECONDS * 1000) / 2) {
       this.expiresAt.set(key, now + STREAM_TTL_SECONDS * 1000);
@@ -132,9 +130,7 @@ export class RedisCoordination {
         }
         const from = `${(afterIndex ?? -1) + 1}-0`;
         try {
-          const reply = (await connection.xread("COUNT", 1000, "BLOCK", Math.max(1, blockMs), "STREAMS", this.streamKey(runId), from)) as
-            | [string, [string, string[]][]][]
-            | null;
+          const reply = (await connection.xread("COUNT", 1000, "BLOCK", Math.max(1, blockMs), "STREAMS", this.streamKey(runId), from)) as [string, [string, string[]][]][] | null;
           if (!reply) return [];
           return reply[0][1].map(([, fields]) => JSON.parse(fields[1]) as RunEvent);
         } catch (error) {

@@ -105,12 +105,7 @@ export function keysetQuery(
  * Turns the rows a keysetQuery read (one more than the page, to know whether more follow) into a
  * page with its neighbours' cursors.
  */
-export function keysetPage<T>(
-  fetched: T[],
-  request: KeysetRequest,
-  { backwards, tag }: { backwards: boolean; tag: CursorTag },
-  keyOf: (row: T) => [CursorValue, string],
-): KeysetPage<T> {
+export function keysetPage<T>(fetched: T[], request: KeysetRequest, { backwards, tag }: { backwards: boolean; tag: CursorTag }, keyOf: (row: T) => [CursorValue, string]): KeysetPage<T> {
   const more = fetched.length > request.limit;
   const rows = fetched.slice(0, request.limit);
   if (backwards) rows.reverse();

@@ -49,9 +49,7 @@ const SQLITE_BUSY_TIMEOUT_MS = 5000;
 export function dialectOf(url: string): Dialect {
   if (/^postgres(ql)?:\/\//i.test(url)) return "postgres";
   if (/^(file|sqlite):/i.test(url) || /\.(db|sqlite3?)$/i.test(url) || url === ":memory:") return "sqlite";
-  throw new DatabaseUrlError(
-    `DATABASE_URL '${url}' is neither a SQLite file (file:./data/agentry.db) nor a PostgreSQL URL (postgresql://user@host:5432/db)`,
-  );
+  throw new DatabaseUrlError(`DATABASE_URL '${url}' is neither a SQLite file (file:./data/agentry.db) nor a PostgreSQL URL (postgresql://user@host:5432/db)`);
 }
 
 /** The filesystem path a SQLite URL names. */
@@ -63,9 +61,7 @@ export function sqlitePath(url: string): string {
 /** Opens the database a URL names. Does not migrate: see lib/migrations. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
   const id = options.id ?? "agentry-db";
-  return dialectOf(options.url) === "sqlite"
-    ? openSqlite(id, sqlitePath(options.url))
-    : openPostgres(id, options.url, options.schema ?? "ai");
+  return dialectOf(options.url) === "sqlite" ? openSqlite(id, sqlitePath(options.url)) : openPostgres(id, options.url, options.schema ?? "ai");
 }
 
 async function openSqlite(id: string, path: string): Promise<Db> {

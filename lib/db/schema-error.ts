@@ -12,9 +12,6 @@ export function schemaErrorFrom(error: unknown): unknown {
   const sqliteMissing = /no such (table|column)/i.test(message);
   const postgresMissing = e.code === "42P01" || e.code === "42703";
   if (!prismaMissing && !sqliteMissing && !postgresMissing) return error;
-  const table =
-    (typeof e.meta?.table === "string" && e.meta.table) ||
-    /(agno_[a-z_]+)/.exec(String(e.meta?.column ?? "") + " " + message)?.[1] ||
-    "a table";
+  const table = (typeof e.meta?.table === "string" && e.meta.table) || /(agno_[a-z_]+)/.exec(String(e.meta?.column ?? "") + " " + message)?.[1] || "a table";
   return new MigrationRequiredError([{ table: String(table).replace(/^.*\./, ""), version: null }]);
 }

@@ -40,7 +40,7 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
   }
   const bytes = new Uint8Array(total);
   let offset = 0;
-  for (const chunk of chunks) (bytes.set(chunk, offset), (offset += chunk.byteLength));
+  for (const chunk of chunks) bytes.set(chunk, offset), (offset += chunk.byteLength);
   return bytes;
 }
 
@@ -76,10 +76,7 @@ export interface FormLimits {
 export async function parseFormBody(request: Request, { maxBodyBytes: limit, maxFieldBytes }: FormLimits): Promise<ParsedForm> {
   const type = mediaType(request);
   if (type !== "application/x-www-form-urlencoded" && type !== "multipart/form-data") {
-    throw new HttpError(
-      415,
-      `Expected form data (application/x-www-form-urlencoded or multipart/form-data), got '${type || "no Content-Type"}'`,
-    );
+    throw new HttpError(415, `Expected form data (application/x-www-form-urlencoded or multipart/form-data), got '${type || "no Content-Type"}'`);
   }
   const bytes = await readBodyBytes(request, limit);
   let form: FormData;
@@ -111,7 +108,10 @@ export async function parseFormBody(request: Request, { maxBodyBytes: limit, max
   // File parts: their field names and file names are text too (their contents are not checked).
   refuseUnsafeText(Object.fromEntries(Object.keys(files).map((name) => [name, null])), ["body"]);
   for (const [name, list] of Object.entries(files)) {
-    refuseUnsafeText(list.map((file) => ({ filename: file.name, content_type: file.type })), ["body", name]);
+    refuseUnsafeText(
+      list.map((file) => ({ filename: file.name, content_type: file.type })),
+      ["body", name],
+    );
   }
   return { fields, files };
 }

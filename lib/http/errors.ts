@@ -44,8 +44,7 @@ export function refuseUnsafeText(value: unknown, loc: (string | number)[]): void
   );
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
 
 /**
  * Maps any error to the response Agno clients expect: `{"detail": …}` with the right status.

@@ -67,9 +67,7 @@ export function jsonNestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
-export type DecodedJson =
-  | { ok: true; value: unknown }
-  | { ok: false; reason: "too_deep" | "invalid"; message: string };
+export type DecodedJson = { ok: true; value: unknown } | { ok: false; reason: "too_deep" | "invalid"; message: string };
 
 /** JSON text decoded, its nesting capped first (MAX_JSON_DEPTH); never throws. */
 export function decodeJsonText(text: string, maxDepth = MAX_JSON_DEPTH): DecodedJson {

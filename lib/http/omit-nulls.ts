@@ -115,9 +115,7 @@ function wireOf(schema: z.ZodType): z.ZodType {
   let wire: z.ZodType;
   switch (def.type) {
     case "object": {
-      const shape = Object.fromEntries(
-        Object.entries(def.shape!).map(([key, field]) => [key, admitsNull(field) ? keepMeta(field, withoutNull(wireOf(field))).optional() : wireOf(field)]),
-      );
+      const shape = Object.fromEntries(Object.entries(def.shape!).map(([key, field]) => [key, admitsNull(field) ? keepMeta(field, withoutNull(wireOf(field))).optional() : wireOf(field)]));
       const object = z.object(shape);
       wire = def.catchall ? object.catchall(def.catchall) : object;
       break;

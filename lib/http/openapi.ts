@@ -44,9 +44,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], settings: Settings): J
           description: "Success",
           ...(response ? { content: { "application/json": { schema: toSchema(response, "output") } } } : {}),
         },
-        ...(route.body || route.form || route.query || route.params
-          ? { 422: { description: "Validation error: `detail` lists each bad field with its location" } }
-          : {}),
+        ...(route.body || route.form || route.query || route.params ? { 422: { description: "Validation error: `detail` lists each bad field with its location" } } : {}),
         ...("public" in route.access ? {} : { 401: { description: "Missing or invalid credentials" }, 403: { description: "Insufficient permissions" } }),
       },
     };

@@ -2,12 +2,10 @@
 export function matchTemplate(template: string, pathname: string): Record<string, string> | null {
   const names: string[] = [];
   // `{name}` is one segment; a trailing `/{name*}` is zero or more segments (a catch-all).
-  const pattern = template
-    .replace(/[.+?^$()|[\]\\]/g, "\\$&")
-    .replace(/(\/)?\{([A-Za-z_]\w*)(\*)?\}/g, (_m, slash: string | undefined, name: string, rest: string | undefined) => {
-      names.push(name);
-      return rest ? "(?:/(.*))?" : `${slash ?? ""}([^/]+)`;
-    });
+  const pattern = template.replace(/[.+?^$()|[\]\\]/g, "\\$&").replace(/(\/)?\{([A-Za-z_]\w*)(\*)?\}/g, (_m, slash: string | undefined, name: string, rest: string | undefined) => {
+    names.push(name);
+    return rest ? "(?:/(.*))?" : `${slash ?? ""}([^/]+)`;
+  });
   const trimmed = pathname.length > 1 ? pathname.replace(/\/+$/, "") : pathname;
   const match = new RegExp(`^${pattern}$`).exec(trimmed);
   if (!match) return null;

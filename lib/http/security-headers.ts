@@ -56,4 +56,3 @@ export function docsCsp(nonce: string): string {
 
 /** API responses (JSON, event streams): nothing to run, nothing to frame. */
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
-

@@ -5,10 +5,7 @@ import type { Db } from "../db/open-database.ts";
 export async function tableExists(db: Db, table: string): Promise<boolean> {
   const rows =
     db.dialect === "postgres"
-      ? await db.sql.query("SELECT 1 AS present FROM information_schema.tables WHERE table_schema = ? AND table_name = ?", [
-          db.schema,
-          table,
-        ])
+      ? await db.sql.query("SELECT 1 AS present FROM information_schema.tables WHERE table_schema = ? AND table_name = ?", [db.schema, table])
       : await db.sql.query("SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = ?", [table]);
   return rows.length > 0;
 }
@@ -31,10 +28,7 @@ export async function columnsOf(db: Db, table: string): Promise<Map<string, Live
       columns.set(row.column_name, { name: row.column_name, type: row.data_type.toLowerCase(), notNull: row.is_nullable === "NO" });
     }
   } else {
-    const rows = await db.sql.query<{ name: string; type: string; notnull: number; pk: number }>(
-      `SELECT name, type, "notnull", pk FROM pragma_table_info(?)`,
-      [table],
-    );
+    const rows = await db.sql.query<{ name: string; type: string; notnull: number; pk: number }>(`SELECT name, type, "notnull", pk FROM pragma_table_info(?)`, [table]);
     for (const row of rows) {
       columns.set(row.name, { name: row.name, type: row.type.toLowerCase(), notNull: row.notnull === 1 || row.pk === 1 });
     }
@@ -90,9 +84,7 @@ export async function uniqueKeys(db: Db, table: string): Promise<UniqueKey[]> {
        FROM pragma_index_list(?) il WHERE il."unique" = 1`,
     [table],
   );
-  return rows
-    .filter((r) => r.origin !== "pk")
-    .map((r) => ({ name: r.name, columns: (r.cols ?? "").split(","), partial: r.partial === 1, isConstraint: r.origin === "u" }));
+  return rows.filter((r) => r.origin !== "pk").map((r) => ({ name: r.name, columns: (r.cols ?? "").split(","), partial: r.partial === 1, isConstraint: r.origin === "u" }));
 }
 
 /** The non-partial unique keys whose columns are exactly `columns` (in any order). */

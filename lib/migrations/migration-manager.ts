@@ -5,15 +5,7 @@ import { columnsOf, indexExists, tableExists } from "./introspect.ts";
 import { TABLES, TABLE_TYPES } from "./registry.ts";
 import { LEGACY_RUNS_CHECKED, repairLegacyRuns, type LegacyRunsRepair } from "./steps/legacy-runs-repair.ts";
 import { SCHEMA_VERSIONS } from "./tables/specs.ts";
-import {
-  LATEST_VERSION,
-  MigrationError,
-  compareVersions,
-  type Log,
-  type MigrationContext,
-  type MigrationStep,
-  type TableMigrations,
-} from "./types.ts";
+import { LATEST_VERSION, MigrationError, compareVersions, type Log, type MigrationContext, type MigrationStep, type TableMigrations } from "./types.ts";
 
 async function lacksSpecParts(db: Db, table: TableMigrations): Promise<boolean> {
   const live = await columnsOf(db, table.spec.name);
@@ -89,16 +81,13 @@ export class MigrationManager {
       }
       // A table stamped at the latest version by another build (Agno 3, an earlier Agentry) may
       // still lack a column or index this code's spec has: its latest steps run again (they are idempotent).
-      const incomplete =
-        from !== null && compareVersions(from, LATEST_VERSION) === 0 && compareVersions(target, LATEST_VERSION) === 0 && (await lacksSpecParts(this.db, table));
+      const incomplete = from !== null && compareVersions(from, LATEST_VERSION) === 0 && compareVersions(target, LATEST_VERSION) === 0 && (await lacksSpecParts(this.db, table));
       if (from !== null && compareVersions(from, target) >= 0 && !incomplete) {
         outcomes.push({ tableType: table.tableType, table: table.spec.name, from, to: from, action: "unchanged" });
         continue;
       }
       const pending = table.steps.filter(
-        (step) =>
-          (from === null || compareVersions(step.version, from) > 0 || (incomplete && compareVersions(step.version, from) === 0)) &&
-          compareVersions(step.version, target) <= 0,
+        (step) => (from === null || compareVersions(step.version, from) > 0 || (incomplete && compareVersions(step.version, from) === 0)) && compareVersions(step.version, target) <= 0,
       );
       for (const step of pending) {
         try {
@@ -159,16 +148,10 @@ export class MigrationManager {
     for (const table of [...this.selectTables(options.tables)].reverse()) {
       const from = stamped.get(table.spec.name) ?? null;
       if (from === null || compareVersions(from, options.targetVersion) <= 0) continue;
-      const steps = table.steps
-        .filter((step) => compareVersions(step.version, options.targetVersion) > 0 && compareVersions(step.version, from) <= 0)
-        .reverse();
+      const steps = table.steps.filter((step) => compareVersions(step.version, options.targetVersion) > 0 && compareVersions(step.version, from) <= 0).reverse();
       for (const step of steps) {
         if (!step.down) {
-          throw new MigrationError(
-            `${table.spec.name} ${step.version} cannot be reversed: ${step.irreversibleBecause ?? "no down step"}`,
-            table.spec.name,
-            step.version,
-          );
+          throw new MigrationError(`${table.spec.name} ${step.version} cannot be reversed: ${step.irreversibleBecause ?? "no down step"}`, table.spec.name, step.version);
         }
         await step.down(ctx);
       }

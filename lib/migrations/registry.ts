@@ -43,8 +43,6 @@ const DECLARED: readonly TableMigrations[] = [
  * Every table with JSON columns also gets a last 3.0.0 step turning Agno 2.0's PostgreSQL JSON
  * columns into JSONB (what the model declares and lib/db's JSON operators expect).
  */
-export const TABLES: readonly TableMigrations[] = DECLARED.map((table) =>
-  table.spec.columns.some((c) => c.type === "json") ? { ...table, steps: [...table.steps, jsonbStep(table.spec)] } : table,
-);
+export const TABLES: readonly TableMigrations[] = DECLARED.map((table) => (table.spec.columns.some((c) => c.type === "json") ? { ...table, steps: [...table.steps, jsonbStep(table.spec)] } : table));
 
 export const TABLE_TYPES = TABLES.map((t) => t.tableType);

@@ -105,7 +105,7 @@ export const defineJobKind = <P>(kind: JobKind<P>): JobKind<P> => kind;
 export class JobCatalog {
   private readonly kinds = new Map<string, JobKind<unknown>>();
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each kind has its own payload type
+  // biome-ignore lint/suspicious/noExplicitAny: each kind has its own payload type
   constructor(kinds: readonly JobKind<any>[]) {
     for (const kind of kinds as readonly JobKind<unknown>[]) {
       if (!isJobTypeName(kind.jobType)) throw new Error(`Job type ${JSON.stringify(kind.jobType)} must be lowercase letters, digits and underscores`);

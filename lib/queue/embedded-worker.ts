@@ -79,8 +79,10 @@ export function embeddedWorker(settings: Settings): QueueWorker | undefined {
 export async function stopEmbeddedWorkers(databaseId?: string, { timeoutSeconds = 0 }: { timeoutSeconds?: number } = {}): Promise<void> {
   const { workers } = state();
   const stopping = [...workers].filter(([id]) => databaseId === undefined || id === databaseId);
-  await Promise.all(stopping.map(async ([id, worker]) => {
-    workers.delete(id);
-    await worker.stop({ timeoutSeconds });
-  }));
+  await Promise.all(
+    stopping.map(async ([id, worker]) => {
+      workers.delete(id);
+      await worker.stop({ timeoutSeconds });
+    }),
+  );
 }

@@ -57,17 +57,28 @@ export async function workerHealth(worker: QueueWorker, db: Db, queue: QueueSett
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout>;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer from the database within ${ms} ms`)), ms))),
-  ]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer from the database within ${ms} ms`)), ms)))]).finally(() =>
+    clearTimeout(timer),
+  );
 }
 
 /**
  * Serves `GET /health` for a standalone worker: 200 with its progress while healthy, 503 while it
  * is stalled, stopping or cannot reach the database. Anything else is 404.
  */
-export async function serveWorkerHealth({ worker, db, queue, port, host = "0.0.0.0" }: { worker: QueueWorker; db: Db; queue: QueueSettings; port: number; host?: string }): Promise<Server & { port: number }> {
+export async function serveWorkerHealth({
+  worker,
+  db,
+  queue,
+  port,
+  host = "0.0.0.0",
+}: {
+  worker: QueueWorker;
+  db: Db;
+  queue: QueueSettings;
+  port: number;
+  host?: string;
+}): Promise<Server & { port: number }> {
   const server = createServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0].replace(/\/+$/, "") || "/";
     if (request.method !== "GET" || path !== "/health") {

@@ -3,17 +3,7 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { QueueSettings } from "../config/settings.ts";
 import type { Db } from "../db/open-database.ts";
-import {
-  claimJobs,
-  heartbeatJobs,
-  cancelRequestedJobs,
-  releaseJob,
-  abandonJob,
-  unsafeDeleteFinishedJobs,
-  unsafeSweepExpiredLeases,
-  type ClaimedJob,
-  type JobFence,
-} from "../db/jobs/index.ts";
+import { claimJobs, heartbeatJobs, cancelRequestedJobs, releaseJob, abandonJob, unsafeDeleteFinishedJobs, unsafeSweepExpiredLeases, type ClaimedJob, type JobFence } from "../db/jobs/index.ts";
 import { epochSeconds } from "../db/jobs/job-row.ts";
 import { heldJobCancelRequested, retryDelaySeconds, spentAttempts, type JobSettlement } from "../db/jobs/index.ts";
 import type { SubjectBinding, SubjectValue } from "../db/jobs/job-subject.ts";
@@ -145,9 +135,7 @@ export class QueueWorker {
     for (const timer of this.timers) timer.unref?.();
     if (coordination) {
       this.unsubscribers.push(coordination.onWake(() => this.wake()));
-      this.unsubscribers.push(
-        coordination.onCancel((runId) => this.cancel(runId)),
-      );
+      this.unsubscribers.push(coordination.onCancel((runId) => this.cancel(runId)));
     }
     void this.sweep();
     this.loopDone = this.loop();
@@ -213,7 +201,7 @@ export class QueueWorker {
   }
 
   private begin(job: ClaimedJob): void {
-    const { db, queue } = this.options;
+    const { queue } = this.options;
     const kind = this.options.catalog.get(job.job_type)!;
     const fence: JobFence = { id: job.id, attempt: job.attempt, workerId: this.workerId };
     const controller = new AbortController();

@@ -172,7 +172,9 @@ export function runAgent(request: RunAgentRequest): StartedRun {
       return await settleFailure(state, error);
     }
   };
-  const done = request.defer ? new Promise<RunOutput>((resolve) => request.defer!(() => execute().then((o) => (resolve(o), o)), { runId, sessionId, agentId: agent.definition.id, userId: output.user_id })) : execute();
+  const done = request.defer
+    ? new Promise<RunOutput>((resolve) => request.defer!(() => execute().then((o) => (resolve(o), o)), { runId, sessionId, agentId: agent.definition.id, userId: output.user_id }))
+    : execute();
   return { runId, sessionId, live, firstEventIndex, done };
 }
 

@@ -39,9 +39,7 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 500, maxDe
 
 /** The tool set the model is offered: schemas only — Agentry runs tools itself (HITL, events, cancellation). */
 export function modelTools(tools: readonly ToolDefinition<unknown>[]): ToolSet {
-  return Object.fromEntries(
-    tools.map((t) => [t.name, tool({ description: t.description, inputSchema: t.parameters as z.ZodType<Record<string, unknown>> })]),
-  );
+  return Object.fromEntries(tools.map((t) => [t.name, tool({ description: t.description, inputSchema: t.parameters as z.ZodType<Record<string, unknown>> })]));
 }
 
 export function outputSpec(schema: z.ZodType | Record<string, unknown> | undefined) {
@@ -155,7 +153,7 @@ async function streamOnce(options: Parameters<typeof callModelStep>[0], markStre
   const toolCalls: ToolCallRequest[] = [];
   const usage: StepUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
   const result = streamText({
-    ...sdkCall(options),    // Errors arrive as `error` parts below; without this the SDK also logs each one.
+    ...sdkCall(options), // Errors arrive as `error` parts below; without this the SDK also logs each one.
     onError: () => undefined,
   });
   for await (const part of result.fullStream) {

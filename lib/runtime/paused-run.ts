@@ -75,10 +75,7 @@ export function pausedRunOutput(stored: StoredRun, agent: RuntimeAgent): RunOutp
   const tools = dicts(data.tools).flatMap((t) => toolExecution(t, createdAt) ?? []);
   const requirements = pendingRequirements(data, tools, createdAt);
   if (requirements.length === 0) {
-    throw new ContinueError(
-      `Run ${stored.run_id} cannot be continued: it is PAUSED but records no tool call waiting for a confirmation, user input or an external result`,
-      409,
-    );
+    throw new ContinueError(`Run ${stored.run_id} cannot be continued: it is PAUSED but records no tool call waiting for a confirmation, user input or an external result`, 409);
   }
   const messages = dicts(data.messages).filter((m): m is Dict & AgnoMessage => typeof m.role === "string") as AgnoMessage[];
   const called = new Set(messages.flatMap((m) => (Array.isArray(m.tool_calls) ? m.tool_calls.map((c) => c?.id) : [])));

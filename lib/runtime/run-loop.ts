@@ -73,7 +73,11 @@ export async function loop(state: RunState): Promise<RunOutput> {
     }
     const executions = result.toolCalls.map((call) => newToolExecution(toolsByName.get(call.toolName), call));
     const stop = await runTools(state, executions, toolsByName);
-    if (stop === "paused") return await pause(state, executions.filter((e) => isPending(e)));
+    if (stop === "paused")
+      return await pause(
+        state,
+        executions.filter((e) => isPending(e)),
+      );
     if (stop === "stop") {
       output.content = output.tools[output.tools.length - 1]?.result ?? null;
       output.content_type = typeof output.content === "string" ? "str" : "dict";
@@ -117,13 +121,17 @@ export async function runTools(state: RunState, executions: ToolExecution[], too
     } else {
       emit(state, "ToolCallStarted", { tool: execution });
       const args = { ...execution.tool_args, ...userInputValues(execution) };
-      executions[i] = await executeTool(tool, { ...execution, tool_args: args }, {
-        runId: state.output.run_id,
-        sessionId: state.output.session_id,
-        agentId: state.agent.definition.id,
-        userId: state.output.user_id,
-        signal: state.live.controller.signal,
-      });
+      executions[i] = await executeTool(
+        tool,
+        { ...execution, tool_args: args },
+        {
+          runId: state.output.run_id,
+          sessionId: state.output.session_id,
+          agentId: state.agent.definition.id,
+          userId: state.output.user_id,
+          signal: state.live.controller.signal,
+        },
+      );
     }
     const done = executions[i];
     emit(state, done.tool_call_error ? "ToolCallError" : "ToolCallCompleted", {

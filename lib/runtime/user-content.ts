@@ -10,10 +10,7 @@ export interface Attachment {
 }
 
 /** A part of the user message as stored with the run: JSON all the way down (binary data is base64). */
-export type UserContentPart =
-  | { type: "text"; text: string }
-  | { type: "image"; image: string; mediaType: string }
-  | { type: "file"; data: string; mediaType: string; filename: string };
+export type UserContentPart = { type: "text"; text: string } | { type: "image"; image: string; mediaType: string } | { type: "file"; data: string; mediaType: string; filename: string };
 
 /** An upload the agent's model cannot be sent; the caller's to fix (415). */
 export class UnsendableAttachmentError extends ModelProviderError {

@@ -61,9 +61,7 @@ export function databaseIds(settings: Settings = getSettings()): string[] {
 export async function migrateDatabase(settings: Settings, dbId: string, targetVersion?: string): Promise<void> {
   const state = appState();
   const cached = state.databases.get(dbId);
-  const db = cached
-    ? await cached.catch(() => undefined)
-    : undefined;
+  const db = cached ? await cached.catch(() => undefined) : undefined;
   const target = db ?? (await openDatabase({ url: settings.database.url, schema: settings.database.schema, id: dbId }));
   try {
     await new MigrationManager(target, { log: (m) => log.info(`[migrate] ${m}`) }).up({ targetVersion });

@@ -24,8 +24,7 @@ const forgetPeers = () => {
 
 const proxies = (list: string) => testSettings({ env: { AGENTRY_TRUSTED_PROXIES: list } }).auth.trustedProxies;
 const none = testSettings().auth.trustedProxies;
-const request = (socket: string, forwardedFor?: string) =>
-  new Headers({ [PEER_ADDRESS_HEADER]: socket, ...(forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor }) });
+const request = (socket: string, forwardedFor?: string) => new Headers({ [PEER_ADDRESS_HEADER]: socket, ...(forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor }) });
 
 describe("the client address of a sign-in", () => {
   beforeEach(recordPeers);
@@ -131,9 +130,7 @@ describe.each(DIALECTS)("a sign-in through Auth.js on $name", (dialect) => {
         await postToAuthJs(config, "callback/credentials", { headers, form: { email: user.email, password: PASSWORD } });
       };
       const addresses = async () =>
-        (await db.sql.query<{ client_address: string }>("SELECT client_address FROM agentry_login_attempts WHERE account = ? ORDER BY at", [user.email])).map(
-          (r) => r.client_address,
-        );
+        (await db.sql.query<{ client_address: string }>("SELECT client_address FROM agentry_login_attempts WHERE account = ? ORDER BY at", [user.email])).map((r) => r.client_address);
       await signIn(testSettings(), { [PEER_ADDRESS_HEADER]: "198.51.100.7", "x-forwarded-for": "203.0.113.1" });
       expect(await addresses()).toEqual(["198.51.100.7"]);
       await signIn(testSettings({ env: { AGENTRY_TRUSTED_PROXIES: "10.0.0.2" } }), { [PEER_ADDRESS_HEADER]: "10.0.0.2", "x-forwarded-for": "1.1.1.1, 203.0.113.9" });

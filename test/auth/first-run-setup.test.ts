@@ -35,9 +35,7 @@ describe.each(DIALECTS)("first-run setup on $name", (dialect) => {
     });
 
     it("two setups at once create exactly one admin", async () => {
-      const results = await Promise.all(
-        ["a", "b", "c"].map((who) => setupFirstAdmin(db, { email: `${who}@example.test`, name: who, password: PASSWORD })),
-      );
+      const results = await Promise.all(["a", "b", "c"].map((who) => setupFirstAdmin(db, { email: `${who}@example.test`, name: who, password: PASSWORD })));
       expect(results.filter((r) => r.ok)).toHaveLength(1);
       expect(await listUsers(db, { scope: adminScope() })).toHaveLength(1);
     });

@@ -18,7 +18,14 @@ const SECRET = "isolation-matrix-secret-of-sufficient-length";
 const FULL = ["agents:read", "agents:run", "sessions:read", "sessions:write", "sessions:delete", "memories:read", "memories:write", "memories:delete", "config:read"];
 
 type Json = Record<string, unknown>;
-interface Ids { sessionId: string; runId: string; pausedRunId: string; pausedSessionId: string; memoryId: string; requirement: Json }
+interface Ids {
+  sessionId: string;
+  runId: string;
+  pausedRunId: string;
+  pausedSessionId: string;
+  memoryId: string;
+  requirement: Json;
+}
 interface Case {
   method: string;
   path: (ids: Ids) => string;
@@ -95,8 +102,7 @@ describe("user B, anonymous and admin against user A's data", () => {
   let app: TestApp;
   let ids: Ids;
   const tokens: Record<"a" | "b" | "admin" | "saOfB", string> = { a: "", b: "", admin: "", saOfB: "" };
-  const mint = (sub: string, scopes: string[]) =>
-    new SignJWT({ scopes }).setProtectedHeader({ alg: "HS256" }).setSubject(sub).setExpirationTime("10m").sign(new TextEncoder().encode(SECRET));
+  const mint = (sub: string, scopes: string[]) => new SignJWT({ scopes }).setProtectedHeader({ alg: "HS256" }).setSubject(sub).setExpirationTime("10m").sign(new TextEncoder().encode(SECRET));
   const as = (who: keyof typeof tokens | "anonymous"): Record<string, string> => (who === "anonymous" ? {} : { authorization: `Bearer ${tokens[who]}` });
 
   beforeAll(async () => {

@@ -57,17 +57,24 @@ describe("JWT verification", () => {
     rsaOldPem = await exportSPKI(rsaOld.publicKey);
   });
 
-  const withKeys = (keys: string[], env: Record<string, string> = {}) =>
-    testSettings({ env: { JWT_VERIFICATION_KEYS: JSON.stringify(keys), ...env } });
+  const withKeys = (keys: string[], env: Record<string, string> = {}) => testSettings({ env: { JWT_VERIFICATION_KEYS: JSON.stringify(keys), ...env } });
 
   it("accepts RS256, ES256, EdDSA and HS256 tokens signed by configured keys", async () => {
     const secret = "an-hmac-secret-that-is-long-enough-to-use";
     const settings = withKeys([rsaPem, await exportSPKI(ec.publicKey), await exportSPKI(ed.publicKey), secret]);
-    for (const [pair, alg] of [[rsa, "RS256"], [ec, "ES256"], [ed, "EdDSA"]] as const) {
+    for (const [pair, alg] of [
+      [rsa, "RS256"],
+      [ec, "ES256"],
+      [ed, "EdDSA"],
+    ] as const) {
       const principal = await verifyJwtPrincipal(await sign(pair, alg, { session_id: "s1" }), settings);
       expect(principal).toMatchObject({ userId: "alice", scopes: ["agents:read"], isAdmin: false, authenticatedBy: "jwt", sessionId: "s1", isolated: true });
     }
-    const hs = await new SignJWT({ scopes: "agents:read agent_os:admin" }).setProtectedHeader({ alg: "HS256" }).setSubject("root").setExpirationTime(now() + 60).sign(new TextEncoder().encode(secret));
+    const hs = await new SignJWT({ scopes: "agents:read agent_os:admin" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject("root")
+      .setExpirationTime(now() + 60)
+      .sign(new TextEncoder().encode(secret));
     expect(await verifyJwtPrincipal(hs, settings)).toMatchObject({ userId: "root", isAdmin: true, scopes: ["agents:read", "agent_os:admin"] });
   });
 
@@ -76,7 +83,11 @@ describe("JWT verification", () => {
     const none = new UnsecuredJWT({ scopes: ["agent_os:admin"] }).setSubject("mallory").encode();
     expect(await rejection(none, settings)).toMatch(/algorithm 'none' is not allowed/);
     // HS256 "signed" with the RSA public key as the HMAC secret: the classic confusion attack.
-    const confused = await new SignJWT({ scopes: ["agent_os:admin"] }).setProtectedHeader({ alg: "HS256" }).setSubject("mallory").setExpirationTime(now() + 60).sign(new TextEncoder().encode(rsaPem));
+    const confused = await new SignJWT({ scopes: ["agent_os:admin"] })
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject("mallory")
+      .setExpirationTime(now() + 60)
+      .sign(new TextEncoder().encode(rsaPem));
     expect(await rejection(confused, settings)).toMatch(/Invalid token/);
     const good = await sign(rsa, "RS256");
     const [h, , s] = good.split(".");
@@ -90,7 +101,12 @@ describe("JWT verification", () => {
     const settings = withKeys([rsaPem]);
     expect(await rejection(await sign(rsa, "RS256", { exp: now() - 60 }), settings)).toBe("Token has expired");
     await expect(verifyJwtPrincipal(await sign(rsa, "RS256", { exp: now() - 5 }), settings)).resolves.toMatchObject({ userId: "alice" });
-    const future = await new SignJWT({}).setProtectedHeader({ alg: "RS256" }).setSubject("alice").setNotBefore(now() + 120).setExpirationTime(now() + 600).sign(rsa.privateKey);
+    const future = await new SignJWT({})
+      .setProtectedHeader({ alg: "RS256" })
+      .setSubject("alice")
+      .setNotBefore(now() + 120)
+      .setExpirationTime(now() + 600)
+      .sign(rsa.privateKey);
     expect(await rejection(future, settings)).toMatch(/not yet valid/);
   });
 
@@ -119,7 +135,10 @@ describe("JWT verification", () => {
   it("refuses a 'sub' that is not a string with a 401 (a number, an object, a list, null)", async () => {
     const settings = withKeys([rsaPem]);
     for (const sub of [42, { id: "alice" }, ["alice"], null, true]) {
-      const token = await new SignJWT({ sub, scopes: ["agent_os:admin"] } as Record<string, unknown>).setProtectedHeader({ alg: "RS256" }).setExpirationTime(now() + 60).sign(rsa.privateKey);
+      const token = await new SignJWT({ sub, scopes: ["agent_os:admin"] } as Record<string, unknown>)
+        .setProtectedHeader({ alg: "RS256" })
+        .setExpirationTime(now() + 60)
+        .sign(rsa.privateKey);
       expect(await rejection(token, settings), JSON.stringify(sub)).toBe("Invalid token: its 'sub' claim must be a string");
     }
   });
@@ -127,7 +146,10 @@ describe("JWT verification", () => {
   it("accepts a token without 'sub' as a principal with no user id: admin with the admin scope, a plain user otherwise", async () => {
     const settings = withKeys([rsaPem]);
     const noSub = (scopes: string[], extra: Record<string, unknown> = {}) =>
-      new SignJWT({ scopes, ...extra }).setProtectedHeader({ alg: "RS256" }).setExpirationTime(now() + 60).sign(rsa.privateKey);
+      new SignJWT({ scopes, ...extra })
+        .setProtectedHeader({ alg: "RS256" })
+        .setExpirationTime(now() + 60)
+        .sign(rsa.privateKey);
     expect(await verifyJwtPrincipal(await noSub(["agent_os:admin"]), settings)).toMatchObject({ kind: "admin", userId: null, isAdmin: true, authenticatedBy: "jwt" });
     expect(await verifyJwtPrincipal(await noSub(["sessions:read"]), settings)).toMatchObject({ kind: "user", userId: null, isAdmin: false, isolated: true });
     // An empty subject names no one either.
@@ -187,7 +209,12 @@ describe("JWT mode through the request path", () => {
     pair = await generateKeyPair("RS256", { extractable: true });
     settings = testSettings({
       env: { JWT_VERIFICATION_KEY: await exportSPKI(pair.publicKey) },
-      file: { agents: [{ id: "a1", name: "A1", model: null }, { id: "a2", name: "A2", model: null }] },
+      file: {
+        agents: [
+          { id: "a1", name: "A1", model: null },
+          { id: "a2", name: "A2", model: null },
+        ],
+      },
     });
   });
   const call = (path: string, token?: string) =>
@@ -224,7 +251,10 @@ describe("tokens without a user identity, over a real database", () => {
   const SECRET = "jwt-identity-tests-secret-of-sufficient-length";
   const FULL = ["agents:read", "agents:run", "sessions:read", "sessions:write", "sessions:delete", "memories:read", "memories:write", "config:read", "service_accounts:write", "service_accounts:read"];
   const token = (claims: Record<string, unknown>) =>
-    new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setExpirationTime(now() + 300).sign(new TextEncoder().encode(SECRET));
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: "HS256" })
+      .setExpirationTime(now() + 300)
+      .sign(new TextEncoder().encode(SECRET));
   const apps: TestApp[] = [];
   afterAll(() => Promise.all(apps.map((a) => a.close())));
   async function jwtApp(env: Record<string, string> = {}) {

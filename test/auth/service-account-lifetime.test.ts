@@ -36,8 +36,7 @@ describe.each(DIALECTS)("service-account token lifetime on $name", (dialect) => 
       const response = await on.call("POST", "/service-accounts", { json: { name: uid("sa"), scopes: SCOPES, ...extra }, principal });
       return { status: response.status, body: (await response.json()) as Record<string, unknown> & { detail?: unknown } };
     };
-    const countOf = async (on: TestApp, principal: Principal) =>
-      ((await (await on.call("GET", "/service-accounts?include_revoked=true", { principal })).json()) as { data: unknown[] }).data.length;
+    const countOf = async (on: TestApp, principal: Principal) => ((await (await on.call("GET", "/service-accounts?include_revoked=true", { principal })).json()) as { data: unknown[] }).data.length;
 
     it("a non-admin asking for never_expires is refused (403 naming the rule) and nothing is created", async () => {
       const caller = member();

@@ -23,7 +23,15 @@ describe("a service account never outlives its owner's access", () => {
     const minted = mintServiceAccountToken();
     await createServiceAccount(db, {
       scope: userScope(owner.id),
-      account: { id: randomUUID(), name: `bot-${Date.now()}`, tokenHash: minted.hash, tokenPrefix: minted.prefix, scopes: [{ scope: "sessions:read", effect: "allow" }], expiresAt: null, createdBy: owner.id },
+      account: {
+        id: randomUUID(),
+        name: `bot-${Date.now()}`,
+        tokenHash: minted.hash,
+        tokenPrefix: minted.prefix,
+        scopes: [{ scope: "sessions:read", effect: "allow" }],
+        expiresAt: null,
+        createdBy: owner.id,
+      },
     });
     await expect(authenticateServiceAccount(minted.token, app.settings, () => app.db())).resolves.toMatchObject({ kind: "service_account" });
     await setUserDisabled(db, { scope: adminScope(), userId: owner.id, disabled: true });

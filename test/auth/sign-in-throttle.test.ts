@@ -158,9 +158,7 @@ describe.each(DIALECTS)("sign-in checks and throttling on $name", (dialect) => {
       const user = await createUser(db);
       const from = newAddress();
       const now = Date.now();
-      const results = await Promise.all(
-        Array.from({ length: 12 }, (_, i) => checkCredentials(db, { email: user.email, password: `burst-${i}-password`, clientAddress: from, now })),
-      );
+      const results = await Promise.all(Array.from({ length: 12 }, (_, i) => checkCredentials(db, { email: user.email, password: `burst-${i}-password`, clientAddress: from, now })));
       // Each attempt is recorded before it counts, and only refused ones are forgotten: however the
       // attempts interleave, at most the free failures reach the password check.
       const reasons = results.map((r) => ("reason" in r ? r.reason : "ok"));

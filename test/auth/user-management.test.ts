@@ -49,7 +49,10 @@ describe.each(DIALECTS)("user management on $name", (dialect) => {
         ["setUserDisabled (lib/db)", () => setUserDisabled(db, { scope: userScope(memberId), userId: other.id, disabled: true })],
       ];
       for (const [name, attempt] of attempts) {
-        const error = await attempt().then(() => null, (e: unknown) => e);
+        const error = await attempt().then(
+          () => null,
+          (e: unknown) => e,
+        );
         expect(error, name).toBeInstanceOf(PermissionError);
         expect(errorResponse(error).status, name).toBe(403);
       }

@@ -85,18 +85,36 @@ describe("the playground's transcript", () => {
   });
 
   it("waits on a pause, then marks a rejected call when the continued run reports it", () => {
-    const paused = replay([{ event: "RunStarted", ...base }, { event: "RunPaused", requirements: [confirmRequirement], tools: [confirmRequirement.tool_execution], ...base }]);
+    const paused = replay([
+      { event: "RunStarted", ...base },
+      { event: "RunPaused", requirements: [confirmRequirement], tools: [confirmRequirement.tool_execution], ...base },
+    ]);
     expect(paused.phase).toBe("paused");
     expect(paused.requirements).toEqual([confirmRequirement]);
     expect(paused.parts).toMatchObject([{ kind: "tool", call: { name: "server_details", status: "awaiting" } }]);
     const rejected = { ...confirmRequirement.tool_execution, confirmed: false, result: "The user rejected this tool call." };
-    const continued = replay([{ event: "RunContinued", ...base }, { event: "ToolCallCompleted", tool: rejected, ...base }, { event: "RunCompleted", content: "Understood.", ...base }], paused);
+    const continued = replay(
+      [
+        { event: "RunContinued", ...base },
+        { event: "ToolCallCompleted", tool: rejected, ...base },
+        { event: "RunCompleted", content: "Understood.", ...base },
+      ],
+      paused,
+    );
     expect(continued.requirements).toEqual([]);
-    expect(continued.parts).toMatchObject([{ kind: "tool", call: { status: "rejected" } }, { kind: "text", text: "Understood." }]);
+    expect(continued.parts).toMatchObject([
+      { kind: "tool", call: { status: "rejected" } },
+      { kind: "text", text: "Understood." },
+    ]);
   });
 
   it("shows a RunError's content, and a stream that closed mid-run as an error", () => {
-    expect(replay([{ event: "RunStarted", ...base }, { event: "RunError", content: "Model provider returned 500: scripted failure", ...base }])).toMatchObject({
+    expect(
+      replay([
+        { event: "RunStarted", ...base },
+        { event: "RunError", content: "Model provider returned 500: scripted failure", ...base },
+      ]),
+    ).toMatchObject({
       phase: "error",
       error: "Model provider returned 500: scripted failure",
     });

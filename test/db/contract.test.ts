@@ -111,9 +111,7 @@ describe.each(DIALECTS)("storage contract on $name", (dialect) => {
       expect(await getRuns(db, { scope: scopes.b, sessionId: session.session_id })).toEqual([]);
       // B can neither add a run to A's session nor overwrite A's run.
       await expect(upsertRun(db, { scope: scopes.b, run: runOf(session.session_id) })).rejects.toBeInstanceOf(NotFoundError);
-      await expect(
-        upsertRun(db, { scope: scopes.b, run: { ...run, runData: { hijacked: true } } }),
-      ).rejects.toBeInstanceOf(NotFoundError);
+      await expect(upsertRun(db, { scope: scopes.b, run: { ...run, runData: { hijacked: true } } })).rejects.toBeInstanceOf(NotFoundError);
       expect(await deleteRuns(db, { scope: scopes.b, runIds: [run.runId] })).toBe(0);
       const stored = await getRun(db, { scope: scopes.a, runId: run.runId });
       expect(stored?.run_data.hijacked).toBeUndefined();
@@ -172,9 +170,7 @@ describe.each(DIALECTS)("storage contract on $name", (dialect) => {
       expect(await getSession(db, { scope: scopes.b, sessionId: session.session_id })).toBeNull();
       const listed = await listSessions(db, { scope: scopes.b });
       expect(listed.sessions.some((s) => s.session_id === session.session_id)).toBe(false);
-      await expect(
-        upsertSession(db, { scope: scopes.b, session: { sessionId: session.session_id, sessionType: "agent" } }),
-      ).rejects.toBeInstanceOf(ConflictError);
+      await expect(upsertSession(db, { scope: scopes.b, session: { sessionId: session.session_id, sessionType: "agent" } })).rejects.toBeInstanceOf(ConflictError);
       expect(await deleteSessions(db, { scope: scopes.b, sessionIds: [session.session_id] })).toBe(0);
       expect((await getSession(db, { scope: scopes.a, sessionId: session.session_id }))?.user_id).toBe(principals.userA);
     });
@@ -214,9 +210,7 @@ describe.each(DIALECTS)("storage contract on $name", (dialect) => {
       expect(memory.user_id).toBe(principals.userA);
       expect(await getMemory(db, { scope: scopes.b, memoryId: memory.memory_id })).toBeNull();
       expect((await listMemories(db, { scope: scopes.b })).memories.some((m) => m.memory_id === memory.memory_id)).toBe(false);
-      await expect(
-        upsertMemory(db, { scope: scopes.b, memory: { memoryId: memory.memory_id, memory: "overwritten" } }),
-      ).rejects.toBeInstanceOf(ConflictError);
+      await expect(upsertMemory(db, { scope: scopes.b, memory: { memoryId: memory.memory_id, memory: "overwritten" } })).rejects.toBeInstanceOf(ConflictError);
       expect(await deleteMemories(db, { scope: scopes.b, memoryIds: [memory.memory_id] })).toBe(0);
       expect((await getMemory(db, { scope: scopes.a, memoryId: memory.memory_id }))?.memory).toBe("A's secret");
     });
@@ -224,14 +218,30 @@ describe.each(DIALECTS)("storage contract on $name", (dialect) => {
 
   describe.skipIf(dialect.skipReason !== null)("metrics", () => {
     it("keys rows by (user, date, period) and re-aggregates for admins", async () => {
-      const base = { agent_runs_count: 2, team_runs_count: 0, workflow_runs_count: 0, agent_sessions_count: 1, team_sessions_count: 0,
-        workflow_sessions_count: 0, users_count: 1, aggregation_period: "daily", completed: true };
+      const base = {
+        agent_runs_count: 2,
+        team_runs_count: 0,
+        workflow_runs_count: 0,
+        agent_sessions_count: 1,
+        team_sessions_count: 0,
+        workflow_sessions_count: 0,
+        users_count: 1,
+        aggregation_period: "daily",
+        completed: true,
+      };
       const date = "2026-01-15";
       await unsafeUpsertDailyMetrics(db, { ...base, user_id: principals.userA, date, token_metrics: { total_tokens: 10 }, model_metrics: [{ model_id: "m", model_provider: "p", count: 2 }] });
       await unsafeUpsertDailyMetrics(db, { ...base, user_id: principals.userB, date, token_metrics: { total_tokens: 5 }, model_metrics: [{ model_id: "m", model_provider: "p", count: 1 }] });
       await unsafeUpsertDailyMetrics(db, { ...base, user_id: null, date, token_metrics: { total_tokens: 1 }, model_metrics: [] });
       // Upserting the same key replaces, never duplicates.
-      await unsafeUpsertDailyMetrics(db, { ...base, user_id: principals.userA, date, agent_runs_count: 3, token_metrics: { total_tokens: 12 }, model_metrics: [{ model_id: "m", model_provider: "p", count: 3 }] });
+      await unsafeUpsertDailyMetrics(db, {
+        ...base,
+        user_id: principals.userA,
+        date,
+        agent_runs_count: 3,
+        token_metrics: { total_tokens: 12 },
+        model_metrics: [{ model_id: "m", model_provider: "p", count: 3 }],
+      });
       const mine = await getMetrics(db, { scope: scopes.a, startingDate: date, endingDate: date });
       expect(mine.map((m) => [m.user_id, m.agent_runs_count, m.token_metrics.total_tokens])).toEqual([[principals.userA, 3, 12]]);
       const shared = await getMetrics(db, { scope: adminScope(null), startingDate: date, endingDate: date });

@@ -129,10 +129,7 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
         withDb(async (db) => {
           const session = await newSession(db, scopes.a);
           const run = runOf(session.session_id);
-          await db.sql.exec(
-            `INSERT INTO agno_jobs (id, component_type, job_type, component_id, status, available_at, created_at) VALUES (?, 'agent', 'run', 'x', 'completed', 0, 0)`,
-            [run.runId],
-          );
+          await db.sql.exec(`INSERT INTO agno_jobs (id, component_type, job_type, component_id, status, available_at, created_at) VALUES (?, 'agent', 'run', 'x', 'completed', 0, 0)`, [run.runId]);
           await expect(enqueueRunJob(db, { scope: scopes.a, run, job: jobOf(), now: NOW })).rejects.toBeInstanceOf(ConflictError);
           expect(await rawRun(db, run.runId)).toBeUndefined();
           expect(await count(db, "agno_runs")).toBe(0);
@@ -155,12 +152,8 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
         "refuses a session the user does not own, writing nothing",
         withDb(async (db) => {
           const session = await newSession(db, scopes.a);
-          await expect(enqueueRunJob(db, { scope: scopes.b, run: runOf(session.session_id), job: jobOf(), now: NOW })).rejects.toBeInstanceOf(
-            NotFoundError,
-          );
-          await expect(enqueueRunJob(db, { scope: scopes.a, run: runOf("no-such-session"), job: jobOf(), now: NOW })).rejects.toBeInstanceOf(
-            NotFoundError,
-          );
+          await expect(enqueueRunJob(db, { scope: scopes.b, run: runOf(session.session_id), job: jobOf(), now: NOW })).rejects.toBeInstanceOf(NotFoundError);
+          await expect(enqueueRunJob(db, { scope: scopes.a, run: runOf("no-such-session"), job: jobOf(), now: NOW })).rejects.toBeInstanceOf(NotFoundError);
           expect([await count(db, "agno_jobs"), await count(db, "agno_runs")]).toEqual([0, 0]);
         }),
       );
@@ -172,11 +165,7 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           try {
             const session = await newSession(db, scopes.a);
             const runs = Array.from({ length: 100 }, () => runOf(session.session_id));
-            const results = await Promise.all(
-              runs.map((run, i) =>
-                enqueueRunJob(i % 2 === 0 ? db : other, { scope: scopes.a, run, job: jobOf({ idempotencyKey: "key-1" }), now: NOW }),
-              ),
-            );
+            const results = await Promise.all(runs.map((run, i) => enqueueRunJob(i % 2 === 0 ? db : other, { scope: scopes.a, run, job: jobOf({ idempotencyKey: "key-1" }), now: NOW })));
             const winners = results.filter((r) => !r.duplicate);
             expect(winners).toHaveLength(1);
             const winnerId = winners[0].job.id;
@@ -201,11 +190,7 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
         withDb(async (db) => {
           const shared = await newSession(db, adminScope());
           expect(shared.user_id).toBeNull();
-          const results = await Promise.all(
-            Array.from({ length: 20 }, () =>
-              enqueueRunJob(db, { scope: adminScope(), run: runOf(shared.session_id), job: jobOf({ idempotencyKey: "k" }), now: NOW }),
-            ),
-          );
+          const results = await Promise.all(Array.from({ length: 20 }, () => enqueueRunJob(db, { scope: adminScope(), run: runOf(shared.session_id), job: jobOf({ idempotencyKey: "k" }), now: NOW })));
           expect(results.filter((r) => !r.duplicate)).toHaveLength(1);
           expect([await count(db, "agno_jobs"), await count(db, "agno_runs")]).toEqual([1, 1]);
         }),
@@ -228,8 +213,7 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
         "throws QueueFullError at maxQueueDepth without writing, and accepts again once a job is claimed",
         withDb(async (db) => {
           const session = await newSession(db, scopes.a);
-          const submit = (extra: Partial<JobInput> = {}) =>
-            enqueueRunJob(db, { scope: scopes.a, run: runOf(session.session_id), job: jobOf(extra), maxQueueDepth: 2, now: NOW });
+          const submit = (extra: Partial<JobInput> = {}) => enqueueRunJob(db, { scope: scopes.a, run: runOf(session.session_id), job: jobOf(extra), maxQueueDepth: 2, now: NOW });
           await submit({ idempotencyKey: "first" });
           await submit();
           const rejected = submit();
@@ -315,9 +299,7 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           const d2 = await put("d2", NOW);
           const future = await put(null, NOW + 1000);
           const claim = (deploymentId: string | null, limit = 10) =>
-            claimJobs(db, { ...RUN_JOBS, workerId: `w-${deploymentId}`, limit, now: NOW + 10, leaseSeconds: LEASE, deploymentId }).then((jobs) =>
-              jobs.map((j) => j.id),
-            );
+            claimJobs(db, { ...RUN_JOBS, workerId: `w-${deploymentId}`, limit, now: NOW + 10, leaseSeconds: LEASE, deploymentId }).then((jobs) => jobs.map((j) => j.id));
           // A worker of no deployment takes only jobs of none, oldest available first, never a future one.
           expect(await claim(null, 1)).toEqual([anyEarly]);
           expect(await claim("d1")).toEqual([d1, anyLate]);
@@ -334,8 +316,7 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
         "runs one job per session at a time, in submission order; other sessions are not held up",
         withDb(async (db) => {
           const session = await newSession(db, scopes.a);
-          const put = async (sessionId: string, now: number, runId: string) =>
-            (await enqueueRunJob(db, { scope: scopes.a, run: runOf(sessionId, runId), job: jobOf(), now })).job;
+          const put = async (sessionId: string, now: number, runId: string) => (await enqueueRunJob(db, { scope: scopes.a, run: runOf(sessionId, runId), job: jobOf(), now })).job;
           // Submitted within one second, ids in the other order: the run_index keeps submission order.
           const first = await put(session.session_id, NOW, uid("z"));
           const second = await put(session.session_id, NOW, uid("a"));
@@ -378,7 +359,7 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           const staleFence = fenceOf(claimed[3]);
           const run = (status: string) => ({ status, data: { status, content: `as ${status}` } });
           const settled = await settleJobs(db, {
- ...RUN_JOBS,
+            ...RUN_JOBS,
             workerId: "w",
             now: NOW + 80,
             items: [
@@ -398,9 +379,9 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           // The stale item: its job is the other worker's, running; its run untouched (still RUNNING from the claim).
           expect(await getJob(db, { scope: scopes.a, id: stolen.id })).toMatchObject({ status: "running", locked_by: "other" });
           expect(await rawRun(db, stolen.id)).toMatchObject({ status: "RUNNING" });
-          await expect(settleJobs(db, { ...RUN_JOBS, workerId: "w", items: [{ fence: fenceOf(stolen), jobType: "run", settlement: { status: "completed" }, subject: run("COMPLETED") }] })).rejects.toThrow(
-            /held by the settling worker/,
-          );
+          await expect(
+            settleJobs(db, { ...RUN_JOBS, workerId: "w", items: [{ fence: fenceOf(stolen), jobType: "run", settlement: { status: "completed" }, subject: run("COMPLETED") }] }),
+          ).rejects.toThrow(/held by the settling worker/);
         }),
       );
     });

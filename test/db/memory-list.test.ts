@@ -58,7 +58,10 @@ describe.each(DIALECTS)("listMemoryPage on $name", (dialect) => {
       expect(back.prev).toBeNull();
       expect(second.rows.find((r) => r.memory === "m3")).toMatchObject({ created_at: T0 + 3, updated_at: T0 + 3 });
 
-      expect(await walk(db, { scope, limit: 4, sortBy: "created_at", order: "asc" })).toEqual([["m0", "m1", "m2", "m3"], ["m4", "m5", "m6"]]);
+      expect(await walk(db, { scope, limit: 4, sortBy: "created_at", order: "asc" })).toEqual([
+        ["m0", "m1", "m2", "m3"],
+        ["m4", "m5", "m6"],
+      ]);
     });
 
     it("is scoped: a user sees only its own memories, whatever user it names; an admin sees everyone's or one user's", async () => {

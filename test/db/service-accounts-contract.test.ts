@@ -1,14 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import {
-  createServiceAccount,
-  getServiceAccount,
-  listServiceAccounts,
-  revokeServiceAccount,
-  touchLastUsed,
-  unsafeFindServiceAccountByTokenHash,
-  type NewServiceAccount,
-} from "@/lib/db/index.ts";
+import { createServiceAccount, getServiceAccount, listServiceAccounts, revokeServiceAccount, touchLastUsed, unsafeFindServiceAccountByTokenHash, type NewServiceAccount } from "@/lib/db/index.ts";
 import { ConflictError } from "@/lib/errors/domain-errors.ts";
 import { uid } from "../support/agno-runs.ts";
 import { DIALECTS, useMigratedDb, type TestDb } from "../support/databases.ts";

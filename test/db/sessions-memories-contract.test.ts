@@ -1,16 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  createSession,
-  getRuns,
-  getSessionRow,
-  getMemory,
-  getSessionRuns,
-  listMemories,
-  listMemoryTopics,
-  updateSession,
-  upsertMemory,
-  userMemoryStats,
-} from "@/lib/db/index.ts";
+import { createSession, getRuns, getSessionRow, getMemory, getSessionRuns, listMemories, listMemoryTopics, updateSession, upsertMemory, userMemoryStats } from "@/lib/db/index.ts";
 import { ConflictError } from "@/lib/errors/domain-errors.ts";
 import { listMemoryPage } from "@/lib/db/memories/memory-list.ts";
 import { agnoRun, seedSession, uid } from "../support/agno-runs.ts";
@@ -45,13 +34,13 @@ describe.each(DIALECTS)("sessions and memories contract on $name", (dialect) => 
       const updated = await updateSession(db, {
         scope: p.scopes.a,
         sessionId: s.session_id,
-        sessionName: "it's \"new\"",
+        sessionName: 'it\'s "new"',
         sessionState: { list: [1, { deep: true }] },
         metadata: { b: 2 },
         summary: { summary: "short" },
       });
       expect(updated?.session_data).toEqual({
-        session_name: "it's \"new\"",
+        session_name: 'it\'s "new"',
         session_metrics: { total_tokens: 9 },
         media: { n: 1 },
         session_state: { list: [1, { deep: true }] },
@@ -112,7 +101,13 @@ describe.each(DIALECTS)("sessions and memories contract on $name", (dialect) => 
     it("topics as Agno stores them (JSON null for None, SQL NULL, a scalar, non-strings, SQLite text that is not JSON) read as no topics: a topics filter, the topic list, a read and the dashboard list never fail on them", async () => {
       const q = mintPrincipals();
       const scope = q.scopes.a;
-      const stored = [["json null", "null"], ["sql null", null], ["scalar", '"solo"'], ["mixed", '[1, "kept", null, {"a": "b"}]'], ["array", '["kept", "other"]']];
+      const stored = [
+        ["json null", "null"],
+        ["sql null", null],
+        ["scalar", '"solo"'],
+        ["mixed", '[1, "kept", null, {"a": "b"}]'],
+        ["array", '["kept", "other"]'],
+      ];
       if (dialect.name === "sqlite") stored.push(["not json", "not json ["]);
       const ids = new Map<string, string>();
       for (const [name, topics] of stored) {
@@ -143,7 +138,11 @@ describe.each(DIALECTS)("sessions and memories contract on $name", (dialect) => 
         (await upsertMemory(db, { scope: q.scopes.b, memory: { memory: "b1" } })).memory_id,
       ];
       // Far-future stamps put these two users first among the admin's view of every user.
-      for (const [id, at] of [[ids[0], 2_000_000_100], [ids[1], 2_000_000_200], [ids[2], 2_000_000_300]] as const) {
+      for (const [id, at] of [
+        [ids[0], 2_000_000_100],
+        [ids[1], 2_000_000_200],
+        [ids[2], 2_000_000_300],
+      ] as const) {
         await db.sql.exec("UPDATE agno_memories SET updated_at = ? WHERE memory_id = ?", [at, id]);
       }
       const page1 = await userMemoryStats(db, { scope: q.scopes.admin, page: 1, limit: 1 });

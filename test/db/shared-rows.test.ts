@@ -34,10 +34,10 @@ describe.each(DIALECTS)("shared (owner-less) rows on $name", (dialect) => {
   async function readable(rows: Record<string, string>, scope: DataScope, options: { includeShared?: boolean } = {}): Promise<string[]> {
     const ids = Object.values(rows);
     const owner = ownerSql(scope, "user_id", options);
-    const viaSql = await db.sql.query<{ memory_id: string }>(
-      `SELECT memory_id FROM agno_memories WHERE memory_id IN (${ids.map(() => "?").join(", ")}) AND ${owner.clause} ORDER BY memory_id`,
-      [...ids, ...owner.params],
-    );
+    const viaSql = await db.sql.query<{ memory_id: string }>(`SELECT memory_id FROM agno_memories WHERE memory_id IN (${ids.map(() => "?").join(", ")}) AND ${owner.clause} ORDER BY memory_id`, [
+      ...ids,
+      ...owner.params,
+    ]);
     const viaPrisma = await db.prisma.memory.findMany({ where: { memory_id: { in: ids }, ...ownerWhere(scope, options) }, orderBy: { memory_id: "asc" } });
     expect(viaPrisma.map((r) => r.memory_id)).toEqual(viaSql.map((r) => r.memory_id));
     const names = new Map(Object.entries(rows).map(([name, id]) => [id, name]));
@@ -72,7 +72,10 @@ describe.each(DIALECTS)("shared (owner-less) rows on $name", (dialect) => {
   describe.skipIf(dialect.skipReason !== null)("writes", () => {
     it("a member may change only its own rows; shared rows are admins' alone", () => {
       const owners = { alice: userA, bob: userB, shared: null };
-      const writable = (scope: DataScope) => Object.entries(owners).filter(([, owner]) => canWrite(scope, owner)).map(([name]) => name);
+      const writable = (scope: DataScope) =>
+        Object.entries(owners)
+          .filter(([, owner]) => canWrite(scope, owner))
+          .map(([name]) => name);
       expect(writable(dataScopeFor(alice))).toEqual(["alice"]);
       expect(writable(dataScopeFor(bob))).toEqual(["bob"]);
       expect(writable(dataScopeFor(admin))).toEqual(["alice", "bob", "shared"]);

@@ -49,10 +49,7 @@ describe.each(DIALECTS)("text no database stores, on $name", (dialect) => {
 
     it("a forged dashboard cursor carrying a NUL is a PaginationError, never a database error", async () => {
       const { scopes } = mintPrincipals();
-      for (const cursor of [
-        encodeCursor({ sort: "s.updated_at", order: "desc" }, 5, "a\u0000b"),
-        encodeCursor({ sort: "s.updated_at", order: "desc" }, 5, "x\ud800"),
-      ]) {
+      for (const cursor of [encodeCursor({ sort: "s.updated_at", order: "desc" }, 5, "a\u0000b"), encodeCursor({ sort: "s.updated_at", order: "desc" }, 5, "x\ud800")]) {
         await expect(listSessionSummaries(db, { scope: scopes.a, limit: 25, after: cursor })).rejects.toBeInstanceOf(PaginationError);
       }
     });

@@ -56,7 +56,10 @@ describe("the input text rules", () => {
     expect(unsafeCharacterIn(`a${LONE}`)).toMatch(/lone/);
     expect(unsafeCharacterIn("\udc00a")).toMatch(/lone/);
     expect(unsafeCharacterIn("emoji 😀 ok, é, 中文")).toBeNull();
-    expect(unsafeTextIn({ ok: ["fine", { [`k${NUL}`]: 1, deep: [`x${LONE}`] }] }).map((p) => p.path)).toEqual([["ok", 1], ["ok", 1, "deep", 0]]);
+    expect(unsafeTextIn({ ok: ["fine", { [`k${NUL}`]: 1, deep: [`x${LONE}`] }] }).map((p) => p.path)).toEqual([
+      ["ok", 1],
+      ["ok", 1, "deep", 0],
+    ]);
   });
 
   it("measures JSON nesting without counting brackets inside strings", () => {

@@ -37,8 +37,7 @@ describe.each(DIALECTS)("the admin console's actions on $name", (dialect) => {
     afterAll(async () => db?.destroy());
 
     describe("service accounts", () => {
-      const create = async (principal: Principal | null, fields: Record<string, string>) =>
-        (await run(db, createServiceAccountAction, principal, fields)) as CreatedServiceAccountState;
+      const create = async (principal: Principal | null, fields: Record<string, string>) => (await run(db, createServiceAccountAction, principal, fields)) as CreatedServiceAccountState;
 
       it("a member cannot create or revoke an account (403), nor can anyone signed out (401); nothing changes", async () => {
         const existing = await create(admin, { name: uid("kept"), allow: "agents:read" });
@@ -129,7 +128,15 @@ describe.each(DIALECTS)("the admin console's actions on $name", (dialect) => {
       it("an account a member created through the API is listed and revoked by the admin's console like any other", async () => {
         const theirs = await createServiceAccount(db, {
           scope: userScope(member.userId!),
-          account: { id: uid("sa"), name: uid("members"), tokenHash: uid("hash"), tokenPrefix: "agno_pat_test", scopes: [{ scope: "agents:read", effect: "allow" }], expiresAt: null, createdBy: member.userId },
+          account: {
+            id: uid("sa"),
+            name: uid("members"),
+            tokenHash: uid("hash"),
+            tokenPrefix: "agno_pat_test",
+            scopes: [{ scope: "agents:read", effect: "allow" }],
+            expiresAt: null,
+            createdBy: member.userId,
+          },
         });
         expect(await run(db, revokeServiceAccountAction, admin, { accountId: theirs.id })).toMatchObject({ ok: true });
       });

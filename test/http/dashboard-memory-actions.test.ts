@@ -19,8 +19,7 @@ describe.each(DIALECTS)("the memories page's actions on $name", (dialect) => {
     let admin: Principal;
     let a: Principal;
     let b: Principal;
-    const call = (action: DashboardAction, principal: Principal | null, fields: Record<string, string>) =>
-      action.run({ principal, formData: formOf(fields), db, settings, origin: ACTION_ORIGIN });
+    const call = (action: DashboardAction, principal: Principal | null, fields: Record<string, string>) => action.run({ principal, formData: formOf(fields), db, settings, origin: ACTION_ORIGIN });
     /** A memory of `owner`'s, written as the API would. */
     const memoryOf = async (owner: Principal, text: string) =>
       (await upsertMemory(db, { scope: dataScopeFor(owner), memory: { memory: text, topics: ["kept"], agentId: "assistant", input: "said so", userId: owner.userId } })).memory_id;
@@ -81,7 +80,12 @@ describe.each(DIALECTS)("the memories page's actions on $name", (dialect) => {
       expect(await call(createMemoryAction, admin, { memory: "for an API user", userId: "api-user-7" })).toMatchObject({ ok: true });
       expect(await call(createMemoryAction, admin, { memory: "for myself" })).toMatchObject({ ok: true });
       const owners = (await listMemoryPage(db, { scope: adminScope(), limit: 50, search: "for " })).rows.map((r) => [r.memory, r.user_id]);
-      expect(owners).toEqual(expect.arrayContaining([["for an API user", "api-user-7"], ["for myself", admin.userId]]));
+      expect(owners).toEqual(
+        expect.arrayContaining([
+          ["for an API user", "api-user-7"],
+          ["for myself", admin.userId],
+        ]),
+      );
     });
 
     it("bad input gets a message naming the field; a caller who is not signed in gets 401", async () => {

@@ -104,22 +104,38 @@ const PROBES: Record<string, Probe> = {
   "POST /sessions": {
     request: () => ({ method: "POST", path: "/sessions", json: { session_state: { pending: null }, metadata: { note: null } } }),
     nullField: ["session_summary"],
-    keptNulls: [["session_state", "pending"], ["metadata", "note"]],
+    keptNulls: [
+      ["session_state", "pending"],
+      ["metadata", "note"],
+    ],
   },
   "GET /sessions/{session_id}": {
     request: (i) => ({ method: "GET", path: `/sessions/${i.sessionId}` }),
     nullField: ["session_summary"],
-    keptNulls: [["session_state", "pending"], ["chat_history", 1, "content"]],
+    keptNulls: [
+      ["session_state", "pending"],
+      ["chat_history", 1, "content"],
+    ],
   },
   "PATCH /sessions/{session_id}": { request: (i) => ({ method: "PATCH", path: `/sessions/${i.sessionId}`, json: {} }), nullField: ["session_summary"], keptNulls: [["session_state", "pending"]] },
   "POST /sessions/{session_id}/rename": { request: (i) => ({ method: "POST", path: `/sessions/${i.sessionId}/rename`, json: { session_name: i.sessionId } }), nullField: ["session_summary"] },
-  "GET /sessions/{session_id}/runs": { request: (i) => ({ method: "GET", path: `/sessions/${i.sessionId}/runs` }), nullField: [0, "parent_run_id"], keptNulls: [[0, "metrics", "cost"], [0, "messages", 1, "content"]] },
+  "GET /sessions/{session_id}/runs": {
+    request: (i) => ({ method: "GET", path: `/sessions/${i.sessionId}/runs` }),
+    nullField: [0, "parent_run_id"],
+    keptNulls: [
+      [0, "metrics", "cost"],
+      [0, "messages", 1, "content"],
+    ],
+  },
   "GET /sessions/{session_id}/runs/{run_id}": { request: (i) => ({ method: "GET", path: `/sessions/${i.sessionId}/runs/${i.runId}` }), nullField: ["parent_run_id"], keptNulls: [["metrics", "cost"]] },
   "POST /memories": { request: () => ({ method: "POST", path: "/memories", json: { memory: "Likes tea", user_id: "owner-x" } }), nullField: ["agent_id"] },
   "GET /memories": { request: () => ({ method: "GET", path: "/memories?user_id=owner-x" }), nullField: ["data", 0, "agent_id"] },
   "GET /memories/{memory_id}": { request: (i) => ({ method: "GET", path: `/memories/${i.memoryId}` }), nullField: ["agent_id"] },
   "PATCH /memories/{memory_id}": { request: (i) => ({ method: "PATCH", path: `/memories/${i.memoryId}`, json: { memory: "Likes green tea", user_id: "owner-x" } }), nullField: ["team_id"] },
-  "POST /service-accounts": { request: () => ({ method: "POST", path: "/service-accounts", json: { name: uid("bot"), scopes: [{ scope: "agents:read", effect: "allow" }], never_expires: true } }), nullField: ["expires_at"] },
+  "POST /service-accounts": {
+    request: () => ({ method: "POST", path: "/service-accounts", json: { name: uid("bot"), scopes: [{ scope: "agents:read", effect: "allow" }], never_expires: true } }),
+    nullField: ["expires_at"],
+  },
   "GET /service-accounts": { request: () => ({ method: "GET", path: "/service-accounts" }), nullField: ["data", 0, "last_used_at"] },
   "GET /queue/jobs": { request: () => ({ method: "GET", path: "/queue/jobs?status=queued" }), nullField: ["data", 0, "locked_by"] },
   "GET /queue/jobs/{job_id}": { request: (i) => ({ method: "GET", path: `/queue/jobs/${i.jobId}` }), nullField: ["locked_by"] },

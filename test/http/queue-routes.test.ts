@@ -226,7 +226,13 @@ describe.each(DIALECTS)("the /queue API on $name", (dialect) => {
         // Known statuses of another case are unknown too: ticket statuses are lower case.
         expect((await api(app, "GET", "/queue/jobs?status=FAILED")).status).toBe(400);
 
-        for (const [query, field] of [["sort_by=payload", "sort_by"], ["sort_order=sideways", "sort_order"], ["limit=1001", "limit"], ["limit=0", "limit"], ["page=0", "page"]]) {
+        for (const [query, field] of [
+          ["sort_by=payload", "sort_by"],
+          ["sort_order=sideways", "sort_order"],
+          ["limit=1001", "limit"],
+          ["limit=0", "limit"],
+          ["page=0", "page"],
+        ]) {
           const res = await api(app, "GET", `/queue/jobs?${query}`);
           expect(res.status, query).toBe(422);
           expect(res.body.detail[0].loc, query).toEqual(["query", field]);
@@ -452,8 +458,7 @@ describe.each(DIALECTS)("the /queue API on $name", (dialect) => {
 
 describe("JWT authentication", () => {
   const SECRET = "queue-routes-secret-of-sufficient-length";
-  const mint = (sub: string, scopes: string[]) =>
-    new SignJWT({ scopes }).setProtectedHeader({ alg: "HS256" }).setSubject(sub).setExpirationTime("10m").sign(new TextEncoder().encode(SECRET));
+  const mint = (sub: string, scopes: string[]) => new SignJWT({ scopes }).setProtectedHeader({ alg: "HS256" }).setSubject(sub).setExpirationTime("10m").sign(new TextEncoder().encode(SECRET));
 
   it(
     "serves a token holding agent_os:admin, refuses others (403) and anonymous callers (401)",

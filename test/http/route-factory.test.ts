@@ -25,7 +25,9 @@ describe("route table", () => {
   it("declares a permission or an explicit public flag on every route", () => {
     const undeclared = ROUTES.filter((r) => !("public" in r.access && r.access.public === true) && !("permission" in r.access && r.access.permission));
     expect(undeclared.map((r) => `${r.method} ${r.path}`)).toEqual([]);
-    const publicRoutes = ROUTES.filter((r) => "public" in r.access).map((r) => `${r.method} ${r.path}`).sort();
+    const publicRoutes = ROUTES.filter((r) => "public" in r.access)
+      .map((r) => `${r.method} ${r.path}`)
+      .sort();
     expect(publicRoutes).toEqual(["GET /", "GET /docs", "GET /docs/{asset}", "GET /health", "GET /info", "GET /openapi.json"]);
     for (const route of ROUTES) {
       if ("permission" in route.access) expect(route.access.permission).toMatch(/^[a-z_]+:(\*:)?[a-z_]+$/);
@@ -50,7 +52,14 @@ describe("route table", () => {
     expect(dashboard).toEqual([join("dashboard", "auth", "[...nextauth]"), join("dashboard", "queue-events")]);
     const templates = files
       .filter((f) => !f.startsWith("[...") && !dashboard.includes(f))
-      .map((f) => `/${f.split(sep).filter((s) => !/^\(.*\)$/.test(s)).map((s) => s.replace(/^\[\[\.\.\.(.+)\]\]$/, "{$1*}").replace(/^\[(.+)\]$/, "{$1}")).join("/")}`)
+      .map(
+        (f) =>
+          `/${f
+            .split(sep)
+            .filter((s) => !/^\(.*\)$/.test(s))
+            .map((s) => s.replace(/^\[\[\.\.\.(.+)\]\]$/, "{$1*}").replace(/^\[(.+)\]$/, "{$1}"))
+            .join("/")}`,
+      )
       .map((t) => (t === "/" ? t : t.replace(/\/$/, "")))
       .sort();
     expect(templates).toEqual([...new Set(ROUTES.map((r) => r.path))].sort());
@@ -90,7 +99,12 @@ describe("core routes", () => {
 
   it("lists models from configured agents in available_models", async () => {
     const settings = testSettings({
-      file: { agents: [{ id: "a", name: "A", model: { provider: "openai", id: "gpt-4.1-mini" } }, { id: "b", name: "B", model: { provider: "openai", id: "gpt-4.1-mini" } }] },
+      file: {
+        agents: [
+          { id: "a", name: "A", model: { provider: "openai", id: "gpt-4.1-mini" } },
+          { id: "b", name: "B", model: { provider: "openai", id: "gpt-4.1-mini" } },
+        ],
+      },
     });
     const body = WireConfigSchema.parse(await (await call("/config", {}, settings)).json());
     expect(body.available_models).toEqual([{ id: "gpt-4.1-mini", provider: "openai", agent_ids: ["a", "b"] }]);
@@ -108,7 +122,13 @@ describe("core routes", () => {
 
   it("answers a disabled feature with 503 and Agno's message on every method and sub-path", async () => {
     expect(none.queue.durable).toBe(false);
-    for (const [method, path] of [["GET", "/queue/jobs"], ["POST", "/queue/jobs/abc/requeue"], ["GET", "/queue/stats"], ["GET", "/queue"], ["PUT", "/queue/x/y"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/queue/jobs"],
+      ["POST", "/queue/jobs/abc/requeue"],
+      ["GET", "/queue/stats"],
+      ["GET", "/queue"],
+      ["PUT", "/queue/x/y"],
+    ] as const) {
       const response = await call(path, { method }, none, templateForPath(path)!);
       expect(response.status, `${method} ${path}`).toBe(503);
       expect(await response.json()).toEqual({
@@ -169,8 +189,7 @@ describe("auth mode none: the loopback fence", () => {
 });
 
 describe("CORS", () => {
-  const preflight = (origin: string, settings = none) =>
-    call("/config", { method: "OPTIONS", headers: { origin, "access-control-request-method": "GET" } }, settings);
+  const preflight = (origin: string, settings = none) => call("/config", { method: "OPTIONS", headers: { origin, "access-control-request-method": "GET" } }, settings);
 
   it("allows Agno's chat UI origin while auth is off, never with a wildcard", async () => {
     const ok = await preflight("http://localhost:3000");
@@ -243,7 +262,12 @@ describe("request parsing and error mapping", () => {
 
   it("maps page 0, bad limits and page-without-limit to a 422 naming the parameter", async () => {
     const body = json(JSON.stringify({ name: "x", count: 1 }));
-    for (const [query, field] of [["?page=0&limit=5", "page"], ["?limit=0", "limit"], ["?page=abc&limit=2", "page"], ["?page=2", "page"]] as const) {
+    for (const [query, field] of [
+      ["?page=0&limit=5", "page"],
+      ["?limit=0", "limit"],
+      ["?page=abc&limit=2", "page"],
+      ["?page=2", "page"],
+    ] as const) {
       const response = await call(`/echo${query}`, body, none, "/echo", [echoJson]);
       expect(response.status, query).toBe(422);
       const detail = ((await response.json()) as { detail: { loc: string[] }[] }).detail;

@@ -47,9 +47,7 @@ const DECLARED_UNAVAILABLE: readonly KnownAnswer[] = [
 function knownAnswer(c: OddCase, request: Request, status: number, body: unknown): boolean {
   const detail = (body as { detail?: unknown } | undefined)?.detail;
   const path = new URL(request.url).pathname;
-  return DECLARED_UNAVAILABLE.some(
-    (d) => d.route === c.routeKey && d.status === status && typeof detail === "string" && d.detail.test(detail) && (!d.path || d.path.test(path)),
-  );
+  return DECLARED_UNAVAILABLE.some((d) => d.route === c.routeKey && d.status === status && typeof detail === "string" && d.detail.test(detail) && (!d.path || d.path.test(path)));
 }
 
 /** The scripted model's answer: an instance of the output schema when one is asked for, odd text otherwise. */
@@ -137,7 +135,12 @@ describe.each(DIALECTS)("valid but odd input on $name", (dialect) => {
       const response = await send(request, app);
       const text = await readBody(response);
       if (response.status >= 500 && !knownAnswer(c, request, response.status, parse(text))) {
-        const cause = logged.split("\n").slice(0, 2).join(" ").replace(/\[error [0-9a-f-]+\] /, "").slice(0, 160);
+        const cause = logged
+          .split("\n")
+          .slice(0, 2)
+          .join(" ")
+          .replace(/\[error [0-9a-f-]+\] /, "")
+          .slice(0, 160);
         failures.fail("a 5xx", `${c.routeKey} ${response.status} ${cause}`, `${what} → ${response.status} ${text.slice(0, 300)}${logged ? `\n    logged: ${logged.slice(0, 1200)}` : ""}`);
       }
       if (response.status < 300) pool.learn(parse(text));

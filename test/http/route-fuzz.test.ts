@@ -96,8 +96,7 @@ describe.each(DIALECTS)("route fuzz on $name", (dialect) => {
       { numRuns: RUNS, seed: SEED, endOnFailure: true, maxSkipsPerRun: 1000 },
     );
     console.log(
-      `[route fuzz] ${dialect.name}: statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}; ` +
-        `routes ${routesHit.size}; reasons ${JSON.stringify(Object.fromEntries(reasons))}`,
+      `[route fuzz] ${dialect.name}: statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}; ` + `routes ${routesHit.size}; reasons ${JSON.stringify(Object.fromEntries(reasons))}`,
     );
     failures.finish();
     expect(routesHit.size).toBeGreaterThan(ROUTES.filter((r) => !("public" in r.access)).length / 2);

@@ -53,9 +53,7 @@ async function storedRow(id: string): Promise<Record<string, unknown>> {
 
 describe("permissions (Agno's default scope map)", () => {
   it("declares service_accounts:* scopes on every service-account route", () => {
-    const declared = Object.fromEntries(
-      ROUTES.filter((r) => r.path.startsWith("/service-accounts")).map((r) => [`${r.method} ${r.path}`, "permission" in r.access ? r.access.permission : "public"]),
-    );
+    const declared = Object.fromEntries(ROUTES.filter((r) => r.path.startsWith("/service-accounts")).map((r) => [`${r.method} ${r.path}`, "permission" in r.access ? r.access.permission : "public"]));
     expect(declared).toEqual({
       "POST /service-accounts": "service_accounts:write",
       "GET /service-accounts": "service_accounts:read",

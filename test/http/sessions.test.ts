@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getRuns, getSessionRow } from "@/lib/db/index.ts";
 import { ROUTES } from "@/lib/http/route-table.ts";
-import {
-  AgentSessionDetailSchema,
-  SessionListSchema,
-  TeamSessionDetailSchema,
-  WorkflowSessionDetailSchema,
-} from "@/lib/http/schemas/sessions.ts";
+import { AgentSessionDetailSchema, SessionListSchema, TeamSessionDetailSchema, WorkflowSessionDetailSchema } from "@/lib/http/schemas/sessions.ts";
 import { nullsOmittedSchema } from "@/lib/http/omit-nulls.ts";
 import { agnoRun, seedSession, uid } from "../support/agno-runs.ts";
 import { openApiSuite, withScopes } from "../support/api.ts";
@@ -67,7 +62,11 @@ describe("GET /sessions", () => {
     const scope = adminScope(owner);
     const named = await seedSession(suite.db, { scope, session: { userId: owner, sessionData: { session_name: "Trip plans", session_metrics: { total_tokens: 42 } }, createdAt: 1_700_000_300 } });
     const fromMessage = await seedSession(suite.db, { scope, session: { userId: owner, createdAt: 1_700_000_200 }, runs: [agnoRun({ sessionId: "", agentId: "assistant", input: "Hello there" })] });
-    const fromInput = await seedSession(suite.db, { scope, session: { userId: owner, createdAt: 1_700_000_100 }, runs: [agnoRun({ sessionId: "", agentId: "assistant", input: { city: "Oslo" }, messages: null })] });
+    const fromInput = await seedSession(suite.db, {
+      scope,
+      session: { userId: owner, createdAt: 1_700_000_100 },
+      runs: [agnoRun({ sessionId: "", agentId: "assistant", input: { city: "Oslo" }, messages: null })],
+    });
     const empty = await seedSession(suite.db, { scope, session: { userId: owner, createdAt: 1_700_000_000 } });
 
     const { status, body } = await suite.api("GET", `/sessions?user_id=${owner}`);

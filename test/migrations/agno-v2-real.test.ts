@@ -1,16 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  addSessionMetrics,
-  createSession,
-  deleteRuns,
-  getSessionRow,
-  listSessions,
-  mergeRuns,
-  readLegacyRuns,
-  updateSession,
-  upsertRun,
-  type SessionWithRuns,
-} from "@/lib/db/index.ts";
+import { addSessionMetrics, createSession, deleteRuns, getSessionRow, listSessions, mergeRuns, readLegacyRuns, updateSession, upsertRun, type SessionWithRuns } from "@/lib/db/index.ts";
 import { ConflictError } from "@/lib/errors/domain-errors.ts";
 import { canonicalJson, parseJson, parseSessionJson } from "@/lib/db/json.ts";
 import type { Db } from "@/lib/db/open-database.ts";
@@ -31,7 +20,11 @@ type Dict = Record<string, unknown>;
 function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNulls);
   if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value as Dict).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => [k, withoutNulls(v)]));
+    return Object.fromEntries(
+      Object.entries(value as Dict)
+        .filter(([, v]) => v !== null && v !== undefined)
+        .map(([k, v]) => [k, withoutNulls(v)]),
+    );
   }
   return value;
 }
@@ -141,15 +134,13 @@ async function rawSessionColumns(db: Db): Promise<Map<string, Dict>> {
 
 /** Every top-level run is one row: run_data equal to the legacy run, at its blob position, owned by its session's user. */
 async function expectEveryRunARow(db: Db, seed: RealV2Seed): Promise<void> {
-  const rows = await db.sql.query<Dict>(
-    "SELECT run_id, session_id, run_index, run_type, user_id, parent_run_id, run_data FROM agno_runs ORDER BY session_id, run_index",
-  );
+  const rows = await db.sql.query<Dict>("SELECT run_id, session_id, run_index, run_type, user_id, parent_run_id, run_data FROM agno_runs ORDER BY session_id, run_index");
   const expected = [...seed.runs].sort((a, b) => (a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : a.position - b.position));
   expect(rows.length).toBe(expected.length);
-  expect(rows.map((row) => [row.session_id, row.run_id, Number(row.run_index), row.user_id])).toEqual(
-    expected.map((r) => [r.session_id, r.run.run_id, r.position, r.user_id]),
-  );
-  rows.forEach((row, k) => expect(canonicalJson(parseJson(row.run_data)), String(row.run_id)).toBe(canonicalJson(expected[k].run)));
+  expect(rows.map((row) => [row.session_id, row.run_id, Number(row.run_index), row.user_id])).toEqual(expected.map((r) => [r.session_id, r.run.run_id, r.position, r.user_id]));
+  rows.forEach((row, k) => {
+    expect(canonicalJson(parseJson(row.run_data)), String(row.run_id)).toBe(canonicalJson(expected[k].run));
+  });
   // A run dict naming another user does not move the run out of its session's ownership.
   expect(rows.filter((row) => row.session_id === "agno-agent-anon").map((row) => row.user_id)).toEqual([null, null]);
   // Team member runs stay nested in their team run.
@@ -168,9 +159,7 @@ const cliMigrate = (dialect: TestDialect, db: Db) => cliAgentry(dialect, db, ["m
 
 describe("the Agno 2.x fixture's encoder", () => {
   it("writes what Python's json.dumps writes", () => {
-    expect(pythonJsonDumps({ a: "é😀\n\"\\", b: [1, 2.5, null, true, false], c: {} })).toBe(
-      '{"a": "\\u00e9\\ud83d\\ude00\\n\\"\\\\", "b": [1, 2.5, null, true, false], "c": {}}',
-    );
+    expect(pythonJsonDumps({ a: 'é😀\n"\\', b: [1, 2.5, null, true, false], c: {} })).toBe('{"a": "\\u00e9\\ud83d\\ude00\\n\\"\\\\", "b": [1, 2.5, null, true, false], "c": {}}');
     // The sessions columns on SQLite: json.dumps by Agno, then again by SQLAlchemy.
     expect(pythonJsonDumps(pythonJsonDumps([{ run_id: "r1" }]))).toBe('"[{\\"run_id\\": \\"r1\\"}]"');
     expect(parseSessionJson(pythonJsonDumps(pythonJsonDumps([{ run_id: "r1", t: "漢😀" }])))).toEqual([{ run_id: "r1", t: "漢😀" }]);
@@ -204,16 +193,22 @@ describe.each(DIALECTS)("upgrading a real Agno 2.x database on $name", (dialect)
     });
 
     describe.each([
-      { how: "MigrationManager", migrate: async (_dialect: TestDialect, db: Db) => {
-        const lines: string[] = [];
-        await new MigrationManager(db, { log: (line) => lines.push(line) }).up();
-        return lines.join("\n");
-      } },
-      { how: "npx agentry migrate", migrate: async (dialect: TestDialect, db: Db) => {
-        const { code, output } = await cliMigrate(dialect, db);
-        expect(code, output).toBe(0);
-        return output;
-      } },
+      {
+        how: "MigrationManager",
+        migrate: async (_dialect: TestDialect, db: Db) => {
+          const lines: string[] = [];
+          await new MigrationManager(db, { log: (line) => lines.push(line) }).up();
+          return lines.join("\n");
+        },
+      },
+      {
+        how: "npx agentry migrate",
+        migrate: async (dialect: TestDialect, db: Db) => {
+          const { code, output } = await cliMigrate(dialect, db);
+          expect(code, output).toBe(0);
+          return output;
+        },
+      },
     ])("migrated with $how", ({ migrate }) => {
       it("copies every run, owned by its session, and the API shows every session as before", async () => {
         await withFreshDb(dialect, async (db) => {
@@ -258,14 +253,14 @@ describe.each(DIALECTS)("upgrading a real Agno 2.x database on $name", (dialect)
         const session = seed.sessions.find((s) => s.session_id === "agno-agent-1")!;
         const data = session.session_data!;
 
-        const renamed = await updateSession(db, { scope: admin, sessionId: session.session_id, sessionName: "Renamed 😀 \"ok\"" });
-        expect(canonicalJson(renamed?.session_data)).toBe(canonicalJson({ ...data, session_name: "Renamed 😀 \"ok\"" }));
+        const renamed = await updateSession(db, { scope: admin, sessionId: session.session_id, sessionName: 'Renamed 😀 "ok"' });
+        expect(canonicalJson(renamed?.session_data)).toBe(canonicalJson({ ...data, session_name: 'Renamed 😀 "ok"' }));
         expect(renamed?.runs.map((r) => r.run_id)).toEqual(session.runs!.map((r) => r.run_id));
         await updateSession(db, { scope: admin, sessionId: session.session_id, sessionState: { visits: 4 }, metadata: { edited: true } });
         expect(await addSessionMetrics(db, { scope: admin, sessionId: "agno-agent-2", metrics: { input_tokens: 5, total_tokens: 7 } })).toBe(true);
 
         const [row] = await db.sql.query<Dict>(`SELECT ${SESSION_COLUMNS.join(", ")} FROM agno_sessions WHERE session_id = ?`, [session.session_id]);
-        const expectedData = { ...data, session_name: "Renamed 😀 \"ok\"", session_state: { visits: 4 } };
+        const expectedData = { ...data, session_name: 'Renamed 😀 "ok"', session_state: { visits: 4 } };
         expect(canonicalJson(agnoSessionReader(db.dialect, row.session_data))).toBe(canonicalJson(expectedData));
         expect(canonicalJson(agnoSessionReader(db.dialect, row.metadata))).toBe(canonicalJson({ edited: true }));
         // Columns Agentry did not write are still Agno's own encoding, and still decode.
@@ -329,10 +324,7 @@ describe.each(DIALECTS)("upgrading a real Agno 2.x database on $name", (dialect)
         const template = seed.sessions.find((s) => s.session_id === "agno-agent-0")!;
         const runs = template.runs!.map((run, k) => ({ ...run, run_id: `late-${k}`, session_id: "agno-late" }));
         const encoded = db.dialect === "sqlite" ? pythonJsonDumps(pythonJsonDumps(runs)) : pythonJsonDumps(runs);
-        await db.sql.exec(
-          "INSERT INTO agno_sessions (session_id, session_type, agent_id, user_id, runs, created_at, updated_at) VALUES ('agno-late', 'agent', 'helper', 'alice', ?, 1, 1)",
-          [encoded],
-        );
+        await db.sql.exec("INSERT INTO agno_sessions (session_id, session_type, agent_id, user_id, runs, created_at, updated_at) VALUES ('agno-late', 'agent', 'helper', 'alice', ?, 1, 1)", [encoded]);
         const { runIndex } = await upsertRun(db, {
           scope: admin,
           run: { runId: "after-late", sessionId: "agno-late", runType: "agent", status: "COMPLETED", runData: { run_id: "after-late", content: "new" } },

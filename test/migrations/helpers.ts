@@ -23,8 +23,7 @@ export async function withFreshDb<T>(dialect: TestDialect, fn: (db: TestDb) => P
   }
 }
 
-export const hasUniqueOn = (keys: UniqueKey[], columns: string[], { partial = false } = {}) =>
-  keys.some((k) => k.partial === partial && k.columns.join(",") === columns.join(","));
+export const hasUniqueOn = (keys: UniqueKey[], columns: string[], { partial = false } = {}) => keys.some((k) => k.partial === partial && k.columns.join(",") === columns.join(","));
 
 /**
  * Problems that keep a table from being at its v3 (3.0.0) shape as lib/migrations/tables/specs.ts
@@ -95,12 +94,7 @@ export function databaseEnv(dialect: TestDialect, db: Db): Record<string, string
  * Runs `fn` with an HTTP API client (dispatch, as the server routes a request) over the migrated
  * database, configured with `agents` (default none).
  */
-export async function withApi<T>(
-  dialect: TestDialect,
-  db: Db,
-  fn: (api: ReturnType<typeof apiClient>) => Promise<T>,
-  { agents }: { agents?: FileConfig["agents"] } = {},
-): Promise<T> {
+export async function withApi<T>(dialect: TestDialect, db: Db, fn: (api: ReturnType<typeof apiClient>) => Promise<T>, { agents }: { agents?: FileConfig["agents"] } = {}): Promise<T> {
   const id = `upgrade-${db.dialect}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
   // autoMigrate off: the API serves the database only if nothing is pending.
   const settings = testSettings({ env: databaseEnv(dialect, db), file: { database: { id, autoMigrate: false }, ...(agents ? { agents } : {}) } });

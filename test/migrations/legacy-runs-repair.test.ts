@@ -21,7 +21,11 @@ describe("planLegacyRuns", () => {
 
   it("inserts never-copied legacy runs at their positions and moves the rows written since after them, in their order", () => {
     const plan = planLegacyRuns(runs("a", "b", "c"), rows(["x", 0], ["y", 1], ["z", 4]));
-    expect(plan.inserts.map((i) => [i.run.run_id, i.runIndex])).toEqual([["a", 0], ["b", 1], ["c", 2]]);
+    expect(plan.inserts.map((i) => [i.run.run_id, i.runIndex])).toEqual([
+      ["a", 0],
+      ["b", 1],
+      ["c", 2],
+    ]);
     expect(plan.moves).toEqual([
       { runId: "x", from: 0, to: 3 },
       { runId: "y", from: 1, to: 4 },
@@ -33,7 +37,10 @@ describe("planLegacyRuns", () => {
   it("keeps a legacy run's own row (the row wins), moving it to its position when a newer row sits before it", () => {
     // "c" was continued after the broken migration: its row took index 1.
     const plan = planLegacyRuns(runs("a", "b", "c"), rows(["x", 0], ["c", 1], ["y", 2]));
-    expect(plan.inserts.map((i) => [i.run.run_id, i.runIndex])).toEqual([["a", 0], ["b", 1]]);
+    expect(plan.inserts.map((i) => [i.run.run_id, i.runIndex])).toEqual([
+      ["a", 0],
+      ["b", 1],
+    ]);
     expect(plan.moves).toEqual([
       { runId: "c", from: 1, to: 2 },
       { runId: "x", from: 0, to: 3 },
@@ -56,7 +63,10 @@ describe("planLegacyRuns", () => {
 
   it("skips entries that are not runs and counts a run id seen twice once, at its first position", () => {
     const plan = planLegacyRuns([null, "text", { content: "no id" }, ...runs("a"), { run_id: "a", content: "again" }, ...runs("b")], []);
-    expect(plan.inserts.map((i) => [i.run.run_id, i.run.content, i.runIndex])).toEqual([["a", "a", 3], ["b", "b", 5]]);
+    expect(plan.inserts.map((i) => [i.run.run_id, i.run.content, i.runIndex])).toEqual([
+      ["a", "a", 3],
+      ["b", "b", 5],
+    ]);
   });
 
   it("is idempotent: planning the result again gives an empty plan", () => {
@@ -157,9 +167,7 @@ const expectedRepair = (broken: Broken) => ({ copied: broken.seed.runs.length - 
 async function expectHistoryInRows(db: Db, broken: Broken): Promise<void> {
   const rows = await db.sql.query<Dict>("SELECT session_id, run_id, run_index, user_id, run_data FROM agno_runs ORDER BY session_id, run_index");
   const owners = new Map(broken.seed.sessions.map((s) => [s.session_id, s.user_id]));
-  const expected = [...broken.history.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .flatMap(([sessionId, ids]) => ids.map((runId, runIndex) => [sessionId, runId, runIndex, owners.get(sessionId)]));
+  const expected = [...broken.history.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).flatMap(([sessionId, ids]) => ids.map((runId, runIndex) => [sessionId, runId, runIndex, owners.get(sessionId)]));
   expect(rows.map((row) => [row.session_id, row.run_id, Number(row.run_index), row.user_id])).toEqual(expected);
   for (const row of rows) expect(canonicalJson(parseJson(row.run_data)), String(row.run_id)).toBe(canonicalJson(broken.data.get(String(row.run_id))));
   const ids = new Set(rows.map((row) => String(row.run_id)));
@@ -184,11 +192,17 @@ async function expectHistoryEverywhere(dialect: TestDialect, db: Db, broken: Bro
         const type = sessionType(broken, sessionId);
         const runs = await api("GET", `/sessions/${sessionId}/runs?type=${type}`);
         expect(runs.status).toBe(200);
-        expect((runs.body as Dict[]).map((r) => r.run_id), `GET /sessions/${sessionId}/runs`).toEqual(ids);
+        expect(
+          (runs.body as Dict[]).map((r) => r.run_id),
+          `GET /sessions/${sessionId}/runs`,
+        ).toEqual(ids);
         if (type !== "agent") continue;
         const listed = await api("GET", `/agents/helper/runs?session_id=${sessionId}`);
         expect(listed.status).toBe(200);
-        expect((listed.body as Dict[]).map((r) => r.run_id), `GET /agents/helper/runs?session_id=${sessionId}`).toEqual(ids);
+        expect(
+          (listed.body as Dict[]).map((r) => r.run_id),
+          `GET /agents/helper/runs?session_id=${sessionId}`,
+        ).toEqual(ids);
       }
       for (const runId of ["agno-agent-0-run-0", "late-a0-1"]) {
         const one = await api("GET", `/agents/helper/runs/${runId}?session_id=agno-agent-0`);

@@ -22,10 +22,7 @@ describe.skipIf(postgresDialect.skipReason !== null)("PostgreSQL JSON values JSO
       await db.sql.exec(`INSERT INTO agno_memories (memory_id, memory, user_id, updated_at) VALUES ('m1', ?::json, 'u1', 1)`, [memory]);
       // A double-encoded session value (a JSON string holding the document), with a NUL escape inside.
       const sessionData = JSON.stringify('{"session_name": "n\\u0000", "total": 1.10, "big": 12345678901234567890}');
-      await db.sql.exec(
-        `INSERT INTO agno_sessions (session_id, session_type, user_id, session_data, created_at) VALUES ('s1', 'agent', 'u1', ?::json, 1)`,
-        [sessionData],
-      );
+      await db.sql.exec(`INSERT INTO agno_sessions (session_id, session_type, user_id, session_data, created_at) VALUES ('s1', 'agent', 'u1', ?::json, 1)`, [sessionData]);
 
       // It throws a MigrationError on the first table that fails; JSONB refused these values before.
       const outcome = await new MigrationManager(db, { log: () => undefined }).up();

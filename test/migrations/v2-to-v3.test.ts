@@ -96,9 +96,7 @@ function expectedRunSummaries(seed: AgnoV2Seed): RunSummary[] {
 
 /** The legacy blobs as stored, session by session. */
 async function legacyBlobs(db: Db): Promise<Map<string, Record<string, unknown>[]>> {
-  const rows = await db.sql.query<{ session_id: string; runs: unknown }>(
-    "SELECT session_id, runs FROM agno_sessions WHERE runs IS NOT NULL ORDER BY session_id",
-  );
+  const rows = await db.sql.query<{ session_id: string; runs: unknown }>("SELECT session_id, runs FROM agno_sessions WHERE runs IS NOT NULL ORDER BY session_id");
   return new Map(rows.map((row) => [row.session_id, (parseJson(row.runs) as Record<string, unknown>[]) ?? []]));
 }
 
@@ -393,8 +391,7 @@ describe.each(DIALECTS)("Agno v2 → v3 migration on $name", (dialect) => {
           const [row] = await db.sql.query<Record<string, unknown>>("SELECT * FROM agno_learnings WHERE learning_id = ?", [id]);
           return row ? { ...row, content: parseJson(row.content), metadata: parseJson(row.metadata) } : undefined;
         };
-        const independentKey = (userId: string, type: string, id: string) =>
-          `entity_user_${createHash("sha256").update(userId).digest("hex").slice(0, 16)}_${type}_${id}`;
+        const independentKey = (userId: string, type: string, id: string) => `entity_user_${createHash("sha256").update(userId).digest("hex").slice(0, 16)}_${type}_${id}`;
 
         for (const single of [learnings.singleWriter, learnings.ownerFromContent]) {
           const key = userEntityKey(single.writer, single.entity_type, single.entity_id);
@@ -457,7 +454,12 @@ describe.each(DIALECTS)("Agno v2 → v3 migration on $name", (dialect) => {
           );
         // A row already at the quarantine key, and a second pre-v3 row of the same entity.
         await insert("entity_quarantined_user_company_acme", "quarantined_user", { note: "already here" });
-        await insert("entity_user_company_acme_2", "user", { facts: [{ user_id: "u7", fact: "x" }, { user_id: "u8", fact: "y" }] });
+        await insert("entity_user_company_acme_2", "user", {
+          facts: [
+            { user_id: "u7", fact: "x" },
+            { user_id: "u8", fact: "y" },
+          ],
+        });
         const before = (await rowCounts(db, ["agno_learnings"])).agno_learnings;
         await new MigrationManager(db).up();
 
@@ -574,10 +576,7 @@ describe.each(DIALECTS)("Agno v2 → v3 migration on $name", (dialect) => {
           // E.g. an Agno 2.x process still writing to the database: a blob, no agno_runs rows.
           const template = seed.sessions[0];
           const runs = template.runs.map((r, k) => ({ ...r.run, run_id: `late-${k}`, session_id: "sess-late" }));
-          await db.sql.exec(
-            `INSERT INTO agno_sessions (session_id, session_type, agent_id, user_id, runs, created_at) VALUES ('sess-late', 'agent', 'agent-0', 'user-1', ?, 1)`,
-            [runs],
-          );
+          await db.sql.exec(`INSERT INTO agno_sessions (session_id, session_type, agent_id, user_id, runs, created_at) VALUES ('sess-late', 'agent', 'agent-0', 'user-1', ?, 1)`, [runs]);
           const read = await getSession(db, { scope: admin, sessionId: "sess-late" });
           expect(read?.runs.map(digest)).toEqual(runs.map(digest));
           // Until it is backfilled, forced cleanup refuses and names the unmigrated runs.
@@ -603,10 +602,7 @@ describe.each(DIALECTS)("Agno v2 → v3 migration on $name", (dialect) => {
           const seed = await seededV2(db);
           await new MigrationManager(db).up();
           const runs = seed.sessions[0].runs.map((r, k) => ({ ...r.run, run_id: `blob-${k}`, session_id: "sess-blob" }));
-          await db.sql.exec(
-            `INSERT INTO agno_sessions (session_id, session_type, agent_id, user_id, runs, created_at) VALUES ('sess-blob', 'agent', 'agent-0', 'user-1', ?, 1)`,
-            [runs],
-          );
+          await db.sql.exec(`INSERT INTO agno_sessions (session_id, session_type, agent_id, user_id, runs, created_at) VALUES ('sess-blob', 'agent', 'agent-0', 'user-1', ?, 1)`, [runs]);
           const newRun = { run_id: "after-blob", session_id: "sess-blob", content: "new" };
           const { runIndex } = await upsertRun(db, {
             scope: admin,

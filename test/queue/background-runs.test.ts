@@ -5,6 +5,7 @@ import { deferred, startModelServer, type Deferred, type ModelServer } from "../
 import { sqliteDialect } from "../support/databases.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { adminScope } from "../support/scopes.ts";
+import { firstSseData } from "../support/api.ts";
 
 type Json = Record<string, unknown>;
 
@@ -90,7 +91,7 @@ describe("background runs (non-durable): the per-replica cap and one run per ses
     const response = await app.call("POST", "/agents/bg/runs", { form: { message: "stream me", background: "true", stream: "true" } });
     const reader = response.body!.getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
-    const started = JSON.parse(first.split("\n").find((l) => l.startsWith("data: "))!.slice(6)) as Json;
+    const started = firstSseData<Json>(first);
     await reader.cancel();
     gate.resolve();
     await until(async () => (await status(String(started.run_id))) === "COMPLETED");

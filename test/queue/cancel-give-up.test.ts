@@ -1,17 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  abandonJob,
-  claimJobs,
-  enqueueRunJob,
-  failJob,
-  getJob,
-  getRun,
-  releaseJob,
-  requestJobCancel,
-  unsafeSweepExpiredLeases,
-  upsertSession,
-  type Db,
-} from "@/lib/db/index.ts";
+import { abandonJob, claimJobs, enqueueRunJob, failJob, getJob, getRun, releaseJob, requestJobCancel, unsafeSweepExpiredLeases, upsertSession, type Db } from "@/lib/db/index.ts";
 import { DIALECTS, openMigrated, type TestDialect } from "../support/databases.ts";
 import { RUN_JOBS } from "@/test/support/run-jobs.ts";
 import { adminScope } from "../support/scopes.ts";

@@ -92,7 +92,10 @@ describe.each(DIALECTS)("cancel intents on $name", (dialect: TestDialect) => {
       await model?.close();
     });
 
-    const { submit, cancel } = runApi(() => app, () => worker.wake());
+    const { submit, cancel } = runApi(
+      () => app,
+      () => worker.wake(),
+    );
     const openGate = () => model.openGate();
     const stored = async (runId: string) => (await getRun(db, { scope: adminScope(), runId }))!;
     const ended = (runId: string) => until(`${runId} ended`, async () => ["COMPLETED", "CANCELLED", "ERROR", "PAUSED"].includes((await stored(runId)).status ?? ""), 15_000);

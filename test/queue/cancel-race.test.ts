@@ -135,10 +135,15 @@ describe.skipIf((postgresDialect.skipReason ?? redisSkipReason) !== null)("cance
       })();
       const waveOutcomes = [...(await Promise.all(singles)), ...(await chain)];
       outcomes.push(...waveOutcomes);
-      await until(`wave ${wave} settled`, async () => {
-        const runs = await Promise.all(waveOutcomes.map((o) => stored(o.runId)));
-        return runs.every((r) => FINAL.has(r.status ?? ""));
-      }, 60_000, 100);
+      await until(
+        `wave ${wave} settled`,
+        async () => {
+          const runs = await Promise.all(waveOutcomes.map((o) => stored(o.runId)));
+          return runs.every((r) => FINAL.has(r.status ?? ""));
+        },
+        60_000,
+        100,
+      );
     }
 
     const counts = { beforeClaim: 0, claimedBeforeModel: 0, midRun: 0, afterAnswer: 0, finished: 0 };
@@ -224,7 +229,7 @@ describe.skipIf((postgresDialect.skipReason ?? redisSkipReason) !== null)("cance
     const [row] = await db.sql.query<{ run_id: string; session_id: string }>("SELECT run_id, session_id FROM agno_runs WHERE run_data->'input'->>'input_content' = ?", [message]);
     expect(await cancel({ runId: row.run_id, sessionId: row.session_id })).toEqual({ status: 200, body: {} });
     continuationGate.resolve();
-    expect((((await (await answering).json()) as Json).status)).toBe("CANCELLED");
+    expect(((await (await answering).json()) as Json).status).toBe("CANCELLED");
     expect((await stored(row.run_id)).status).toBe("CANCELLED");
 
     // A durable continuation that completed completed its job: B says the run had finished.

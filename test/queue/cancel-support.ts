@@ -5,8 +5,7 @@ import { postgresUrl } from "../support/databases.ts";
 /** What the cancel suites share: a PostgreSQL lock holder and a scripted model behind a gate. */
 
 /** The text of the last user message the model was sent. */
-export const lastUserText = (body: Pick<ChatCompletionRequest, "messages">): string =>
-  messageText([...body.messages].reverse().find((m) => m.role === "user") as Parameters<typeof messageText>[0]);
+export const lastUserText = (body: Pick<ChatCompletionRequest, "messages">): string => messageText([...body.messages].reverse().find((m) => m.role === "user") as Parameters<typeof messageText>[0]);
 
 /** Whether the model was sent a tool's result (a continuation's call, after the confirmed tool ran). */
 export const afterTool = (body: Pick<ChatCompletionRequest, "messages">): boolean => body.messages.some((m) => m.role === "tool");
@@ -25,8 +24,7 @@ export async function gatedModel(respond: (body: ChatCompletionRequest, gate: ()
       gate = deferred();
     },
     /** Whether the model was asked about `message` (optionally: with a tool's result). */
-    asked: (message: string, { afterTool: continued = false } = {}) =>
-      server.requests.some((r) => lastUserText(r.body) === message && (!continued || afterTool(r.body))),
+    asked: (message: string, { afterTool: continued = false } = {}) => server.requests.some((r) => lastUserText(r.body) === message && (!continued || afterTool(r.body))),
     async close() {
       gate.resolve();
       await server.close();

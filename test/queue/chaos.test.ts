@@ -23,7 +23,6 @@ const until = (what: string, check: () => Promise<boolean>, timeoutMs: number) =
 const JOBS = 1000;
 const SUBMIT_CONCURRENCY = 16;
 
-
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function chaos({ env, db, workers: workerCount }: { env: Record<string, string>; db: () => Promise<Db>; workers: number }) {
@@ -193,19 +192,15 @@ describe("chaos: workers killed and restarted at random", () => {
     300_000,
   );
 
-  it(
-    "SQLite shared by a web process and 2 worker processes: 1,000 runs all COMPLETED, none twice",
-    async () => {
-      const dir = mkdtempSync(join(tmpdir(), "agentry-chaos-"));
-      const url = `file:${join(dir, "chaos.db")}`;
-      const opened: { db?: Db } = {};
-      try {
-        await chaos({ env: { ...QUEUE_ENV, ...modelEnv(model), DATABASE_URL: url }, db: async () => (opened.db ??= await openDatabase({ url })), workers: 2 });
-      } finally {
-        await opened.db?.close();
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
-    300_000,
-  );
+  it("SQLite shared by a web process and 2 worker processes: 1,000 runs all COMPLETED, none twice", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "agentry-chaos-"));
+    const url = `file:${join(dir, "chaos.db")}`;
+    const opened: { db?: Db } = {};
+    try {
+      await chaos({ env: { ...QUEUE_ENV, ...modelEnv(model), DATABASE_URL: url }, db: async () => (opened.db ??= await openDatabase({ url })), workers: 2 });
+    } finally {
+      await opened.db?.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
 });

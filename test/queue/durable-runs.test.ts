@@ -20,9 +20,7 @@ const user = (id: string): Principal => ({ kind: "user", userId: id, scopes: RUN
 /** Worker timings small enough for tests: claims within 50 ms, heartbeats every 0.5 s. */
 const FAST = { AGENTRY_QUEUE_DURABLE: "true", AGENTRY_QUEUE_POLL_INTERVAL_MS: "50", AGENTRY_QUEUE_LOCK_GRACE_SECONDS: "2" };
 
-const lastUserText = (body: { messages: { role: string }[] }) =>
-  messageText([...body.messages].reverse().find((m) => m.role === "user") as Parameters<typeof messageText>[0]);
-
+const lastUserText = (body: { messages: { role: string }[] }) => messageText([...body.messages].reverse().find((m) => m.role === "user") as Parameters<typeof messageText>[0]);
 
 describe.each(DIALECTS)("durable background runs on $name", (dialect: TestDialect) => {
   describe.skipIf(dialect.skipReason !== null)(dialect.name, () => {

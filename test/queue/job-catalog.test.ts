@@ -17,8 +17,8 @@ const until = (what: string, check: () => Promise<boolean> | boolean, timeoutMs 
  * backoff, permanent failure, a payload its schema refuses, cancel — and no run row anywhere.
  */
 
-type Behaviour = "complete" | "fail-twice" | "always-fail" | "permanent" | "hang-first" | "wait-for-cancel";
-const payload = z.object({ n: z.number().int(), behaviour: z.enum(["complete", "fail-twice", "always-fail", "permanent", "hang-first", "wait-for-cancel"]) });
+const BEHAVIOURS = ["complete", "fail-twice", "always-fail", "permanent", "hang-first", "wait-for-cancel"] as const;
+const payload = z.object({ n: z.number().int(), behaviour: z.enum(BEHAVIOURS) });
 
 interface Seen {
   id: string;

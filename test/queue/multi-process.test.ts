@@ -21,9 +21,7 @@ const until = (what: string, check: () => Promise<boolean>, timeoutMs = 30_000) 
 type Json = Record<string, unknown>;
 const skipReason = postgresDialect.skipReason ?? redisSkipReason;
 
-const lastUserText = (body: { messages: { role: string }[] }) =>
-  messageText([...body.messages].reverse().find((m) => m.role === "user") as Parameters<typeof messageText>[0]);
-
+const lastUserText = (body: { messages: { role: string }[] }) => messageText([...body.messages].reverse().find((m) => m.role === "user") as Parameters<typeof messageText>[0]);
 
 /** Reads SSE frames from a response until `stop` says so (or the stream ends); returns the events. */
 async function readEvents(response: Response, stop: (event: Json) => boolean = () => false): Promise<Json[]> {
@@ -144,7 +142,10 @@ describe.skipIf(skipReason !== null)("two web replicas and two workers over one 
     const all = [...before, ...after].map((e) => e.event_index);
     expect(all).toEqual(all.map((_, i) => i));
     expect(after.at(-1)!.event).toBe("RunCompleted");
-    const text = [...before, ...after].filter((e) => e.event === "RunContent").map((e) => e.content).join("");
+    const text = [...before, ...after]
+      .filter((e) => e.event === "RunContent")
+      .map((e) => e.content)
+      .join("");
     expect(text).toBe(Array.from({ length: 30 }, (_, i) => `w${i} `).join(""));
     expect(await status(runId)).toBe("COMPLETED");
   });

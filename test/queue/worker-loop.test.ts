@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_QUEUE_SETTINGS, type QueueSettings } from "@/lib/config/settings.ts";
 import { enqueueRunJob, getJob, getRun, requestJobCancel, unsafeSweepExpiredLeases, upsertSession, type Db } from "@/lib/db/index.ts";
 import { LeaseLostError } from "@/lib/runtime/run-writer.ts";
-import { QueueWorker, type JobContext } from "@/lib/queue/worker.ts";
+import { QueueWorker } from "@/lib/queue/worker.ts";
 import { DIALECTS, openMigrated, type TestDialect } from "../support/databases.ts";
 import { until as poll } from "../support/until.ts";
 import { RUN_JOBS, runCatalog } from "@/test/support/run-jobs.ts";
@@ -24,7 +24,6 @@ async function enqueue(db: Db): Promise<string> {
   });
   return runId;
 }
-
 
 const finish = (ctx: RunJobContext) =>
   ctx.writer.finish(adminScope(), { runId: ctx.job.id, sessionId: ctx.job.session_id!, runType: "agent", status: "COMPLETED", runData: { status: "COMPLETED", attempt: ctx.job.attempt } });
@@ -76,41 +75,45 @@ describe.each(DIALECTS)("the worker loop on $name", (dialect: TestDialect) => {
       ["its timeout after a cancel was accepted: the job and the run are CANCELLED", 1, true],
       // The worker's poll delivers the cancel; the run ignores it and is given up a grace period (5 s) later.
       ["a cancel: it is given up CANCELLED a grace period after the cancel, not at its timeout (1 h)", 3600, true],
-    ] as const)("gives up an attempt that ignores %s; the slot is free", async (_what, timeoutSeconds, cancel) => {
-      const db = await openMigrated(dialect);
-      let started = 0;
-      const worker = new QueueWorker({
-        db,
-        queue: { ...queue, timeoutSeconds, lockGraceSeconds: 1 },
-        catalog: runCatalog(async () => {
-          started++;
-          await new Promise(() => undefined); // a tool that never returns and ignores the abort
-        }),
-      });
-      try {
-        const runId = await enqueue(db);
-        worker.start();
-        await until("started", () => started === 1);
-        if (cancel) expect(await requestJobCancel(db, { ...RUN_JOBS, scope: adminScope(), id: runId })).toBe("running");
-        await until("given up", async () => (await getJob(db, { scope: adminScope(), id: runId }))?.status !== "running", 20_000);
-        expect(started).toBe(1);
-        expect(worker.size).toBe(0);
-        const job = (await getJob(db, { scope: adminScope(), id: runId }))!;
-        const run = (await getRun(db, { scope: adminScope(), runId }))!;
-        if (cancel) {
-          expect(job.status).toBe("cancelled");
-          expect(run.status).toBe("CANCELLED");
-          expect(run.run_data.error).toMatchObject({ error_type: "run_cancelled" });
-        } else {
-          expect(job.status).toBe("failed");
-          expect(job.error).toMatch(/did not stop/);
-          expect(run.status).toBe("ERROR");
-          expect(run.run_data.error).toMatchObject({ error_type: "run_timeout_error" });
+    ] as const)(
+      "gives up an attempt that ignores %s; the slot is free",
+      async (_what, timeoutSeconds, cancel) => {
+        const db = await openMigrated(dialect);
+        let started = 0;
+        const worker = new QueueWorker({
+          db,
+          queue: { ...queue, timeoutSeconds, lockGraceSeconds: 1 },
+          catalog: runCatalog(async () => {
+            started++;
+            await new Promise(() => undefined); // a tool that never returns and ignores the abort
+          }),
+        });
+        try {
+          const runId = await enqueue(db);
+          worker.start();
+          await until("started", () => started === 1);
+          if (cancel) expect(await requestJobCancel(db, { ...RUN_JOBS, scope: adminScope(), id: runId })).toBe("running");
+          await until("given up", async () => (await getJob(db, { scope: adminScope(), id: runId }))?.status !== "running", 20_000);
+          expect(started).toBe(1);
+          expect(worker.size).toBe(0);
+          const job = (await getJob(db, { scope: adminScope(), id: runId }))!;
+          const run = (await getRun(db, { scope: adminScope(), runId }))!;
+          if (cancel) {
+            expect(job.status).toBe("cancelled");
+            expect(run.status).toBe("CANCELLED");
+            expect(run.run_data.error).toMatchObject({ error_type: "run_cancelled" });
+          } else {
+            expect(job.status).toBe("failed");
+            expect(job.error).toMatch(/did not stop/);
+            expect(run.status).toBe("ERROR");
+            expect(run.run_data.error).toMatchObject({ error_type: "run_timeout_error" });
+          }
+        } finally {
+          await worker.stop({ timeoutSeconds: 0 });
+          await db.destroy();
         }
-      } finally {
-        await worker.stop({ timeoutSeconds: 0 });
-        await db.destroy();
-      }
-    }, 30_000);
+      },
+      30_000,
+    );
   });
 });

@@ -10,6 +10,7 @@ import { deferred, messageText, startModelServer, type ModelServer } from "../..
 import { sqliteDialect } from "../support/databases.ts";
 import { readSse, startTestApp, type TestApp } from "../support/test-app.ts";
 import { adminScope, userScope } from "../support/scopes.ts";
+import { firstSseData } from "../support/api.ts";
 
 type Json = Record<string, unknown>;
 
@@ -73,7 +74,7 @@ describe("more of the run lifecycle", () => {
     let text = "";
     while (!text.includes('"event":"RunContent"')) text += new TextDecoder().decode((await reader.read()).value);
     await reader.cancel().catch(() => undefined);
-    const first = JSON.parse(text.split("\n").find((l) => l.startsWith("data: "))!.slice(6)) as Json;
+    const first = firstSseData<Json>(text);
     hold.resolve();
     let status: string | null | undefined;
     for (let i = 0; i < 200 && status !== "CANCELLED"; i++) {
@@ -101,10 +102,7 @@ describe("more of the run lifecycle", () => {
   });
 
   it("extracts memories after a run with updateMemoryOnRun and uses them in the next run", async () => {
-    server.script([
-      { text: "Nice to meet you, Ada." },
-      { text: JSON.stringify({ memories: [{ memory: "The user's name is Ada", topics: ["name"] }] }) },
-    ]);
+    server.script([{ text: "Nice to meet you, Ada." }, { text: JSON.stringify({ memories: [{ memory: "The user's name is Ada", topics: ["name"] }] }) }]);
     const events = await readSse(await app.call("POST", "/agents/rememberer/runs", { form: { message: "I'm Ada", user_id: "ada" } }));
     expect(events.find((e) => e.event === "MemoryUpdateCompleted")).toMatchObject({ memories: ["The user's name is Ada"] });
     const { memories } = await listMemories(await app.db(), { scope: userScope("ada") });

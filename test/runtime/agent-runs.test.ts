@@ -8,6 +8,7 @@ import { DIALECTS, sqliteDialect } from "../support/databases.ts";
 import { readSse, startTestApp, type TestApp } from "../support/test-app.ts";
 import { humanInTheLoopTools } from "./human-tools.ts";
 import { adminScope } from "../support/scopes.ts";
+import { firstSseData } from "../support/api.ts";
 
 type Json = Record<string, unknown>;
 
@@ -62,7 +63,7 @@ describe("agent runs through the API (scripted model, SQLite)", () => {
     expect(session?.session_data?.session_metrics).toMatchObject({ input_tokens: 12, output_tokens: 3, total_tokens: 15 });
     const listed = (await (await app.call("GET", `/agents/helper/runs?session_id=${output.session_id}&status=COMPLETED`)).json()) as Json[];
     expect(listed).toEqual([expect.objectContaining({ run_id: output.run_id, run_input: "Hi", content: "Hello there!", status: "COMPLETED" })]);
-    expect((await (await app.call("GET", `/agents/helper/runs?session_id=${output.session_id}&status=ERROR`)).json())).toEqual([]);
+    expect(await (await app.call("GET", `/agents/helper/runs?session_id=${output.session_id}&status=ERROR`)).json()).toEqual([]);
     expect((await app.call("GET", "/agents/helper/runs?session_id=missing")).status).toBe(404);
   });
 
@@ -79,7 +80,10 @@ describe("agent runs through the API (scripted model, SQLite)", () => {
     const names = events.map((e) => e.event);
     expect(names[0]).toBe("RunStarted");
     expect(names.at(-1)).toBe("RunCompleted");
-    const deltas = events.filter((e) => e.event === "RunContent").map((e) => e.content).join("");
+    const deltas = events
+      .filter((e) => e.event === "RunContent")
+      .map((e) => e.content)
+      .join("");
     expect(deltas).toBe("One two three four");
     expect(events.at(-1)!.content).toBe(deltas);
     for (const event of events) {
@@ -154,7 +158,9 @@ describe("agent runs through the API (scripted model, SQLite)", () => {
     const paused = await pausedRun({ name: "delete_file", arguments: { path: "/etc" } });
     const tool = { ...(paused.requirements[0].tool_execution as Json), confirmed: false, confirmation_note: "never" };
     server.script([{ text: "Okay, I will not." }]);
-    const output = (await (await app.call("POST", `/agents/helper/runs/${paused.run_id}/continue`, form({ tools: JSON.stringify([tool]), session_id: paused.session_id, stream: "false" }))).json()) as Json;
+    const output = (await (
+      await app.call("POST", `/agents/helper/runs/${paused.run_id}/continue`, form({ tools: JSON.stringify([tool]), session_id: paused.session_id, stream: "false" }))
+    ).json()) as Json;
     expect(output.status).toBe("COMPLETED");
     expect(calls.length).toBe(before);
     expect(messageText(server.requests.at(-1)!.body.messages.at(-1))).toMatch(/rejected.*never/);
@@ -168,7 +174,9 @@ describe("agent runs through the API (scripted model, SQLite)", () => {
     expect(missing.status).toBe(400);
     const answered = { ...requirement, user_input_schema: [{ name: "to", field_type: "str", value: "ada@example.com" }] };
     server.script([{ text: "Sent." }]);
-    const output = (await (await app.call("POST", `/agents/helper/runs/${paused.run_id}/continue`, form({ requirements: JSON.stringify([answered]), session_id: paused.session_id, stream: "false" }))).json()) as Json;
+    const output = (await (
+      await app.call("POST", `/agents/helper/runs/${paused.run_id}/continue`, form({ requirements: JSON.stringify([answered]), session_id: paused.session_id, stream: "false" }))
+    ).json()) as Json;
     expect(output.status).toBe("COMPLETED");
     expect(calls).toContain("email(ada@example.com,Hello)");
   });
@@ -199,7 +207,7 @@ describe("agent runs through the API (scripted model, SQLite)", () => {
     const decoder = new TextDecoder();
     let text = "";
     while (!text.includes('"event":"RunContent"')) text += decoder.decode((await reader.read()).value);
-    const first = JSON.parse(text.split("\n").find((l) => l.startsWith("data: "))!.slice(6)) as Json;
+    const first = firstSseData<Json>(text);
     const cancel = await app.call("POST", `/agents/helper/runs/${first.run_id}/cancel?session_id=${first.session_id}`);
     expect(cancel.status).toBe(200);
     expect(await cancel.json()).toEqual({});
@@ -270,8 +278,8 @@ describe("agent runs through the API (scripted model, SQLite)", () => {
     const list = (await (await app.call("GET", "/agents")).json()) as Json[];
     expect(list.map((a) => a.id)).toEqual(["helper", "unconfigured"]);
     expect(list[0]).toMatchObject({ db_id: app.settings.database.id, model: { model: "scripted", provider: "openai-compatible" } });
-    expect((await (await app.call("GET", "/teams")).json())).toEqual([]);
-    expect((await (await app.call("GET", "/workflows")).json())).toEqual([]);
+    expect(await (await app.call("GET", "/teams")).json()).toEqual([]);
+    expect(await (await app.call("GET", "/workflows")).json()).toEqual([]);
     expect((await app.call("GET", "/agents/nobody")).status).toBe(404);
   });
 });
@@ -289,7 +297,10 @@ describe.each(DIALECTS)("run rows and session metrics on $name", (dialect) => {
         const one = (await (await app.call("POST", "/agents/helper/runs", form({ message: "1", stream: "false" }))).json()) as Json;
         const two = (await (await app.call("POST", "/agents/helper/runs", form({ message: "2", stream: "false", session_id: String(one.session_id) }))).json()) as Json;
         const session = await getSession(await app.db(), { scope: adminScope(), sessionId: String(one.session_id) });
-        expect(session?.runs.map((r) => [r.run_id, r.status])).toEqual([[one.run_id, "COMPLETED"], [two.run_id, "COMPLETED"]]);
+        expect(session?.runs.map((r) => [r.run_id, r.status])).toEqual([
+          [one.run_id, "COMPLETED"],
+          [two.run_id, "COMPLETED"],
+        ]);
         expect(session?.session_data?.session_metrics).toMatchObject({ input_tokens: 30, output_tokens: 6, total_tokens: 36 });
         // The second run saw the first as history.
         const history = server.requests[1].body.messages.map((m) => `${m.role}:${messageText(m)}`);

@@ -63,7 +63,10 @@ describe("the stream as Agno's chat UI reads it", () => {
     const events = agentUiParse(raw);
     expect(events[0]).toMatchObject({ event: "RunStarted" });
     expect(typeof events[0].session_id).toBe("string");
-    const content = events.filter((e) => e.event === "RunContent").map((e) => e.content).join("");
+    const content = events
+      .filter((e) => e.event === "RunContent")
+      .map((e) => e.content)
+      .join("");
     expect(content).toBe(tricky);
     expect(events.at(-1)).toMatchObject({ event: "RunCompleted", content: tricky });
   });

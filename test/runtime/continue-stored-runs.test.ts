@@ -99,10 +99,14 @@ describe.each(DIALECTS)("continuing paused runs as Agno stored them, on $name", 
       const ids = { runId: `agno-paused-${n}`, sessionId: `agno-session-${n}` };
       const db = await app.db();
       const sessionData = pythonJsonDumps({ session_state: {} });
-      await db.sql.exec(
-        "INSERT INTO agno_sessions (session_id, session_type, agent_id, user_id, session_data, agent_data, created_at, updated_at) VALUES (?, 'agent', 'keeper', ?, ?, ?, ?, ?)",
-        [ids.sessionId, OWNER, dialect.name === "sqlite" ? pythonJsonDumps(sessionData) : sessionData, "null", T0, T0 + 2],
-      );
+      await db.sql.exec("INSERT INTO agno_sessions (session_id, session_type, agent_id, user_id, session_data, agent_data, created_at, updated_at) VALUES (?, 'agent', 'keeper', ?, ?, ?, ?, ?)", [
+        ids.sessionId,
+        OWNER,
+        dialect.name === "sqlite" ? pythonJsonDumps(sessionData) : sessionData,
+        "null",
+        T0,
+        T0 + 2,
+      ]);
       const data = runData(ids);
       await db.sql.exec(
         "INSERT INTO agno_runs (run_id, session_id, run_type, agent_id, user_id, parent_run_id, status, run_index, run_data, created_at, updated_at) VALUES (?, ?, 'agent', 'keeper', ?, NULL, 'PAUSED', 0, ?, ?, ?)",
@@ -122,7 +126,15 @@ describe.each(DIALECTS)("continuing paused runs as Agno stored them, on $name", 
     it.each([
       ["only its id and status", (ids: { runId: string }) => ({ run_id: ids.runId, status: "PAUSED" })],
       ["JSON null", () => null],
-      ["tools that need nothing more", (ids: { runId: string }) => ({ run_id: ids.runId, status: "PAUSED", tools: [agnoTool({ tool_call_id: "done", tool_name: "delete_file", requires_confirmation: true, confirmed: true })], requirements: [] })],
+      [
+        "tools that need nothing more",
+        (ids: { runId: string }) => ({
+          run_id: ids.runId,
+          status: "PAUSED",
+          tools: [agnoTool({ tool_call_id: "done", tool_name: "delete_file", requires_confirmation: true, confirmed: true })],
+          requirements: [],
+        }),
+      ],
       ["lists that are not lists", (ids: { runId: string }) => ({ run_id: ids.runId, status: "PAUSED", tools: { a: 1 }, requirements: "none", messages: 7, metrics: [] })],
     ])("a paused run holding %s is a 409 saying why, and stays PAUSED", async (_, data) => {
       const ids = await seedPausedRun(data);

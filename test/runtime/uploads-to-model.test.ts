@@ -9,7 +9,7 @@ import { readSse, startTestApp, type TestApp } from "../support/test-app.ts";
 
 type Json = Record<string, unknown>;
 
-const CSV = "name,city\nÅsa,Malmö\n😀,\"q\"\n";
+const CSV = 'name,city\nÅsa,Malmö\n😀,"q"\n';
 
 function upload(fields: Record<string, string>, file: File): FormData {
   const form = new FormData();
@@ -26,7 +26,10 @@ async function rowCounts(app: TestApp): Promise<{ sessions: number; runs: number
 }
 
 const userParts = (server: ModelServer): ChatContentPart[] => {
-  const user = server.requests.at(-1)!.body.messages.filter((m) => m.role === "user").at(-1)!;
+  const user = server.requests
+    .at(-1)!
+    .body.messages.filter((m) => m.role === "user")
+    .at(-1)!;
   return typeof user.content === "string" ? [{ type: "text", text: user.content }] : (user.content as ChatContentPart[]);
 };
 
@@ -140,10 +143,22 @@ describe.each(DIALECTS)("uploads a model cannot take as they are, on $name", (di
       const sessionId = `odd-history-${dialect.name}`;
       const runId = `odd-history-run-${dialect.name}`;
       const t = 1_748_779_200;
-      await db.sql.exec("INSERT INTO agno_sessions (session_id, session_type, agent_id, user_id, session_data, created_at, updated_at) VALUES (?, 'agent', 'reader', NULL, ?, ?, ?)", [sessionId, "null", t, t]);
+      await db.sql.exec("INSERT INTO agno_sessions (session_id, session_type, agent_id, user_id, session_data, created_at, updated_at) VALUES (?, 'agent', 'reader', NULL, ?, ?, ?)", [
+        sessionId,
+        "null",
+        t,
+        t,
+      ]);
       // As an earlier release stored uploads: the bytes as a JSON object of byte values.
       const messages = [
-        { role: "user", content: [{ type: "text", text: "hear" }, { type: "file", data: { 0: 79, 1: 103, 2: 103 }, mediaType: "audio/ogg", filename: "old.ogg" }], created_at: t },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "hear" },
+            { type: "file", data: { 0: 79, 1: 103, 2: 103 }, mediaType: "audio/ogg", filename: "old.ogg" },
+          ],
+          created_at: t,
+        },
         { role: "assistant", content: "heard", created_at: t },
       ];
       await db.sql.exec(

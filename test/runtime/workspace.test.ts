@@ -7,7 +7,9 @@ import { findExclusion } from "@/lib/runtime/tools/workspace/path-guard.ts";
 import { WorkspaceAccessError, workspaceToolkit, type WorkspaceRefusalCode } from "@/lib/runtime/tools/workspace/workspace.ts";
 
 const made: string[] = [];
-afterAll(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 
 /** A fresh temp directory holding `files` (path → content). */
 function tempDir(files: Record<string, string | Buffer> = {}): string {
@@ -45,8 +47,7 @@ async function refusal(promise: Promise<unknown>, code?: WorkspaceRefusalCode): 
 
 const read = (ws: Toolkit, path: string) => call(ws, "read_file", { path });
 const write = (ws: Toolkit, path: string, content: string) => call(ws, "write_file", { path, content });
-const listPaths = async (ws: Toolkit, args: Record<string, unknown> = {}) =>
-  ((await call(ws, "list_files", args)).entries as { path: string }[]).map((e) => e.path);
+const listPaths = async (ws: Toolkit, args: Record<string, unknown> = {}) => ((await call(ws, "list_files", args)).entries as { path: string }[]).map((e) => e.path);
 
 /**
  * Every excluded-name pattern (lib/runtime/tools/workspace/path-guard.ts), at the root, nested,
@@ -243,7 +244,13 @@ describe("read_file", () => {
   });
 
   it("refuses binary, oversized, missing and directory paths with readable errors", async () => {
-    const root = tempDir({ "img.png": Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]), "latin1.txt": Buffer.from([0x63, 0x61, 0xe9]), "big.log": "x".repeat(100), "ok.txt": "x".repeat(64), "dir/a.txt": "a" });
+    const root = tempDir({
+      "img.png": Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]),
+      "latin1.txt": Buffer.from([0x63, 0x61, 0xe9]),
+      "big.log": "x".repeat(100),
+      "ok.txt": "x".repeat(64),
+      "dir/a.txt": "a",
+    });
     const ws = workspaceToolkit({ root, maxReadBytes: 64 });
     expect((await refusal(read(ws, "img.png"), "binary")).message).toContain("'img.png'");
     await refusal(read(ws, "latin1.txt"), "binary");
@@ -286,16 +293,7 @@ describe("list_files", () => {
 
   it("omits excluded files, credential directories, and links to excluded or outside files", async () => {
     const ws = workspaceToolkit({ root: fixture() });
-    expect(await listPaths(ws, { recursive: true })).toEqual([
-      ".env.example",
-      "a.txt",
-      "alias.txt",
-      "credentials.py",
-      "deploy",
-      "deploy/main.tf",
-      "src",
-      "src/index.ts",
-    ]);
+    expect(await listPaths(ws, { recursive: true })).toEqual([".env.example", "a.txt", "alias.txt", "credentials.py", "deploy", "deploy/main.tf", "src", "src/index.ts"]);
     const top = await call(ws, "list_files", {});
     expect(top.path).toBe(".");
     expect(top.truncated).toBe(false);

@@ -56,14 +56,7 @@ export function agnoRun(options: AgnoRunOptions): Record<string, unknown> {
 }
 
 /** Writes a session and its runs (in order) through lib/db, as the runtime would. */
-export async function seedSession(
-  db: Db,
-  {
-    scope,
-    session,
-    runs = [],
-  }: { scope: DataScope; session: Partial<SessionInput> & { sessionId?: string }; runs?: Record<string, unknown>[] },
-) {
+export async function seedSession(db: Db, { scope, session, runs = [] }: { scope: DataScope; session: Partial<SessionInput> & { sessionId?: string }; runs?: Record<string, unknown>[] }) {
   const sessionId = session.sessionId ?? uid("session");
   const stored = await upsertSession(db, {
     scope,

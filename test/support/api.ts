@@ -74,3 +74,10 @@ export async function openApiSuite(name: string) {
     },
   };
 }
+
+/** The payload of the first `data:` line of SSE text (the stream's first event), parsed. */
+export function firstSseData<T = Record<string, unknown>>(text: string): T {
+  const line = text.split("\n").find((l) => l.startsWith("data: "));
+  if (line === undefined) throw new Error(`no data line in ${JSON.stringify(text.slice(0, 200))}`);
+  return JSON.parse(line.slice(6)) as T;
+}

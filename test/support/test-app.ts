@@ -46,8 +46,7 @@ export async function startTestApp({
   const id = `test-${process.pid}-${Date.now().toString(36)}-${++counter}`;
   const dir = mkdtempSync(join(tmpdir(), "agentry-app-"));
   const schema = `t_${id.replace(/-/g, "_")}`;
-  const databaseEnv: Record<string, string> =
-    dialect.name === "sqlite" ? { DATABASE_URL: `file:${join(dir, "agentry.db")}` } : { DATABASE_URL: postgresUrl, AGENTRY_DB_SCHEMA: schema };
+  const databaseEnv: Record<string, string> = dialect.name === "sqlite" ? { DATABASE_URL: `file:${join(dir, "agentry.db")}` } : { DATABASE_URL: postgresUrl, AGENTRY_DB_SCHEMA: schema };
   const settings = testSettings({ env: { ...databaseEnv, ...env }, file: { database: { id }, agents, ...(queue ? { queue } : {}), ...(limits ? { limits } : {}) } });
   return {
     settings,
@@ -74,7 +73,9 @@ export async function startTestApp({
     },
     async close() {
       await stopEmbeddedWorkers(id);
-      const db = await appState().databases.get(id)?.catch(() => undefined);
+      const db = await appState()
+        .databases.get(id)
+        ?.catch(() => undefined);
       appState().databases.delete(id);
       await db?.close();
       rmSync(dir, { recursive: true, force: true });

@@ -22,8 +22,12 @@ export default async function DashboardHome() {
       <header className="mb-6 flex items-center justify-between">
         <h1 className="text-2xl font-semibold">Overview</h1>
         <nav aria-label="API" className="flex gap-4 text-sm">
-          <a className="underline" href="/docs">API docs</a>
-          <a className="underline" href="/health">Health</a>
+          <a className="underline" href="/docs">
+            API docs
+          </a>
+          <a className="underline" href="/health">
+            Health
+          </a>
         </nav>
       </header>
       <Section
@@ -40,14 +44,21 @@ export default async function DashboardHome() {
       >
         {recent.rows.length === 0 ? (
           <p className="text-sm text-slate-500">
-            No runs yet. <a className="underline" href="/dashboard/agents">Chat with an agent</a> to start one.
+            No runs yet.{" "}
+            <a className="underline" href="/dashboard/agents">
+              Chat with an agent
+            </a>{" "}
+            to start one.
           </p>
         ) : (
           <ul className="divide-y divide-slate-200 dark:divide-slate-800" data-testid="recent-runs">
             {recent.rows.map((run) => (
               <li key={run.run_id} className="flex items-center gap-3 py-2 text-sm">
                 <StatusBadge status={run.status} />
-                <a className="min-w-0 flex-1 truncate text-sky-700 hover:underline dark:text-sky-400" href={`/dashboard/runs/${encodeURIComponent(run.run_id)}?session_id=${encodeURIComponent(run.session_id)}`}>
+                <a
+                  className="min-w-0 flex-1 truncate text-sky-700 hover:underline dark:text-sky-400"
+                  href={`/dashboard/runs/${encodeURIComponent(run.run_id)}?session_id=${encodeURIComponent(run.session_id)}`}
+                >
                   {run.input_preview || "(no text input)"}
                 </a>
                 <span className="hidden text-slate-500 sm:inline">{run.agent_id}</span>
@@ -61,7 +72,9 @@ export default async function DashboardHome() {
         <ul className="divide-y divide-slate-200 dark:divide-slate-800">
           {status.agents.map((agent) => (
             <li key={agent.id} className="flex justify-between py-2">
-              <span>{agent.name} <span className="text-slate-500">({agent.id})</span></span>
+              <span>
+                {agent.name} <span className="text-slate-500">({agent.id})</span>
+              </span>
               <span className="text-sm text-slate-600 dark:text-slate-400">{agent.model ?? "no model configured"}</span>
             </li>
           ))}

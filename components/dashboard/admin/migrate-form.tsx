@@ -40,7 +40,11 @@ export function MigrateForm({ action, pendingCount }: { action: MigrateAction; p
           {state.outcomes && (
             <ul className="mt-2 grid gap-1 sm:grid-cols-2 lg:grid-cols-3">
               {state.outcomes.map((outcome) => (
-                <li key={outcome.table} data-testid={`migrate-outcome-${outcome.table}`} className="flex items-center justify-between gap-2 rounded border border-slate-200 px-2 py-1 dark:border-slate-800">
+                <li
+                  key={outcome.table}
+                  data-testid={`migrate-outcome-${outcome.table}`}
+                  className="flex items-center justify-between gap-2 rounded border border-slate-200 px-2 py-1 dark:border-slate-800"
+                >
                   <span className="truncate font-mono text-xs">{outcome.table}</span>
                   <span className={`shrink-0 rounded px-1.5 py-0.5 text-xs ${ACTION_STYLE[outcome.action]}`}>
                     {outcome.action}

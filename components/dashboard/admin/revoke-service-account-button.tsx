@@ -16,12 +16,7 @@ export function RevokeServiceAccountButton({ accountId, name, action }: { accoun
         <form action={formAction} className="flex flex-wrap items-center gap-2">
           <input type="hidden" name="accountId" value={accountId} />
           <span className="text-xs text-slate-600 dark:text-slate-400">Its token stops working.</span>
-          <button
-            type="submit"
-            disabled={pending}
-            aria-label={`Confirm revoking ${name}`}
-            className="rounded bg-red-700 px-2 py-1 text-xs font-medium text-white hover:bg-red-600 disabled:opacity-60"
-          >
+          <button type="submit" disabled={pending} aria-label={`Confirm revoking ${name}`} className="rounded bg-red-700 px-2 py-1 text-xs font-medium text-white hover:bg-red-600 disabled:opacity-60">
             {pending ? "Revoking…" : "Revoke"}
           </button>
           <button type="button" className={small} onClick={() => setConfirming(false)}>

@@ -59,7 +59,11 @@ export function ServiceAccountCreateForm({ action }: { action: CreateAction }) {
           </span>
         </label>
         <div className="md:col-span-2">
-          <button type="submit" disabled={pending} className="h-9 rounded bg-slate-900 px-3 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-60 dark:bg-slate-100 dark:text-slate-900">
+          <button
+            type="submit"
+            disabled={pending}
+            className="h-9 rounded bg-slate-900 px-3 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-60 dark:bg-slate-100 dark:text-slate-900"
+          >
             {pending ? "Creating…" : "Create service account"}
           </button>
         </div>
@@ -92,7 +96,12 @@ function TokenOnce({ message, token }: { message?: string; token: string }) {
         <button
           type="button"
           // Without clipboard access (an insecure origin, a refused permission) the token is selected to copy by hand.
-          onClick={() => void (navigator.clipboard?.writeText(token) ?? Promise.reject(new Error("no clipboard"))).then(() => setCopied(true), () => field.current?.select())}
+          onClick={() =>
+            void (navigator.clipboard?.writeText(token) ?? Promise.reject(new Error("no clipboard"))).then(
+              () => setCopied(true),
+              () => field.current?.select(),
+            )
+          }
           className="shrink-0 rounded border border-amber-400 px-2 py-1 text-xs hover:bg-amber-100 dark:border-amber-700 dark:hover:bg-amber-900"
         >
           {copied ? "Copied" : "Copy"}

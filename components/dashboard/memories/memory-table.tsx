@@ -11,7 +11,11 @@ import { MEMORY_SORTS, type MemoryAction, type MemoryRow } from "./memory-row.ts
 import { MemoryTableContext } from "./memory-table-context.ts";
 
 const helper = createColumnHelper<DashboardTableFeatures, MemoryRow>();
-const time = (epochSeconds: number) => <time dateTime={new Date(epochSeconds * 1000).toISOString()} className="whitespace-nowrap">{formatTime(epochSeconds)}</time>;
+const time = (epochSeconds: number) => (
+  <time dateTime={new Date(epochSeconds * 1000).toISOString()} className="whitespace-nowrap">
+    {formatTime(epochSeconds)}
+  </time>
+);
 
 const memoryColumn = helper.accessor("memory", { header: "Memory", cell: ({ row }) => <MemoryTextCell memory={row.original} /> });
 const topicsColumn = helper.accessor("topics", { header: "Topics", cell: ({ row }) => <TopicChips topics={row.original.topics} /> });

@@ -11,9 +11,7 @@ export function JsonBlock({ label, value }: { label: string; value: unknown }) {
   return (
     <div className="min-w-0">
       <div className="text-xs font-medium uppercase tracking-wide text-slate-500 dark:text-slate-400">{label}</div>
-      <pre className="mt-0.5 max-h-60 overflow-auto whitespace-pre-wrap break-words rounded bg-slate-100 px-2 py-1 font-mono text-xs text-slate-800 dark:bg-slate-800 dark:text-slate-100">
-        {text}
-      </pre>
+      <pre className="mt-0.5 max-h-60 overflow-auto whitespace-pre-wrap break-words rounded bg-slate-100 px-2 py-1 font-mono text-xs text-slate-800 dark:bg-slate-800 dark:text-slate-100">{text}</pre>
     </div>
   );
 }

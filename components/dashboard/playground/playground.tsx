@@ -49,6 +49,7 @@ export function Playground({ agent, session }: { agent: AgentSummary; session?: 
     };
   }, []);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on every new turn, to keep a pinned view at the end
   useEffect(() => {
     if (pinned.current) endRef.current?.scrollIntoView({ block: "end" });
   }, [turns]);
@@ -172,7 +173,9 @@ export function Playground({ agent, session }: { agent: AgentSummary; session?: 
 
       <div role="log" aria-label="Conversation" aria-live="polite" aria-busy={!!busyTurn}>
         {turns.length === 0 ? (
-          <p className="py-8 text-center text-sm text-slate-600 dark:text-slate-400">{history.length > 0 ? "Send a message to go on with this session." : `Send a message to start chatting with ${agent.name}.`}</p>
+          <p className="py-8 text-center text-sm text-slate-600 dark:text-slate-400">
+            {history.length > 0 ? "Send a message to go on with this session." : `Send a message to start chatting with ${agent.name}.`}
+          </p>
         ) : (
           <ol className="space-y-6 pb-4">
             {turns.map((turn) => (

@@ -54,7 +54,11 @@ function FieldInput({ id, field, value, onChange }: { id: string; field: UserInp
           <label htmlFor={id} className="text-sm font-medium">
             {field.name}
           </label>
-          {hint && <p id={hint} className="text-xs text-slate-600 dark:text-slate-400">{field.description}</p>}
+          {hint && (
+            <p id={hint} className="text-xs text-slate-600 dark:text-slate-400">
+              {field.description}
+            </p>
+          )}
         </div>
       </div>
     );
@@ -75,7 +79,11 @@ function FieldInput({ id, field, value, onChange }: { id: string; field: UserInp
         aria-describedby={hint}
         className={inputClass}
       />
-      {hint && <p id={hint} className="mt-1 text-xs text-slate-600 dark:text-slate-400">{field.description}</p>}
+      {hint && (
+        <p id={hint} className="mt-1 text-xs text-slate-600 dark:text-slate-400">
+          {field.description}
+        </p>
+      )}
     </div>
   );
 }
@@ -131,17 +139,25 @@ export function RequirementsForm({ requirements, disabled = false, onSubmit }: {
           <fieldset key={id} disabled={disabled} className="space-y-2 rounded border border-amber-200 bg-white p-3 dark:border-amber-800 dark:bg-slate-900">
             <legend className="px-1 text-sm">
               <code className="font-semibold">{execution.tool_name}</code>{" "}
-              <span className="text-slate-600 dark:text-slate-400">
-                {needsConfirmation(requirement) ? "wants to run" : needsUserInput(requirement) ? "needs your input" : "runs outside Agentry"}
-              </span>
+              <span className="text-slate-600 dark:text-slate-400">{needsConfirmation(requirement) ? "wants to run" : needsUserInput(requirement) ? "needs your input" : "runs outside Agentry"}</span>
             </legend>
             {Object.keys(execution.tool_args ?? {}).length > 0 && <JsonBlock label="Arguments" value={execution.tool_args} />}
             {needsConfirmation(requirement) && (
               <div className="flex flex-wrap gap-2">
-                <button type="button" className={`${confirmClass} ${confirmed[id] === true ? chosenClass : ""}`} aria-pressed={oneClick ? undefined : confirmed[id] === true} onClick={() => decide(id, true)}>
+                <button
+                  type="button"
+                  className={`${confirmClass} ${confirmed[id] === true ? chosenClass : ""}`}
+                  aria-pressed={oneClick ? undefined : confirmed[id] === true}
+                  onClick={() => decide(id, true)}
+                >
                   Confirm
                 </button>
-                <button type="button" className={`${rejectClass} ${confirmed[id] === false ? chosenClass : ""}`} aria-pressed={oneClick ? undefined : confirmed[id] === false} onClick={() => decide(id, false)}>
+                <button
+                  type="button"
+                  className={`${rejectClass} ${confirmed[id] === false ? chosenClass : ""}`}
+                  aria-pressed={oneClick ? undefined : confirmed[id] === false}
+                  onClick={() => decide(id, false)}
+                >
                   Reject
                 </button>
               </div>
@@ -167,10 +183,16 @@ export function RequirementsForm({ requirements, disabled = false, onSubmit }: {
                 <label htmlFor={`${formId}-${index}-result`} className="mb-1 block text-sm font-medium">
                   Result (JSON or text)
                 </label>
-                <textarea id={`${formId}-${index}-result`} rows={3} value={results[id] ?? ""} onChange={(e) => {
+                <textarea
+                  id={`${formId}-${index}-result`}
+                  rows={3}
+                  value={results[id] ?? ""}
+                  onChange={(e) => {
                     setProblem(null);
                     setResults((r) => ({ ...r, [id]: e.target.value }));
-                  }} className={inputClass} />
+                  }}
+                  className={inputClass}
+                />
               </div>
             )}
           </fieldset>

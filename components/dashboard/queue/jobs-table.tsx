@@ -29,7 +29,10 @@ const lead = [
     // A run job (it has a session) links to its run; a job of another kind has no run page.
     cell: (info) =>
       info.row.original.session_id !== null ? (
-        <Link className="font-mono text-xs text-sky-700 hover:underline dark:text-sky-400" href={`/dashboard/runs/${encodeURIComponent(info.getValue())}?session_id=${encodeURIComponent(info.row.original.session_id)}`}>
+        <Link
+          className="font-mono text-xs text-sky-700 hover:underline dark:text-sky-400"
+          href={`/dashboard/runs/${encodeURIComponent(info.getValue())}?session_id=${encodeURIComponent(info.row.original.session_id)}`}
+        >
           {info.getValue().slice(0, 8)}…
         </Link>
       ) : (

@@ -13,13 +13,14 @@ const ORDER = ["queued", "running", "paused", "completed", "failed", "cancelled"
  * in-process background runs (not durable), kept current over SSE. When the jobs change, the page
  * re-renders its table from the server, so rows move without a reload.
  */
+// Counts change too when a job is claimed and finished within one second (same fingerprint).
+const versionOf = (s: QueueSnapshot) => (s.durable ? `${s.fingerprint}|${JSON.stringify(s.stats.counts)}` : "");
+
 export function QueueLive({ initial, feed }: { initial: QueueSnapshot; feed: string }) {
   const router = useRouter();
   const [snapshot, setSnapshot] = useState(initial);
   const [connection, setConnection] = useState<"connecting" | "live" | "retrying">("connecting");
   const [problem, setProblem] = useState<string | null>(null);
-  // Counts change too when a job is claimed and finished within one second (same fingerprint).
-  const versionOf = (s: QueueSnapshot) => (s.durable ? `${s.fingerprint}|${JSON.stringify(s.stats.counts)}` : "");
   const version = useRef(versionOf(initial));
   useEffect(() => {
     const source = new EventSource(feed);

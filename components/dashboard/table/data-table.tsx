@@ -57,8 +57,7 @@ export function DataTable<T extends RowData>({ columns, rows, rowId, sortable, s
       startTransition(() => router.push(href));
     },
   });
-  const pageHref = (cursor: { after?: string; before?: string }, number: number) =>
-    hrefWith(pathname, search, { after: cursor.after, before: cursor.before, page: number > 1 ? number : undefined });
+  const pageHref = (cursor: { after?: string; before?: string }, number: number) => hrefWith(pathname, search, { after: cursor.after, before: cursor.before, page: number > 1 ? number : undefined });
   const total = page.total.capped ? `${page.total.count.toLocaleString("en")}+` : page.total.count.toLocaleString("en");
 
   return (
@@ -72,12 +71,7 @@ export function DataTable<T extends RowData>({ columns, rows, rowId, sortable, s
                   const canSort = sortable.includes(header.column.id);
                   const sorted = header.column.getIsSorted();
                   return (
-                    <th
-                      key={header.id}
-                      scope="col"
-                      className="px-3 py-2 font-medium whitespace-nowrap"
-                      aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : undefined}
-                    >
+                    <th key={header.id} scope="col" className="px-3 py-2 font-medium whitespace-nowrap" aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : undefined}>
                       {header.isPlaceholder ? null : canSort ? (
                         <button type="button" className="inline-flex items-center gap-1 hover:underline" onClick={header.column.getToggleSortingHandler()}>
                           <table.FlexRender header={header} />
@@ -156,6 +150,7 @@ export function listTable<T extends RowData>(config: {
   rowId: (row: T) => string;
   sortable: readonly string[];
 }) {
+  // biome-ignore lint/correctness/noComponentHookFactories: the factory runs once per table module at import, never during a render
   return function ListTable({ rows, page, sort, showUser, empty }: ListTableProps<T>) {
     return (
       <DataTable

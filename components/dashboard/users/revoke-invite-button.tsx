@@ -9,7 +9,12 @@ export function RevokeInviteButton({ inviteId, email, action }: { inviteId: stri
   return (
     <form action={formAction}>
       <input type="hidden" name="inviteId" value={inviteId} />
-      <button type="submit" disabled={pending} aria-label={`Withdraw the invite for ${email}`} className="rounded border border-slate-300 px-2 py-1 text-xs hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800">
+      <button
+        type="submit"
+        disabled={pending}
+        aria-label={`Withdraw the invite for ${email}`}
+        className="rounded border border-slate-300 px-2 py-1 text-xs hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800"
+      >
         Withdraw
       </button>
       <ActionResult state={state} />

@@ -77,7 +77,10 @@ let warnedUnrecorded = false;
  * address when the client sent none), which a client can forge, and a warning says so once.
  */
 export function clientAddressOf(headers: Headers, trustedProxies: readonly ProxyRange[]): string {
-  const forwarded = (headers.get("x-forwarded-for") ?? "").split(",").map((entry) => entry.trim()).filter(Boolean);
+  const forwarded = (headers.get("x-forwarded-for") ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   const hops = forwarded.map(normalizeAddress);
   if (peerAddressRecorded()) {
     const socket = headers.get(PEER_ADDRESS_HEADER);
@@ -85,9 +88,7 @@ export function clientAddressOf(headers: Headers, trustedProxies: readonly Proxy
     hops.push(normalizeAddress(socket));
   } else if (!warnedUnrecorded) {
     warnedUnrecorded = true;
-    log.warn(
-      "[auth] this server does not record socket addresses (it was not started with `agentry start`): sign-in throttling reads the client address from X-Forwarded-For, which a client can set",
-    );
+    log.warn("[auth] this server does not record socket addresses (it was not started with `agentry start`): sign-in throttling reads the client address from X-Forwarded-For, which a client can set");
   }
   for (let i = hops.length - 1; i >= 0; i--) {
     if (i === 0 || !isTrustedProxy(hops[i], trustedProxies)) return hops[i];

@@ -1,11 +1,5 @@
 import type { Db } from "../../db/open-database.ts";
-import {
-  LOGIN_ATTEMPT_RETENTION_MS,
-  discardLoginAttempt,
-  markLoginAttemptSucceeded,
-  recentFailures,
-  startLoginAttempt,
-} from "../../db/users/login-attempts.ts";
+import { LOGIN_ATTEMPT_RETENTION_MS, discardLoginAttempt, markLoginAttemptSucceeded, recentFailures, startLoginAttempt } from "../../db/users/login-attempts.ts";
 import { throttleSubject } from "./client-address.ts";
 import { normalizeEmail, unsafeSignInRecord, type DashboardUser } from "../../db/users/users.ts";
 import { unknownAccountHash, verifyPassword } from "./password-hash.ts";
@@ -51,10 +45,7 @@ export type SignInCheck =
  * looking at the password (and forgotten, so refusals do not lengthen the wait). An unknown email
  * is throttled and verified (against a dummy hash) exactly like a real one.
  */
-export async function checkCredentials(
-  db: Db,
-  { email, password, clientAddress, now = Date.now() }: { email: string; password: string; clientAddress: string; now?: number },
-): Promise<SignInCheck> {
+export async function checkCredentials(db: Db, { email, password, clientAddress, now = Date.now() }: { email: string; password: string; clientAddress: string; now?: number }): Promise<SignInCheck> {
   const account = normalizeEmail(email);
   // Attempts are kept and counted per throttle subject: an IPv6 client is its /64.
   const subject = throttleSubject(clientAddress);

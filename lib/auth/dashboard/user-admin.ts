@@ -2,13 +2,7 @@ import type { Db } from "../../db/open-database.ts";
 import { PermissionError } from "../../errors/domain-errors.ts";
 import type { DataScope } from "../../db/scope.ts";
 import { bumpSessionVersion, setUserDisabled, setUserRole } from "../../db/users/user-writes.ts";
-import {
-  createInviteToken,
-  createPasswordResetToken,
-  listPendingInvites,
-  revokeInvite,
-  type PendingInvite,
-} from "../../db/users/user-tokens.ts";
+import { createInviteToken, createPasswordResetToken, listPendingInvites, revokeInvite, type PendingInvite } from "../../db/users/user-tokens.ts";
 import { listUsers, type DashboardUser, type UserRole } from "../../db/users/users.ts";
 import { dataScopeFor, type Principal } from "../principal.ts";
 import { INVITE_TTL_SECONDS, PASSWORD_RESET_TTL_SECONDS, newOneTimeToken } from "./one-time-token.ts";
@@ -54,10 +48,7 @@ export async function inviteUser(
 }
 
 /** A one-time password-reset link for a user (earlier ones stop working). */
-export async function passwordResetLink(
-  db: Db,
-  { principal, userId, origin }: { principal: Principal; userId: string; origin: string },
-): Promise<{ link: string }> {
+export async function passwordResetLink(db: Db, { principal, userId, origin }: { principal: Principal; userId: string; origin: string }): Promise<{ link: string }> {
   const scope = requireAdmin(principal);
   const { token, tokenHash } = newOneTimeToken();
   await createPasswordResetToken(db, { scope, userId, tokenHash, expiresAt: nowSeconds() + PASSWORD_RESET_TTL_SECONDS, createdBy: principal.userId });

@@ -33,6 +33,14 @@ export function cancelRecordedStatements(
               WHERE ${where} AND cancel_requested_at IS NOT NULL`,
       params: [CANCEL_REASON, now, now, ...params],
     },
-    ...followStatements(db, subjects, jobType, id, { to: "cancelled", reason: CANCEL_REASON }, { clause: "j.status = 'cancelled' AND j.attempt = ? AND j.completed_at = ?", params: [attempt, now] }, now),
+    ...followStatements(
+      db,
+      subjects,
+      jobType,
+      id,
+      { to: "cancelled", reason: CANCEL_REASON },
+      { clause: "j.status = 'cancelled' AND j.attempt = ? AND j.completed_at = ?", params: [attempt, now] },
+      now,
+    ),
   ];
 }

@@ -60,10 +60,7 @@ function readyJobs(deploymentId: string | null | undefined, jobTypes: readonly s
  * UNSAFE (unscoped): worker health, across every user's jobs. Seconds the oldest job that a
  * worker of `deploymentId` could claim now has been ready (since available_at), or null when none is.
  */
-export async function unsafeOldestReadyJobAge(
-  db: Db,
-  { now, deploymentId, jobTypes }: { now: number; deploymentId?: string | null; jobTypes: readonly string[] },
-): Promise<number | null> {
+export async function unsafeOldestReadyJobAge(db: Db, { now, deploymentId, jobTypes }: { now: number; deploymentId?: string | null; jobTypes: readonly string[] }): Promise<number | null> {
   const ready = readyJobs(deploymentId, jobTypes);
   const [row] = await db.sql.query<{ oldest: number | null }>(`SELECT MIN(r.available_at) AS oldest FROM (${ready.sql} LIMIT 1) r`, ready.params(now));
   return row?.oldest === null || row?.oldest === undefined ? null : Math.max(0, now - Number(row.oldest));
@@ -94,8 +91,12 @@ export async function claimJobs(db: Db, { workerId, limit, now, leaseSeconds, de
       `WITH picked AS MATERIALIZED (${ready.sql} LIMIT ${limit}),
        claimed AS (
          UPDATE agno_jobs SET ${set} WHERE id = ANY (ARRAY(SELECT id FROM picked))
-         RETURNING ${JOB_COLUMNS})${started.map((cte) => `,
-       ${cte.name} AS (${cte.text})`).join("")}
+         RETURNING ${JOB_COLUMNS})${started
+           .map(
+             (cte) => `,
+       ${cte.name} AS (${cte.text})`,
+           )
+           .join("")}
        SELECT ${JOB_COLUMNS} FROM claimed`,
       [...ready.params(now), ...setParams, ...started.flatMap((cte) => cte.params)],
     );
@@ -114,19 +115,12 @@ export async function claimJobs(db: Db, { workerId, limit, now, leaseSeconds, de
  */
 async function claimOnSqlite(
   db: Db,
-  {
-    set,
-    setParams,
-    ready,
-    limit,
-    now,
-    subjects,
-  }: { set: string; setParams: unknown[]; ready: ReturnType<typeof readyJobs>; limit: number; now: number; subjects: readonly SubjectBinding[] },
+  { set, setParams, ready, limit, now, subjects }: { set: string; setParams: unknown[]; ready: ReturnType<typeof readyJobs>; limit: number; now: number; subjects: readonly SubjectBinding[] },
 ) {
-  const rows = await db.sql.query(
-    `UPDATE agno_jobs SET ${set} WHERE status = 'queued' AND id IN (SELECT id FROM (${ready.sql} LIMIT ${limit})) RETURNING ${JOB_COLUMNS}`,
-    [...setParams, ...ready.params(now)],
-  );
+  const rows = await db.sql.query(`UPDATE agno_jobs SET ${set} WHERE status = 'queued' AND id IN (SELECT id FROM (${ready.sql} LIMIT ${limit})) RETURNING ${JOB_COLUMNS}`, [
+    ...setParams,
+    ...ready.params(now),
+  ]);
   for (const { jobTypes, subject } of subjects) {
     const ids = rows.filter((row) => jobTypes.includes(String(row.job_type))).map((row) => String(row.id));
     if (ids.length > 0) {

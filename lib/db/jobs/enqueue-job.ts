@@ -86,13 +86,7 @@ async function enqueueOnPostgres(db: Db, { scope, run, job, maxQueueDepth, now =
        RETURNING ${JOB_COLUMNS}),
      run AS (${runInsert.text})
      SELECT ${JOB_COLUMNS}, (SELECT COUNT(*) FROM run) AS run_written FROM job`;
-  const params = [
-    run.sessionId,
-    ...(scope.kind === "user" ? [scope.userId] : []),
-    ...head.params,
-    ...(maxQueueDepth !== undefined ? [maxQueueDepth, maxQueueDepth] : []),
-    ...(runInsert.params ?? []),
-  ];
+  const params = [run.sessionId, ...(scope.kind === "user" ? [scope.userId] : []), ...head.params, ...(maxQueueDepth !== undefined ? [maxQueueDepth, maxQueueDepth] : []), ...(runInsert.params ?? [])];
   let rows: Record<string, unknown>[];
   for (let attempt = 0; ; attempt++) {
     try {
@@ -115,10 +109,7 @@ async function enqueueOnPostgres(db: Db, { scope, run, job, maxQueueDepth, now =
 }
 
 /** Why a submit wrote nothing: an earlier submit's job (a duplicate), an existing id, a missing session, or a full queue. */
-async function explainNotQueued(
-  db: Db,
-  { scope, run, key, maxQueueDepth }: { scope: DataScope; run: RunInput; key: string | null; maxQueueDepth?: number },
-): Promise<EnqueueResult> {
+async function explainNotQueued(db: Db, { scope, run, key, maxQueueDepth }: { scope: DataScope; run: RunInput; key: string | null; maxQueueDepth?: number }): Promise<EnqueueResult> {
   const owner = await sessionOwner(db, scope, run.sessionId);
   if (owner === undefined) throw new NotFoundError(`Run ${run.runId} was not queued: session ${run.sessionId} does not exist for this user`);
   if (key !== null) {
@@ -186,10 +177,7 @@ async function enqueueInBatch(db: Db, options: EnqueueRunJobOptions): Promise<En
  * Why a duplicate submit may not reuse the earlier job (409), or null when it may (202 with the
  * earlier ids): the key was used for another component, or in the other stream mode.
  */
-export function duplicateMismatch(
-  earlier: StoredJob,
-  submit: { componentType: string; componentId: string; stream: boolean },
-): string | null {
+export function duplicateMismatch(earlier: StoredJob, submit: { componentType: string; componentId: string; stream: boolean }): string | null {
   if (earlier.component_type !== submit.componentType || earlier.component_id !== submit.componentId) {
     return `Idempotency-Key was already used for ${earlier.component_type} ${earlier.component_id}`;
   }
@@ -210,10 +198,7 @@ async function sessionOwner(db: Db, scope: DataScope, sessionId: string): Promis
 
 /** The job an owner's Idempotency-Key made, while its row exists. */
 export async function jobByKey(db: Db, owner: string | null, key: string): Promise<StoredJob | null> {
-  const [row] = await db.sql.query(
-    `SELECT ${JOB_COLUMNS} FROM agno_jobs WHERE idempotency_key = ? AND ${nullSafeEquals(db, "user_id")}`,
-    [key, owner],
-  );
+  const [row] = await db.sql.query(`SELECT ${JOB_COLUMNS} FROM agno_jobs WHERE idempotency_key = ? AND ${nullSafeEquals(db, "user_id")}`, [key, owner]);
   return row ? toStoredJob(row) : null;
 }
 
@@ -250,10 +235,7 @@ function jobInsertHead({ run, job, now }: { run: RunInput; job: JobInput; now: n
   };
 }
 
-function jobInsertStatement(
-  db: Db,
-  { run, job, owner, now, maxQueueDepth }: { run: RunInput; job: JobInput; owner: string | null; now: number; maxQueueDepth?: number },
-) {
+function jobInsertStatement(db: Db, { run, job, owner, now, maxQueueDepth }: { run: RunInput; job: JobInput; owner: string | null; now: number; maxQueueDepth?: number }) {
   const key = job.idempotencyKey ?? null;
   const depth = maxQueueDepth !== undefined ? " AND (SELECT COUNT(*) FROM agno_jobs q WHERE q.status = 'queued') < ?" : "";
   // Each conflict target names its partial unique index exactly; any other violation (the id) throws.

@@ -29,10 +29,7 @@ export interface FailJobOptions extends JobFence {
   random?: number;
 }
 
-export type FailJobResult =
-  | { applied: false }
-  | { applied: true; status: "queued"; availableAt: number }
-  | { applied: true; status: "failed" };
+export type FailJobResult = { applied: false } | { applied: true; status: "queued"; availableAt: number } | { applied: true; status: "failed" };
 
 /**
  * The attempt failed. While attempts remain (attempt − lease_losses < max_attempts) and the error
@@ -52,13 +49,9 @@ export async function failJob(db: Db, options: FailJobOptions): Promise<FailJobR
   const spent = spentAttempts(job);
   if (retryable && spent < job.max_attempts) {
     const availableAt = now + retryDelaySeconds({ baseSeconds: options.retryDelaySeconds, spentAttempts: spent, random: options.random });
-    const applied = await fencedUpdate(
-      db,
-      options,
-      "status = 'queued', available_at = ?, error = ?, locked_by = NULL, locked_at = NULL, updated_at = ?",
-      [availableAt, error, now],
-      { uncancelled: true },
-    );
+    const applied = await fencedUpdate(db, options, "status = 'queued', available_at = ?, error = ?, locked_by = NULL, locked_at = NULL, updated_at = ?", [availableAt, error, now], {
+      uncancelled: true,
+    });
     return applied ? { applied, status: "queued", availableAt } : { applied: false };
   }
   const applied = await fencedUpdate(db, options, "status = 'failed', error = ?, completed_at = ?, updated_at = ?", [error, now, now], { uncancelled: true });

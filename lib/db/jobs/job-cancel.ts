@@ -19,13 +19,7 @@ import { CANCEL_REASON } from "./cancel-recorded.ts";
  */
 export async function requestJobCancel(
   db: Db,
-  {
-    scope,
-    id,
-    subjects,
-    reason = CANCEL_REASON,
-    now = epochSeconds(),
-  }: { scope: DataScope; id: string; subjects: readonly SubjectBinding[]; reason?: string; now?: number },
+  { scope, id, subjects, reason = CANCEL_REASON, now = epochSeconds() }: { scope: DataScope; id: string; subjects: readonly SubjectBinding[]; reason?: string; now?: number },
 ): Promise<JobStatus | null> {
   const owner = ownerSql(scope);
   const [row] = await db.sql.query<{ status: JobStatus; job_type: string }>(

@@ -98,7 +98,15 @@ export async function releaseJob(db: Db, { now = epochSeconds(), subjects, ...fe
               WHERE ${FENCE_SQL} AND cancel_requested_at IS NULL`,
       params: [now, now, ...fenceParams(fence)],
     },
-    followStatements(db, subjects, jobType, fence.id, { to: "waiting", after: "claim" }, { clause: "j.status = 'queued' AND j.attempt = ? AND j.lease_losses = ?", params: [fence.attempt, losses] }, now),
+    followStatements(
+      db,
+      subjects,
+      jobType,
+      fence.id,
+      { to: "waiting", after: "claim" },
+      { clause: "j.status = 'queued' AND j.attempt = ? AND j.lease_losses = ?", params: [fence.attempt, losses] },
+      now,
+    ),
     cancel,
   );
 }
@@ -119,7 +127,15 @@ export async function abandonJob(
       text: `UPDATE agno_jobs SET status = 'failed', error = ?, completed_at = ?, updated_at = ? WHERE ${FENCE_SQL} AND cancel_requested_at IS NULL`,
       params: [reason, now, now, ...fenceParams(fence)],
     },
-    followStatements(db, subjects, jobType, fence.id, { to: "failed", reason, errorType }, { clause: "j.status = 'failed' AND j.attempt = ? AND j.completed_at = ?", params: [fence.attempt, now] }, now),
+    followStatements(
+      db,
+      subjects,
+      jobType,
+      fence.id,
+      { to: "failed", reason, errorType },
+      { clause: "j.status = 'failed' AND j.attempt = ? AND j.completed_at = ?", params: [fence.attempt, now] },
+      now,
+    ),
     cancelRecordedStatements(db, { id: fence.id, jobType, subjects, where: FENCE_SQL, params: fenceParams(fence), now, attempt: fence.attempt, leaseLost: false }),
   );
 }
@@ -171,10 +187,7 @@ export async function cancelRequestedJobs(db: Db, { workerId, ids }: { workerId:
 }
 
 /** How an attempt ended, as the job records it. */
-export type JobSettlement =
-  | { status: "completed" | "paused" | "cancelled"; error?: string | null }
-  | { status: "queued"; error: string; availableAt: number }
-  | { status: "failed"; error: string };
+export type JobSettlement = { status: "completed" | "paused" | "cancelled"; error?: string | null } | { status: "queued"; error: string; availableAt: number } | { status: "failed"; error: string };
 
 /**
  * The fenced UPDATE that records an attempt's end. While a cancel is recorded only a `cancelled`

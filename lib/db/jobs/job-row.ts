@@ -83,5 +83,4 @@ export async function readJob(db: Db, id: string): Promise<StoredJob | null> {
 export const epochSeconds = (): number => Math.floor(Date.now() / 1000);
 
 /** NULL-safe equality in either dialect. */
-export const nullSafeEquals = (db: Db, column: string): string =>
-  db.dialect === "postgres" ? `${column} IS NOT DISTINCT FROM ?` : `${column} IS ?`;
+export const nullSafeEquals = (db: Db, column: string): string => (db.dialect === "postgres" ? `${column} IS NOT DISTINCT FROM ?` : `${column} IS ?`);

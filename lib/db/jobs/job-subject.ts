@@ -10,10 +10,7 @@ import type { Statement } from "../sql.ts";
  * - `cancelled`: the job was cancelled while no executor ended it (queued, paused, or taken
  *   back with a cancel recorded).
  */
-export type SubjectChange =
-  | { to: "waiting"; after: "claim" | "end" }
-  | { to: "failed"; reason: string; errorType: string }
-  | { to: "cancelled"; reason: string };
+export type SubjectChange = { to: "waiting"; after: "claim" | "end" } | { to: "failed"; reason: string; errorType: string } | { to: "cancelled"; reason: string };
 
 /** A condition on the job row `agno_jobs j` (its id bound first) that makes a subject change right. */
 export interface JobCondition {
@@ -63,8 +60,7 @@ export interface SubjectBinding {
 }
 
 /** The subject of a job of this type among `subjects`, or null (the job moves alone). */
-export const subjectOf = (subjects: readonly SubjectBinding[], jobType: string): JobSubject | null =>
-  subjects.find((b) => b.jobTypes.includes(jobType))?.subject ?? null;
+export const subjectOf = (subjects: readonly SubjectBinding[], jobType: string): JobSubject | null => subjects.find((b) => b.jobTypes.includes(jobType))?.subject ?? null;
 
 /** The follow statement of `jobType`'s subject, or none: spread it into a batch and count with `followed`. */
 export function followStatements(db: Db, subjects: readonly SubjectBinding[], jobType: string, jobId: string, change: SubjectChange, job: JobCondition, now: number): Statement[] {

@@ -73,14 +73,8 @@ export async function queueStats(db: Db, { scope, kinds: only, now = epochSecond
   const kinds = kindClause(only);
   const owner = { clause: [scoped.clause, ...kinds.clause].join(" AND "), params: [...scoped.params, ...kinds.params] };
   const [rows, oldest] = await Promise.all([
-    db.sql.query<{ status: string; n: number }>(
-      `SELECT status, COUNT(*) AS n FROM agno_jobs WHERE ${owner.clause} GROUP BY status`,
-      owner.params,
-    ),
-    db.sql.query<{ at: number | null }>(
-      `SELECT MIN(created_at) AS at FROM agno_jobs WHERE status = 'queued' AND ${owner.clause}`,
-      owner.params,
-    ),
+    db.sql.query<{ status: string; n: number }>(`SELECT status, COUNT(*) AS n FROM agno_jobs WHERE ${owner.clause} GROUP BY status`, owner.params),
+    db.sql.query<{ at: number | null }>(`SELECT MIN(created_at) AS at FROM agno_jobs WHERE status = 'queued' AND ${owner.clause}`, owner.params),
   ]);
   const counts = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
   for (const row of rows) if ((JOB_STATUSES as readonly string[]).includes(row.status)) counts[row.status as JobStatus] = Number(row.n);

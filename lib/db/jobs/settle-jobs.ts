@@ -67,8 +67,12 @@ async function settleOnPostgres(db: Db, workerId: string, items: readonly JobSet
               updated_at = ?
          FROM v WHERE j.id = ANY (ARRAY(SELECT id FROM v)) AND j.id = v.id AND j.attempt = v.attempt AND j.locked_by = ? AND j.status = 'running'
           AND (j.cancel_requested_at IS NULL OR v.status = 'cancelled')
-       RETURNING j.id, j.session_id, j.job_type)${written.map((cte) => `,
-     ${cte.name} AS (${cte.text})`).join("")}
+       RETURNING j.id, j.session_id, j.job_type)${written
+         .map(
+           (cte) => `,
+     ${cte.name} AS (${cte.text})`,
+         )
+         .join("")}
      SELECT id FROM settled`,
     [...params, now, now, workerId, ...written.flatMap((cte) => cte.params)],
   );

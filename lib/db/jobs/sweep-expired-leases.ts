@@ -39,10 +39,7 @@ export interface SweepOptions {
  * taken conditionally on the attempt and the stale locked_at it was read with, so a heartbeat
  * that lands first, or a concurrent sweeper, wins cleanly.
  */
-export async function unsafeSweepExpiredLeases(
-  db: Db,
-  { now, leaseSeconds, maxLeaseLosses = MAX_LEASE_LOSSES, limit = 500, subjects }: SweepOptions,
-): Promise<SweepResult> {
+export async function unsafeSweepExpiredLeases(db: Db, { now, leaseSeconds, maxLeaseLosses = MAX_LEASE_LOSSES, limit = 500, subjects }: SweepOptions): Promise<SweepResult> {
   const cutoff = now - leaseSeconds;
   const expired = await db.sql.query<{ id: string; attempt: number; lease_losses: number; job_type: string }>(
     `SELECT id, attempt, lease_losses, job_type FROM agno_jobs WHERE status = 'running' AND locked_at < ?
@@ -59,9 +56,7 @@ export async function unsafeSweepExpiredLeases(
     // A cancel recorded for it was accepted: it ends CANCELLED, whichever loss this is.
     const cancel = cancelRecordedStatements(db, { id: job.id, jobType, subjects, where: stillExpired, params: fence, now, attempt, leaseLost: true });
     const requeue = losses < maxLeaseLosses;
-    const reason =
-      `Job lost its worker ${losses} times (each time no heartbeat for ${leaseSeconds} s, or a shutdown); ` +
-      "not retried again";
+    const reason = `Job lost its worker ${losses} times (each time no heartbeat for ${leaseSeconds} s, or a shutdown); ` + "not retried again";
     const statement: Statement = requeue
       ? {
           text: `UPDATE agno_jobs SET status = 'queued', available_at = ?, lease_losses = lease_losses + 1,

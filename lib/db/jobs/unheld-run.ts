@@ -70,7 +70,13 @@ export async function writeUnheldRun(db: Db, { scope, run, pausedJob }: { scope:
  */
 export async function settleUnheldRun(
   db: Db,
-  { scope, runId, settlement, run, now = epochSeconds() }: { scope: DataScope; runId: string; settlement: Exclude<JobSettlement, { status: "queued" }>; run: { status: string; runData: Record<string, unknown> }; now?: number },
+  {
+    scope,
+    runId,
+    settlement,
+    run,
+    now = epochSeconds(),
+  }: { scope: DataScope; runId: string; settlement: Exclude<JobSettlement, { status: "queued" }>; run: { status: string; runData: Record<string, unknown> }; now?: number },
 ): Promise<UnheldWrite> {
   const cancelling = settlement.status === "cancelled";
   const ended = settlement.status !== "paused";

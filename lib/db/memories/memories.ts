@@ -59,8 +59,7 @@ export async function upsertMemory(db: Db, { scope, memory }: { scope: DataScope
        team_id = excluded.team_id, input = excluded.input, feedback = excluded.feedback, updated_at = excluded.updated_at
      ${guard}
      RETURNING memory_id`,
-    [id, JSON.stringify(memory.memory), memory.topics ?? [], memory.agentId ?? null, memory.teamId ?? null, owner,
-      memory.input ?? null, memory.feedback ?? null, now, now],
+    [id, JSON.stringify(memory.memory), memory.topics ?? [], memory.agentId ?? null, memory.teamId ?? null, owner, memory.input ?? null, memory.feedback ?? null, now, now],
   );
   if (rows.length === 0) throw new ConflictError(`Memory ${id} belongs to another user`);
   return (await getMemory(db, { scope: unsafeSystemScope("the row this scoped write just wrote"), memoryId: id }))!;
@@ -90,8 +89,8 @@ export async function listMemories(db: Db, options: ListMemoriesOptions): Promis
   const owner = ownerSql(options.scope);
   where.push(owner.clause);
   params.push(...owner.params);
-  if (options.agentId) (where.push("agent_id = ?"), params.push(options.agentId));
-  if (options.teamId) (where.push("team_id = ?"), params.push(options.teamId));
+  if (options.agentId) where.push("agent_id = ?"), params.push(options.agentId);
+  if (options.teamId) where.push("team_id = ?"), params.push(options.teamId);
   if (options.topics?.length) {
     // Agno writes a memory without topics as JSON null: such a row (or any non-array) has none.
     where.push(anyTopicSql(db.dialect, options.topics));
@@ -124,15 +123,15 @@ export async function listMemories(db: Db, options: ListMemoriesOptions): Promis
  * creation time stay. Returns whether it applied: false when it does not exist for this scope
  * (another user's, or deleted meanwhile — an edit never brings a deleted memory back).
  */
-export async function updateMemoryContent(
-  db: Db,
-  { scope, memoryId, memory, topics }: { scope: DataScope; memoryId: string; memory: unknown; topics: string[] },
-): Promise<boolean> {
+export async function updateMemoryContent(db: Db, { scope, memoryId, memory, topics }: { scope: DataScope; memoryId: string; memory: unknown; topics: string[] }): Promise<boolean> {
   const owner = ownerSql(scope);
-  const changed = await db.sql.exec(
-    `UPDATE agno_memories SET memory = ?, topics = ?, updated_at = ? WHERE memory_id = ? AND ${owner.clause}`,
-    [JSON.stringify(memory), topics, Math.floor(Date.now() / 1000), memoryId, ...owner.params],
-  );
+  const changed = await db.sql.exec(`UPDATE agno_memories SET memory = ?, topics = ?, updated_at = ? WHERE memory_id = ? AND ${owner.clause}`, [
+    JSON.stringify(memory),
+    topics,
+    Math.floor(Date.now() / 1000),
+    memoryId,
+    ...owner.params,
+  ]);
   return changed === 1;
 }
 

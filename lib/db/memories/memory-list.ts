@@ -35,9 +35,7 @@ export interface ListMemoryPageOptions extends Omit<KeysetRequest, "order"> {
  * JSON value as its JSON text, and (SQLite files Agno wrote) text that is not JSON as it is.
  */
 function memoryTextSql(dialect: Db["dialect"]): string {
-  return dialect === "postgres"
-    ? "(memory #>> '{}')"
-    : "(CASE WHEN json_valid(memory) THEN CAST(json_extract(memory, '$') AS TEXT) ELSE memory END)";
+  return dialect === "postgres" ? "(memory #>> '{}')" : "(CASE WHEN json_valid(memory) THEN CAST(json_extract(memory, '$') AS TEXT) ELSE memory END)";
 }
 
 const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));

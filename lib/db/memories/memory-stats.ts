@@ -8,10 +8,7 @@ export async function listMemoryTopics(db: Db, { scope }: { scope: DataScope }):
   const owner = ownerSql(scope, "m.user_id");
   // Non-array topics (JSON null as Agno writes None, SQL NULL, …) count as none (topics-sql.ts).
   const t = topicElementsSql(db.dialect, "m.topics");
-  const rows = await db.sql.query<{ topic: string }>(
-    `SELECT DISTINCT ${t.topic} AS topic FROM agno_memories m, ${t.from} WHERE ${owner.clause} AND ${t.isTopic} ORDER BY topic`,
-    owner.params,
-  );
+  const rows = await db.sql.query<{ topic: string }>(`SELECT DISTINCT ${t.topic} AS topic FROM agno_memories m, ${t.from} WHERE ${owner.clause} AND ${t.isTopic} ORDER BY topic`, owner.params);
   return rows.map((row) => row.topic);
 }
 
@@ -27,10 +24,7 @@ export interface UserMemoryStats {
  * active user first, one page at a time, with the number of users for pagination. Memories
  * without an owner are not a user's and are left out.
  */
-export async function userMemoryStats(
-  db: Db,
-  options: PageRequest & { scope: DataScope },
-): Promise<{ stats: UserMemoryStats[]; totalCount: number }> {
+export async function userMemoryStats(db: Db, options: PageRequest & { scope: DataScope }): Promise<{ stats: UserMemoryStats[]; totalCount: number }> {
   const { take, skip } = pageWindow(options);
   const owner = ownerSql(options.scope);
   const where = `user_id IS NOT NULL AND ${owner.clause}`;

@@ -3,15 +3,7 @@ import { parseJson } from "../json.ts";
 import type { Db } from "../open-database.ts";
 import type { DataScope } from "../scope.ts";
 
-const COUNT_FIELDS = [
-  "agent_runs_count",
-  "team_runs_count",
-  "workflow_runs_count",
-  "agent_sessions_count",
-  "team_sessions_count",
-  "workflow_sessions_count",
-  "users_count",
-] as const;
+const COUNT_FIELDS = ["agent_runs_count", "team_runs_count", "workflow_runs_count", "agent_sessions_count", "team_sessions_count", "workflow_sessions_count", "users_count"] as const;
 
 type CountField = (typeof COUNT_FIELDS)[number];
 
@@ -66,8 +58,7 @@ export async function unsafeUpsertDailyMetrics(db: Db, metrics: DailyMetricsInpu
        ${COUNT_FIELDS.map((f) => `${f} = excluded.${f}`).join(", ")},
        token_metrics = excluded.token_metrics, model_metrics = excluded.model_metrics,
        updated_at = excluded.updated_at, completed = excluded.completed`,
-    [randomUUID(), metrics.user_id ?? "", ...counts, metrics.token_metrics, metrics.model_metrics, metrics.date,
-      metrics.aggregation_period, now, now, metrics.completed],
+    [randomUUID(), metrics.user_id ?? "", ...counts, metrics.token_metrics, metrics.model_metrics, metrics.date, metrics.aggregation_period, now, now, metrics.completed],
   );
 }
 
@@ -76,23 +67,20 @@ export async function unsafeUpsertDailyMetrics(db: Db, metrics: DailyMetricsInpu
  * naming a user sees that user's, naming `null` the shared bucket, and naming nobody gets every
  * bucket re-aggregated to one row per day.
  */
-export async function getMetrics(
-  db: Db,
-  { scope, startingDate, endingDate }: { scope: DataScope; startingDate?: string; endingDate?: string },
-): Promise<DailyMetrics[]> {
-  for (const [name, value] of [["starting_date", startingDate], ["ending_date", endingDate]] as const) {
+export async function getMetrics(db: Db, { scope, startingDate, endingDate }: { scope: DataScope; startingDate?: string; endingDate?: string }): Promise<DailyMetrics[]> {
+  for (const [name, value] of [
+    ["starting_date", startingDate],
+    ["ending_date", endingDate],
+  ] as const) {
     if (value !== undefined && !DATE.test(value)) throw new Error(`${name} must be YYYY-MM-DD, got '${value}'`);
   }
   const where: string[] = ["aggregation_period = 'daily'"];
   const params: unknown[] = [];
-  if (startingDate) (where.push("date >= ?"), params.push(startingDate));
-  if (endingDate) (where.push("date <= ?"), params.push(endingDate));
+  if (startingDate) where.push("date >= ?"), params.push(startingDate);
+  if (endingDate) where.push("date <= ?"), params.push(endingDate);
   const bucket = scope.kind === "user" ? scope.userId : scope.userId === undefined ? undefined : (scope.userId ?? "");
-  if (bucket !== undefined) (where.push("user_id = ?"), params.push(bucket));
-  const rows = await db.sql.query(
-    `SELECT * FROM agno_metrics WHERE ${where.join(" AND ")} ORDER BY date ASC, user_id ASC`,
-    params,
-  );
+  if (bucket !== undefined) where.push("user_id = ?"), params.push(bucket);
+  const rows = await db.sql.query(`SELECT * FROM agno_metrics WHERE ${where.join(" AND ")} ORDER BY date ASC, user_id ASC`, params);
   const metrics = rows.map(toDailyMetrics);
   return bucket === undefined ? reaggregateByDay(metrics) : metrics;
 }

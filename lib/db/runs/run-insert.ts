@@ -40,14 +40,8 @@ export interface RunInsertOptions {
  * write into its own sessions, and a run id never moves to another session. Writes nothing (and
  * returns no row) when a guard fails. `RETURNING run_index`.
  */
-export async function runInsertStatement(
-  db: Db,
-  { scope, run, now, onExisting = "upsert", extraGuard }: RunInsertOptions,
-): Promise<Statement> {
-  const sessionGuard =
-    scope.kind === "user"
-      ? "EXISTS (SELECT 1 FROM agno_sessions s WHERE s.session_id = ? AND s.user_id = ?)"
-      : "EXISTS (SELECT 1 FROM agno_sessions s WHERE s.session_id = ?)";
+export async function runInsertStatement(db: Db, { scope, run, now, onExisting = "upsert", extraGuard }: RunInsertOptions): Promise<Statement> {
+  const sessionGuard = scope.kind === "user" ? "EXISTS (SELECT 1 FROM agno_sessions s WHERE s.session_id = ? AND s.user_id = ?)" : "EXISTS (SELECT 1 FROM agno_sessions s WHERE s.session_id = ?)";
   const guardParams = scope.kind === "user" ? [run.sessionId, scope.userId] : [run.sessionId];
   // A session written by a pre-v3 process may hold runs only in its legacy blob (double-encoded on
   // SQLite): new runs go after them.
@@ -57,9 +51,7 @@ export async function runInsertStatement(
       : `(SELECT json_array_length(${sessionJsonSql("sqlite", "s.runs")}) FROM agno_sessions s WHERE s.session_id = ?)`
     : null;
   const nextIndex = `COALESCE((SELECT MAX(r.run_index) FROM agno_runs r WHERE r.session_id = ?), -1) + 1`;
-  const indexExpression = legacyLength
-    ? `${db.dialect === "postgres" ? "GREATEST" : "MAX"}(${nextIndex}, COALESCE(${legacyLength}, 0))`
-    : nextIndex;
+  const indexExpression = legacyLength ? `${db.dialect === "postgres" ? "GREATEST" : "MAX"}(${nextIndex}, COALESCE(${legacyLength}, 0))` : nextIndex;
   const onConflict =
     onExisting === "upsert"
       ? `ON CONFLICT (run_id) DO UPDATE SET

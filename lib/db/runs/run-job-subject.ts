@@ -43,8 +43,12 @@ export function runStatusStatement(db: Db, { runId, to, from, error, content, jo
   }
   return {
     text: `UPDATE agno_runs SET status = ?, run_data = ${data}, updated_at = ?
-            WHERE run_id = ? AND status IN (${from.map(() => "?").join(", ")})${run ? ` AND ${run.clause}` : ""}${job ? `
-              AND EXISTS (SELECT 1 FROM agno_jobs j WHERE j.id = ? AND ${job.clause})` : ""}`,
+            WHERE run_id = ? AND status IN (${from.map(() => "?").join(", ")})${run ? ` AND ${run.clause}` : ""}${
+              job
+                ? `
+              AND EXISTS (SELECT 1 FROM agno_jobs j WHERE j.id = ? AND ${job.clause})`
+                : ""
+            }`,
     params: [to, ...params, now, runId, ...from, ...(run?.params ?? []), ...(job ? [runId, ...job.params] : [])],
   };
 }

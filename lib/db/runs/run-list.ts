@@ -5,10 +5,7 @@ import { ownerSql, type DataScope } from "../scope.ts";
 import type { StoredRun } from "./runs.ts";
 
 /** What a runs table shows of a run: its row's columns and a few fields of its data. */
-export type RunSummary = Pick<
-  StoredRun,
-  "run_id" | "session_id" | "run_type" | "agent_id" | "team_id" | "workflow_id" | "user_id" | "status" | "created_at" | "updated_at"
-> & {
+export type RunSummary = Pick<StoredRun, "run_id" | "session_id" | "run_type" | "agent_id" | "team_id" | "workflow_id" | "user_id" | "status" | "created_at" | "updated_at"> & {
   total_tokens: number | null;
   /** Seconds, as the run's metrics record it. */
   duration: number | null;

@@ -6,7 +6,7 @@ export type RunType = "agent" | "team" | "workflow";
  * takes its session's type.
  */
 export function runTypeOf(run: Record<string, unknown>, sessionType: string | null | undefined): RunType {
-  if (run.workflow_id && ("step_results" in run || "step_executor_runs" in run || !run.agent_id && !run.team_id)) {
+  if (run.workflow_id && ("step_results" in run || "step_executor_runs" in run || (!run.agent_id && !run.team_id))) {
     return "workflow";
   }
   if (run.team_id && !run.agent_id) return "team";

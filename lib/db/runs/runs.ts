@@ -41,9 +41,7 @@ export async function upsertRun(db: Db, { scope, run }: { scope: DataScope; run:
     try {
       const rows = await db.sql.query<{ run_index: number }>(statement.text, statement.params);
       if (rows.length === 0) {
-        throw new NotFoundError(
-          `Run ${run.runId} was not saved: session ${run.sessionId} does not exist for this user, or the run belongs to another session or user`,
-        );
+        throw new NotFoundError(`Run ${run.runId} was not saved: session ${run.sessionId} does not exist for this user, or the run belongs to another session or user`);
       }
       return { runIndex: Number(rows[0].run_index) };
     } catch (error) {
@@ -80,10 +78,7 @@ export function toStoredRun(row: RunRow): StoredRun {
 }
 
 /** One run by id, or null when it does not exist for this scope. */
-export async function getRun(
-  db: Db,
-  { scope, runId, sessionId }: { scope: DataScope; runId: string; sessionId?: string },
-): Promise<StoredRun | null> {
+export async function getRun(db: Db, { scope, runId, sessionId }: { scope: DataScope; runId: string; sessionId?: string }): Promise<StoredRun | null> {
   const row = await db.prisma.run.findFirst({
     where: { run_id: runId, ...(sessionId ? { session_id: sessionId } : {}), ...ownerWhere(scope) },
   });
@@ -127,15 +122,10 @@ export async function getRuns(db: Db, options: GetRunsOptions): Promise<StoredRu
  */
 export async function deleteRuns(db: Db, { scope, runIds }: { scope: DataScope; runIds: string[] }): Promise<number> {
   if (runIds.length === 0) return 0;
-  const owned = (
-    await db.prisma.run.findMany({ where: { run_id: { in: runIds }, ...ownerWhere(scope) }, select: { run_id: true } })
-  ).map((r) => r.run_id);
+  const owned = (await db.prisma.run.findMany({ where: { run_id: { in: runIds }, ...ownerWhere(scope) }, select: { run_id: true } })).map((r) => r.run_id);
   if (owned.length === 0) return 0;
   const blobEdits = await legacyBlobRemovals(db, owned);
-  const counts = await db.sql.batch([
-    ...blobEdits,
-    { text: `DELETE FROM agno_runs WHERE run_id IN (${owned.map(() => "?").join(", ")})`, params: owned },
-  ]);
+  const counts = await db.sql.batch([...blobEdits, { text: `DELETE FROM agno_runs WHERE run_id IN (${owned.map(() => "?").join(", ")})`, params: owned }]);
   return counts[counts.length - 1];
 }
 
@@ -143,10 +133,7 @@ export async function deleteRuns(db: Db, { scope, runIds }: { scope: DataScope; 
  * Moves a run from one status to another only if it is in `from` — a compare-and-set, so two
  * clients continuing the same paused run cannot both win. Returns whether it applied.
  */
-export async function transitionRunStatus(
-  db: Db,
-  { scope, runId, sessionId, from, to }: { scope: DataScope; runId: string; sessionId?: string; from: string; to: string },
-): Promise<boolean> {
+export async function transitionRunStatus(db: Db, { scope, runId, sessionId, from, to }: { scope: DataScope; runId: string; sessionId?: string; from: string; to: string }): Promise<boolean> {
   const owner = ownerSql(scope);
   const setStatus = db.dialect === "postgres" ? "jsonb_set(run_data, '{status}', to_jsonb(?::text))" : "json_set(run_data, '$.status', ?)";
   const changed = await db.sql.exec(

@@ -143,11 +143,7 @@ export async function listServiceAccounts(db: Db, options: ListServiceAccountsOp
  */
 export async function revokeServiceAccount(db: Db, { scope, id, now }: { scope: DataScope; id: string; now?: number }): Promise<StoredServiceAccount | null> {
   const owner = ownerSql(scope);
-  await db.sql.exec(`UPDATE agno_service_accounts SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND ${owner.clause}`, [
-    now ?? Math.floor(Date.now() / 1000),
-    id,
-    ...owner.params,
-  ]);
+  await db.sql.exec(`UPDATE agno_service_accounts SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND ${owner.clause}`, [now ?? Math.floor(Date.now() / 1000), id, ...owner.params]);
   return getServiceAccount(db, { scope, id });
 }
 

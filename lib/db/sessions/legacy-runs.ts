@@ -14,10 +14,7 @@ export function hasLegacyRunsColumn(db: Db): Promise<boolean> {
     presence = (async () => {
       const rows =
         db.dialect === "postgres"
-          ? await db.sql.query(
-              "SELECT 1 AS present FROM information_schema.columns WHERE table_schema = ? AND table_name = 'agno_sessions' AND column_name = 'runs'",
-              [db.schema],
-            )
+          ? await db.sql.query("SELECT 1 AS present FROM information_schema.columns WHERE table_schema = ? AND table_name = 'agno_sessions' AND column_name = 'runs'", [db.schema])
           : await db.sql.query("SELECT 1 AS present FROM pragma_table_info('agno_sessions') WHERE name = 'runs'");
       return rows.length > 0;
     })();
@@ -57,18 +54,14 @@ export async function cleanupLegacyRunsColumn(db: Db, { force = false }: { force
   let verified = 0;
   let after = "";
   for (;;) {
-    const sessions = await db.sql.query<{ session_id: string; runs: unknown }>(
-      "SELECT session_id, runs FROM agno_sessions WHERE runs IS NOT NULL AND session_id > ? ORDER BY session_id LIMIT 200",
-      [after],
-    );
+    const sessions = await db.sql.query<{ session_id: string; runs: unknown }>("SELECT session_id, runs FROM agno_sessions WHERE runs IS NOT NULL AND session_id > ? ORDER BY session_id LIMIT 200", [
+      after,
+    ]);
     if (sessions.length === 0) break;
     for (const session of sessions) {
       const runs = parseSessionJson(session.runs);
       if (!Array.isArray(runs)) continue;
-      const stored = await db.sql.query<{ run_id: string; run_data: unknown }>(
-        "SELECT run_id, run_data FROM agno_runs WHERE session_id = ?",
-        [session.session_id],
-      );
+      const stored = await db.sql.query<{ run_id: string; run_data: unknown }>("SELECT run_id, run_data FROM agno_runs WHERE session_id = ?", [session.session_id]);
       const byId = new Map(stored.map((row) => [row.run_id, row.run_data]));
       for (const run of runs) {
         const runId = run?.run_id as string | undefined;
@@ -91,7 +84,6 @@ export async function cleanupLegacyRunsColumn(db: Db, { force = false }: { force
   return { dropped: true, verifiedRuns: verified };
 }
 
-
 /**
  * Removes runs from their sessions' legacy blobs, so a run deleted from agno_runs does not come
  * back from the backup on the next read. Statements for `batch()`; none when there is no column.
@@ -109,8 +101,6 @@ export async function legacyBlobRemovals(db: Db, runIds: readonly string[]): Pro
     const runs = parseSessionJson(session.runs);
     if (!Array.isArray(runs)) return [];
     const kept = runs.filter((run) => !wanted.has(String((run as { run_id?: unknown })?.run_id)));
-    return kept.length === runs.length
-      ? []
-      : [{ text: "UPDATE agno_sessions SET runs = ? WHERE session_id = ?", params: [kept, session.session_id] }];
+    return kept.length === runs.length ? [] : [{ text: "UPDATE agno_sessions SET runs = ? WHERE session_id = ?", params: [kept, session.session_id] }];
   });
 }

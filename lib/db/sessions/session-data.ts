@@ -27,19 +27,14 @@ const MAX_ATTEMPTS = 8;
  */
 export async function addSessionMetrics(
   db: Db,
-  {
-    scope,
-    sessionId,
-    metrics,
-    sessionState,
-  }: { scope: DataScope; sessionId: string; metrics: Partial<Record<(typeof METRIC_FIELDS)[number], number>>; sessionState?: Record<string, unknown> | null },
+  { scope, sessionId, metrics, sessionState }: { scope: DataScope; sessionId: string; metrics: Partial<Record<(typeof METRIC_FIELDS)[number], number>>; sessionState?: Record<string, unknown> | null },
 ): Promise<boolean> {
   const owner = ownerSql(scope);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const [row] = await db.sql.query<{ session_data: unknown; updated_at: number | null }>(
-      `SELECT session_data, updated_at FROM agno_sessions WHERE session_id = ? AND ${owner.clause}`,
-      [sessionId, ...owner.params],
-    );
+    const [row] = await db.sql.query<{ session_data: unknown; updated_at: number | null }>(`SELECT session_data, updated_at FROM agno_sessions WHERE session_id = ? AND ${owner.clause}`, [
+      sessionId,
+      ...owner.params,
+    ]);
     if (!row) return false;
     const stored = parseSessionJson(row.session_data);
     if (stored !== null && (typeof stored !== "object" || Array.isArray(stored))) return false;
@@ -53,8 +48,7 @@ export async function addSessionMetrics(
     const now = Math.floor(Date.now() / 1000);
     // Unchanged since read: SQLite compares the stored text; PostgreSQL the JSONB value (the
     // driver reads SQL NULL and JSON null both as null, so both compare as JSON null).
-    const unchanged =
-      db.dialect === "postgres" ? "COALESCE(session_data, 'null'::jsonb) = ?::jsonb" : "session_data IS NOT DISTINCT FROM ?";
+    const unchanged = db.dialect === "postgres" ? "COALESCE(session_data, 'null'::jsonb) = ?::jsonb" : "session_data IS NOT DISTINCT FROM ?";
     const changed = await db.sql.exec(
       `UPDATE agno_sessions SET session_data = ?, updated_at = ?
         WHERE session_id = ? AND ${owner.clause} AND updated_at IS NOT DISTINCT FROM ? AND ${unchanged}`,

@@ -34,10 +34,7 @@ export interface ListSessionSummariesOptions extends Omit<KeysetRequest, "order"
  * count (one probe of the (session_id, run_index) key per row) and a count capped at COUNT_CAP.
  * Sessions with no updated_at (Agno rows) are given their created_at by the 3.0.0 migration.
  */
-export async function listSessionSummaries(
-  db: Db,
-  options: ListSessionSummariesOptions,
-): Promise<KeysetPage<SessionSummary> & { total: CappedCount }> {
+export async function listSessionSummaries(db: Db, options: ListSessionSummariesOptions): Promise<KeysetPage<SessionSummary> & { total: CappedCount }> {
   const request: KeysetRequest = { ...options, order: options.order ?? "desc" };
   const sortBy: SessionSummarySort = options.sortBy === "created_at" ? "created_at" : "updated_at";
   const owner = ownerSql(options.scope, "s.user_id");

@@ -64,15 +64,11 @@ export async function updateSession(db: Db, options: UpdateSessionOptions): Prom
   const edit = sessionDataEdit(db);
   let sessionData = edit.base;
   if (options.sessionName !== undefined) {
-    sessionData = postgres
-      ? `jsonb_set(${sessionData}, '{session_name}', to_jsonb(?::text))`
-      : `json_set(${sessionData}, '$.session_name', ?)`;
+    sessionData = postgres ? `jsonb_set(${sessionData}, '{session_name}', to_jsonb(?::text))` : `json_set(${sessionData}, '$.session_name', ?)`;
     params.push(options.sessionName);
   }
   if (options.sessionState !== undefined) {
-    sessionData = postgres
-      ? `jsonb_set(${sessionData}, '{session_state}', ?::jsonb)`
-      : `json_set(${sessionData}, '$.session_state', json(?))`;
+    sessionData = postgres ? `jsonb_set(${sessionData}, '{session_state}', ?::jsonb)` : `json_set(${sessionData}, '$.session_state', json(?))`;
     params.push(JSON.stringify(options.sessionState));
   }
   const sets = [`updated_at = ?`];
@@ -81,7 +77,10 @@ export async function updateSession(db: Db, options: UpdateSessionOptions): Prom
     sets.push(`session_data = ${sessionData}`);
     setParams.push(...params);
   }
-  for (const [column, value] of [["metadata", options.metadata], ["summary", options.summary]] as const) {
+  for (const [column, value] of [
+    ["metadata", options.metadata],
+    ["summary", options.summary],
+  ] as const) {
     if (value === undefined) continue;
     sets.push(`${column} = ${postgres ? "?::jsonb" : "json(?)"}`);
     setParams.push(JSON.stringify(value));
@@ -96,15 +95,10 @@ export async function updateSession(db: Db, options: UpdateSessionOptions): Prom
     whereParams.push(sessionType);
   }
   if (params.length > 0) where.push(edit.editable);
-  const rows = await db.sql.query(
-    `UPDATE agno_sessions SET ${sets.join(", ")} WHERE ${where.join(" AND ")} RETURNING session_id`,
-    [...setParams, ...whereParams],
-  );
+  const rows = await db.sql.query(`UPDATE agno_sessions SET ${sets.join(", ")} WHERE ${where.join(" AND ")} RETURNING session_id`, [...setParams, ...whereParams]);
   if (rows.length === 0) {
     if (params.length > 0 && (await getSessionRow(db, { scope, sessionId, sessionType }))) {
-      throw new ConflictError(
-        `Session ${sessionId} holds session_data that is not a JSON object, so its name and state cannot be edited; nothing was changed`,
-      );
+      throw new ConflictError(`Session ${sessionId} holds session_data that is not a JSON object, so its name and state cannot be edited; nothing was changed`);
     }
     return null;
   }

@@ -124,8 +124,7 @@ export function sessionInsertValues(scope: DataScope, session: SessionInput): un
  * cannot overwrite a session that belongs to someone else: ConflictError, and nothing changes.
  */
 export async function upsertSession(db: Db, { scope, session }: { scope: DataScope; session: SessionInput }): Promise<StoredSession> {
-  const guard =
-    scope.kind === "user" ? "WHERE agno_sessions.user_id IS NOT DISTINCT FROM excluded.user_id" : "";
+  const guard = scope.kind === "user" ? "WHERE agno_sessions.user_id IS NOT DISTINCT FROM excluded.user_id" : "";
   const rows = await db.sql.query(
     `${SESSION_INSERT}
      ON CONFLICT (session_id) DO UPDATE SET
@@ -145,10 +144,11 @@ export async function upsertSession(db: Db, { scope, session }: { scope: DataSco
 export async function getSessionRow(db: Db, { scope, sessionId, sessionType }: { scope: DataScope; sessionId: string; sessionType?: SessionType }) {
   // Raw SQL on this hot path (every run reads its session): one indexed lookup, no query planning.
   const owner = ownerSql(scope);
-  const [row] = await db.sql.query(
-    `SELECT ${SESSION_COLUMNS} FROM agno_sessions WHERE session_id = ?${sessionType ? " AND session_type = ?" : ""} AND ${owner.clause}`,
-    [sessionId, ...(sessionType ? [sessionType] : []), ...owner.params],
-  );
+  const [row] = await db.sql.query(`SELECT ${SESSION_COLUMNS} FROM agno_sessions WHERE session_id = ?${sessionType ? " AND session_type = ?" : ""} AND ${owner.clause}`, [
+    sessionId,
+    ...(sessionType ? [sessionType] : []),
+    ...owner.params,
+  ]);
   return row ? fromRawRow(row) : null;
 }
 
@@ -157,10 +157,7 @@ export async function getSessionRow(db: Db, { scope, sessionId, sessionType }: {
  * agno_runs merged with any legacy blob by run_id (the row wins), in run_index order, so sessions
  * that were never migrated keep working.
  */
-export async function getSession(
-  db: Db,
-  options: { scope: DataScope; sessionId: string; sessionType?: SessionType },
-): Promise<SessionWithRuns | null> {
+export async function getSession(db: Db, options: { scope: DataScope; sessionId: string; sessionType?: SessionType }): Promise<SessionWithRuns | null> {
   const session = await getSessionRow(db, options);
   if (!session) return null;
   const [rows, legacy] = await Promise.all([
@@ -171,7 +168,13 @@ export async function getSession(
     ),
     readLegacyRuns(db, session.session_id),
   ]);
-  return { ...session, runs: mergeRuns(legacy, rows.map((row) => toStoredRun({ ...row, run_data: parseJson(row.run_data) }))) };
+  return {
+    ...session,
+    runs: mergeRuns(
+      legacy,
+      rows.map((row) => toStoredRun({ ...row, run_data: parseJson(row.run_data) })),
+    ),
+  };
 }
 
 /** Legacy blob runs (position = index) overlaid by stored rows with the same run_id. */

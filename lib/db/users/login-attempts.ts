@@ -28,13 +28,7 @@ export interface RecentFailures {
  */
 export async function startLoginAttempt(db: Db, { account, clientAddress, at }: { account: string; clientAddress: string; at: number }): Promise<string> {
   const id = randomUUID();
-  await db.sql.exec(`INSERT INTO agentry_login_attempts (id, account, client_address, at, success) VALUES (?, ?, ?, ?, ?)`, [
-    id,
-    account,
-    clientAddress,
-    at,
-    false,
-  ]);
+  await db.sql.exec(`INSERT INTO agentry_login_attempts (id, account, client_address, at, success) VALUES (?, ?, ?, ?, ?)`, [id, account, clientAddress, at, false]);
   if (Math.floor(Math.random() * PRUNE_EVERY) === 0) {
     await db.sql.exec(`DELETE FROM agentry_login_attempts WHERE at < ?`, [at - LOGIN_ATTEMPT_RETENTION_MS]);
   }

@@ -16,10 +16,7 @@ export async function unsafeRevokeSession(
   db: Db,
   { sessionId, userId, expiresAt, now = Math.floor(Date.now() / 1000) }: { sessionId: string; userId: string; expiresAt: number; now?: number },
 ): Promise<void> {
-  await db.sql.exec(
-    `INSERT INTO agentry_revoked_sessions (session_id, user_id, revoked_at, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING`,
-    [sessionId, userId, now, expiresAt],
-  );
+  await db.sql.exec(`INSERT INTO agentry_revoked_sessions (session_id, user_id, revoked_at, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING`, [sessionId, userId, now, expiresAt]);
   await db.sql.exec(`DELETE FROM agentry_revoked_sessions WHERE expires_at < ?`, [now]);
 }
 
@@ -28,9 +25,6 @@ export async function unsafeRevokeSession(
  * one every signed-in request already makes). Unscoped: it is how a session becomes a principal.
  */
 export async function unsafeSessionHolder(db: Db, { userId, sessionId }: { userId: string; sessionId: string }): Promise<{ user: DashboardUser; revoked: boolean } | null> {
-  const [row] = await db.sql.query(
-    `SELECT ${USER_COLUMNS}, EXISTS (SELECT 1 FROM agentry_revoked_sessions r WHERE r.session_id = ?) AS revoked FROM agentry_users WHERE id = ?`,
-    [sessionId, userId],
-  );
+  const [row] = await db.sql.query(`SELECT ${USER_COLUMNS}, EXISTS (SELECT 1 FROM agentry_revoked_sessions r WHERE r.session_id = ?) AS revoked FROM agentry_users WHERE id = ?`, [sessionId, userId]);
   return row ? { user: toDashboardUser(row), revoked: row.revoked === true || Number(row.revoked) === 1 } : null;
 }

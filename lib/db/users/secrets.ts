@@ -6,11 +6,7 @@ import type { Db } from "../open-database.ts";
  * Unscoped: server state, not a user's data.
  */
 export async function getOrCreateSecret(db: Db, { name, generate }: { name: string; generate: () => string }): Promise<string> {
-  await db.sql.exec(`INSERT INTO agentry_secrets (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING`, [
-    name,
-    generate(),
-    Math.floor(Date.now() / 1000),
-  ]);
+  await db.sql.exec(`INSERT INTO agentry_secrets (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING`, [name, generate(), Math.floor(Date.now() / 1000)]);
   const [row] = await db.sql.query<{ value: string }>(`SELECT value FROM agentry_secrets WHERE name = ?`, [name]);
   if (!row) throw new Error(`secret '${name}' could not be stored`);
   return row.value;

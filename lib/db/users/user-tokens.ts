@@ -89,10 +89,7 @@ export async function revokeInvite(db: Db, { scope, inviteId }: { scope: DataSco
  * capability here, so this is scoped by knowledge of the token rather than by a principal.
  */
 export async function peekToken(db: Db, { tokenHash, purpose }: { tokenHash: string; purpose: TokenPurpose }): Promise<{ email: string; role: UserRole | null } | null> {
-  const [row] = await db.sql.query(
-    `SELECT email, role FROM agentry_user_tokens WHERE token_hash = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?`,
-    [tokenHash, purpose, nowSeconds()],
-  );
+  const [row] = await db.sql.query(`SELECT email, role FROM agentry_user_tokens WHERE token_hash = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?`, [tokenHash, purpose, nowSeconds()]);
   if (!row) return null;
   return { email: String(row.email), role: row.role === "admin" ? "admin" : row.role === "member" ? "member" : null };
 }
@@ -112,10 +109,7 @@ async function claimToken(db: Db, tokenHash: string, purpose: TokenPurpose): Pro
  * Redeems an invite: the token is used up and the user created with the invite's email and role.
  * Null when the link is unknown, used or expired; ConflictError when the email got a user meanwhile.
  */
-export async function redeemInvite(
-  db: Db,
-  { tokenHash, name, passwordHash }: { tokenHash: string; name: string | null; passwordHash: string },
-): Promise<DashboardUser | null> {
+export async function redeemInvite(db: Db, { tokenHash, name, passwordHash }: { tokenHash: string; name: string | null; passwordHash: string }): Promise<DashboardUser | null> {
   const token = await claimToken(db, tokenHash, "invite");
   if (!token) return null;
   const id = randomUUID();
@@ -137,9 +131,6 @@ export async function redeemInvite(
 export async function redeemPasswordReset(db: Db, { tokenHash, passwordHash }: { tokenHash: string; passwordHash: string }): Promise<DashboardUser | null> {
   const token = await claimToken(db, tokenHash, "password_reset");
   if (!token?.user_id) return null;
-  await db.sql.exec(
-    `UPDATE agentry_users SET password_hash = ?, session_version = session_version + 1, updated_at = ? WHERE id = ?`,
-    [passwordHash, nowSeconds(), token.user_id],
-  );
+  await db.sql.exec(`UPDATE agentry_users SET password_hash = ?, session_version = session_version + 1, updated_at = ? WHERE id = ?`, [passwordHash, nowSeconds(), token.user_id]);
   return unsafeSessionUser(db, token.user_id);
 }

@@ -7,8 +7,7 @@ import { getUser, normalizeEmail, requireAdminScope, requireSelfOrAdmin, unsafeS
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** Some other enabled admin exists (so this one may be demoted or disabled). */
-const ANOTHER_ENABLED_ADMIN =
-  "EXISTS (SELECT 1 FROM agentry_users other WHERE other.role = 'admin' AND other.disabled_at IS NULL AND other.id <> ?)";
+const ANOTHER_ENABLED_ADMIN = "EXISTS (SELECT 1 FROM agentry_users other WHERE other.role = 'admin' AND other.disabled_at IS NULL AND other.id <> ?)";
 
 /**
  * Creates the first admin, only while no user exists; null when one already does. Unscoped: it is
@@ -16,10 +15,7 @@ const ANOTHER_ENABLED_ADMIN =
  * a write lock (SQLite's immediate transaction, a table lock on PostgreSQL), so two concurrent
  * setups cannot both create an admin.
  */
-export async function unsafeCreateFirstAdmin(
-  db: Db,
-  { email, name, passwordHash }: { email: string; name: string | null; passwordHash: string },
-): Promise<DashboardUser | null> {
+export async function unsafeCreateFirstAdmin(db: Db, { email, name, passwordHash }: { email: string; name: string | null; passwordHash: string }): Promise<DashboardUser | null> {
   const id = randomUUID();
   const now = nowSeconds();
   const insert = {
@@ -42,10 +38,13 @@ async function requireExisting(db: Db, userId: string): Promise<DashboardUser> {
 /** Sets a user's role. Admins only; refuses to demote the last enabled admin (ConflictError). */
 export async function setUserRole(db: Db, { scope, userId, role }: { scope: DataScope; userId: string; role: UserRole }): Promise<DashboardUser> {
   requireAdminScope(scope);
-  const changed = await db.sql.exec(
-    `UPDATE agentry_users SET role = ?, updated_at = ? WHERE id = ? AND (? = 'admin' OR role <> 'admin' OR ${ANOTHER_ENABLED_ADMIN})`,
-    [role, nowSeconds(), userId, role, userId],
-  );
+  const changed = await db.sql.exec(`UPDATE agentry_users SET role = ?, updated_at = ? WHERE id = ? AND (? = 'admin' OR role <> 'admin' OR ${ANOTHER_ENABLED_ADMIN})`, [
+    role,
+    nowSeconds(),
+    userId,
+    role,
+    userId,
+  ]);
   const user = await requireExisting(db, userId);
   if (changed === 0) throw new ConflictError("The last enabled admin cannot be made a member");
   return user;

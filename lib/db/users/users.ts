@@ -24,8 +24,7 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export const USER_COLUMNS =
-  "id, email, name, role, disabled_at, session_version, created_at, updated_at, (password_hash IS NOT NULL) AS has_password";
+export const USER_COLUMNS = "id, email, name, role, disabled_at, session_version, created_at, updated_at, (password_hash IS NOT NULL) AS has_password";
 
 export function toDashboardUser(row: Record<string, unknown>): DashboardUser {
   return {

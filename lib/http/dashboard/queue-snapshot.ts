@@ -6,9 +6,7 @@ import type { DataScope } from "../../db/scope.ts";
 import { backgroundRuns, type BackgroundRun } from "../../runs/background.ts";
 
 /** What the queue page shows live: the durable queue's counts, or this replica's background runs. */
-export type QueueSnapshot =
-  | { durable: true; stats: QueueStats; fingerprint: string }
-  | { durable: false; runs: BackgroundRun[]; maxConcurrency: number };
+export type QueueSnapshot = { durable: true; stats: QueueStats; fingerprint: string } | { durable: false; runs: BackgroundRun[]; maxConcurrency: number };
 
 /**
  * The queue as `scope` may see it. Durable: job counts per status, the oldest queued age, and a

@@ -123,10 +123,7 @@ export const listAgents = defineRoute({
   access: { permission: "agents:read", listFilter: true },
   response: z.array(AgentResponseSchema),
   excludeNone: true,
-  handler: ({ settings, principal }) =>
-    settings.agents
-      .filter((a) => hasScope(principal, `agents:${a.id}:read`))
-      .map((a) => agentResponse(findAgent(settings, a.id)!, settings)),
+  handler: ({ settings, principal }) => settings.agents.filter((a) => hasScope(principal, `agents:${a.id}:read`)).map((a) => agentResponse(findAgent(settings, a.id)!, settings)),
 });
 
 export const getAgent = defineRoute({
@@ -154,10 +151,10 @@ const FAILED_RUN_STATUS: Record<string, number> = {
 function failedRunResponse(output: RunOutput): Response {
   const type = output.error?.error_type ?? "run_error";
   const status = FAILED_RUN_STATUS[type] ?? (type.startsWith("model_") ? 502 : 500);
-  return new Response(
-    JSON.stringify({ detail: output.error?.message ?? "Run failed", error_type: type, run_id: output.run_id, session_id: output.session_id }),
-    { status, headers: { "content-type": "application/json" } },
-  );
+  return new Response(JSON.stringify({ detail: output.error?.message ?? "Run failed", error_type: type, run_id: output.run_id, session_id: output.session_id }), {
+    status,
+    headers: { "content-type": "application/json" },
+  });
 }
 
 /** Streams a run to the client; a client that disconnects from an inline run cancels it. */
@@ -392,7 +389,20 @@ export const resumeRun = defineRoute({
           lastEventIndex: from,
           preamble: (missed) =>
             live.done
-              ? [{ name: "replay", payload: { event: "replay", run_id: runId, status: live.status, total_events: live.nextIndex, total_buffered: live.events.length, last_event_index_requested: from, message: `Replaying ${missed.length} events of a finished run` } }]
+              ? [
+                  {
+                    name: "replay",
+                    payload: {
+                      event: "replay",
+                      run_id: runId,
+                      status: live.status,
+                      total_events: live.nextIndex,
+                      total_buffered: live.events.length,
+                      last_event_index_requested: from,
+                      message: `Replaying ${missed.length} events of a finished run`,
+                    },
+                  },
+                ]
               : [
                   { name: "catch_up", payload: { event: "catch_up", run_id: runId, missed_events: missed.length, current_event_count: live.nextIndex } },
                   { name: "subscribed", payload: { event: "subscribed", run_id: runId, status: "running", current_event_count: live.nextIndex } },
@@ -430,7 +440,18 @@ export const resumeRun = defineRoute({
     );
     return sseResponse(
       frameStream([
-        { name: "replay", payload: { event: "replay", run_id: runId, status: stored.status, total_events: events.length, total_buffered: 0, last_event_index_requested: lastIndex ?? null, message: "Replaying events stored with the run" } },
+        {
+          name: "replay",
+          payload: {
+            event: "replay",
+            run_id: runId,
+            status: stored.status,
+            total_events: events.length,
+            total_buffered: 0,
+            last_event_index_requested: lastIndex ?? null,
+            message: "Replaying events stored with the run",
+          },
+        },
         ...events.map((e) => ({ name: String(e.event), payload: e })),
       ]),
     );
@@ -453,4 +474,3 @@ export const listTeams = emptyList("/teams", "Teams", "teams:read");
 export const listWorkflows = emptyList("/workflows", "Workflows", "workflows:read");
 
 export const AGENT_ROUTES = [listAgents, getAgent, createRun, listRuns, getAgentRun, cancelRun, continueRun, resumeRun, listTeams, listWorkflows];
-

@@ -88,10 +88,7 @@ export const config = defineRoute({
       available_models: models,
       model_provider_status: {
         configured: unconfigured.length === 0 && settings.agents.length > 0,
-        message:
-          unconfigured.length > 0
-            ? `No model provider is configured for agent(s) ${unconfigured.join(", ")}: ${MODEL_ENV_HINT}.`
-            : null,
+        message: unconfigured.length > 0 ? `No model provider is configured for agent(s) ${unconfigured.join(", ")}: ${MODEL_ENV_HINT}.` : null,
       },
       os_database: dbId,
       databases: databaseIds(settings),

@@ -25,10 +25,10 @@ export const migrateAll = defineRoute({
     }
     const target = input.query.target_version ?? "the latest version";
     if (Object.keys(failed).length > 0) {
-      return new Response(
-        JSON.stringify({ message: `Migrated ${ids.length - Object.keys(failed).length} of ${ids.length} database(s) to ${target}`, failed }),
-        { status: 207, headers: { "content-type": "application/json" } },
-      );
+      return new Response(JSON.stringify({ message: `Migrated ${ids.length - Object.keys(failed).length} of ${ids.length} database(s) to ${target}`, failed }), {
+        status: 207,
+        headers: { "content-type": "application/json" },
+      });
     }
     return { message: `All databases migrated to ${target}` };
   },

@@ -66,7 +66,11 @@ export const AgentResponseSchema = z.object({
   role: z.string().nullable(),
   is_factory: z.boolean(),
   model: ModelSchema.nullable(),
-  tools: z.object({ tools: z.array(z.object({ name: z.string(), description: z.string(), toolkit_id: z.string().nullable(), requires_confirmation: z.boolean(), requires_user_input: z.boolean(), external_execution: z.boolean() })) }),
+  tools: z.object({
+    tools: z.array(
+      z.object({ name: z.string(), description: z.string(), toolkit_id: z.string().nullable(), requires_confirmation: z.boolean(), requires_user_input: z.boolean(), external_execution: z.boolean() }),
+    ),
+  }),
   sessions: z.object({ session_table: z.string(), add_history_to_context: z.boolean(), num_history_runs: z.number().nullable() }),
   knowledge: z.record(z.string(), z.unknown()).nullable(),
   memory: z.object({ update_memory_on_run: z.boolean(), search_past_sessions: z.boolean() }),

@@ -17,7 +17,12 @@ import { PageQuery, SortOrder, paginated } from "./list-query.ts";
  */
 const StatusesQuery = z
   .union([z.string(), z.array(z.string())])
-  .meta({ anyOf: [{ type: "string", enum: [...JOB_STATUSES] }, { type: "array", items: { type: "string", enum: [...JOB_STATUSES] } }] })
+  .meta({
+    anyOf: [
+      { type: "string", enum: [...JOB_STATUSES] },
+      { type: "array", items: { type: "string", enum: [...JOB_STATUSES] } },
+    ],
+  })
   .optional()
   .transform((value) => (value === undefined ? undefined : Array.isArray(value) ? value : [value]));
 

@@ -54,8 +54,7 @@ export function runInput(run: Dict, isWorkflow = false): string {
   return lastUserMessage(run.messages) ?? "";
 }
 
-const content = (v: unknown): string | Dict | unknown[] | null =>
-  v === undefined || v === null ? null : typeof v === "string" || Array.isArray(v) || isDict(v) ? v : String(v);
+const content = (v: unknown): string | Dict | unknown[] | null => (v === undefined || v === null ? null : typeof v === "string" || Array.isArray(v) || isDict(v) ? v : String(v));
 
 function mediaAndReasoning(run: Dict) {
   return {

@@ -1,12 +1,7 @@
 import type { z } from "zod";
 import type { SessionWithRuns, StoredSession } from "../../db/sessions/sessions.ts";
 import { isoTime } from "../schemas/list-query.ts";
-import type {
-  AgentSessionDetailSchema,
-  SessionSchema,
-  TeamSessionDetailSchema,
-  WorkflowSessionDetailSchema,
-} from "../schemas/sessions.ts";
+import type { AgentSessionDetailSchema, SessionSchema, TeamSessionDetailSchema, WorkflowSessionDetailSchema } from "../schemas/sessions.ts";
 import { dict, dicts, runInput, str, stringifyInput } from "./run-views.ts";
 
 /** Maps stored sessions (with their run dicts) to the Sessions API's response schemas. */
@@ -122,10 +117,7 @@ export function toSessionSchema(session: StoredSession, name: string): z.infer<t
   };
 }
 
-export type SessionDetail =
-  | z.infer<typeof AgentSessionDetailSchema>
-  | z.infer<typeof TeamSessionDetailSchema>
-  | z.infer<typeof WorkflowSessionDetailSchema>;
+export type SessionDetail = z.infer<typeof AgentSessionDetailSchema> | z.infer<typeof TeamSessionDetailSchema> | z.infer<typeof WorkflowSessionDetailSchema>;
 
 /** The detail schema of the session's type (agent, team or workflow). */
 export function toSessionDetail(session: SessionWithRuns): SessionDetail {

@@ -7,8 +7,7 @@ import { rebuildSqliteTable } from "./sqlite-rebuild.ts";
 export const jobsSteps: MigrationStep[] = [
   {
     version: "3.0.0",
-    description:
-      "jobs count lost leases apart from attempts, record cancel intents, owner-less idempotency keys dedupe, claims read an index, and jobs that are not runs have no session",
+    description: "jobs count lost leases apart from attempts, record cancel intents, owner-less idempotency keys dedupe, claims read an index, and jobs that are not runs have no session",
     async up(ctx) {
       // A job of a kind that is not a run (an eval, a knowledge ingestion…) has no session: a
       // table created with session_id NOT NULL loses the constraint (Agno's writers always set it).

@@ -79,14 +79,10 @@ const BATCH = 500;
 export const learningsSteps: MigrationStep[] = [
   {
     version: "3.0.0",
-    description:
-      "entity learnings in the user namespace are keyed per user; rows two users wrote move to entity_quarantined_user_{entity_type}_{entity_id} in namespace quarantined_user",
+    description: "entity learnings in the user namespace are keyed per user; rows two users wrote move to entity_quarantined_user_{entity_type}_{entity_id} in namespace quarantined_user",
     async up({ db, log }) {
       const existingKeys = async (keys: string[]) => {
-        const rows = await db.sql.query<{ learning_id: string }>(
-          `SELECT learning_id FROM agno_learnings WHERE learning_id IN (${keys.map(() => "?").join(", ")})`,
-          keys,
-        );
+        const rows = await db.sql.query<{ learning_id: string }>(`SELECT learning_id FROM agno_learnings WHERE learning_id IN (${keys.map(() => "?").join(", ")})`, keys);
         return rows.map((r) => r.learning_id);
       };
       // Keys this run moves rows to: a batch's updates run only after the whole batch is planned.
@@ -131,8 +127,7 @@ export const learningsSteps: MigrationStep[] = [
                   ...metadata,
                   quarantined_from: row.learning_id,
                   quarantined_writers: writers,
-                  quarantine_reason:
-                    writers.length === 0 ? "pre-v3 user entity row with no known owner" : "pre-v3 user entity row written by several users",
+                  quarantine_reason: writers.length === 0 ? "pre-v3 user entity row with no known owner" : "pre-v3 user entity row written by several users",
                 },
                 row.learning_id,
               ],

@@ -20,21 +20,7 @@ export type { LegacyRunsRepair } from "../types.ts";
 const SESSION_BATCH = 100;
 const ROWS_PER_INSERT = 50;
 const SESSION_ATTEMPTS = 5;
-const RUN_COLUMNS = [
-  "run_id",
-  "session_id",
-  "run_type",
-  "agent_id",
-  "team_id",
-  "workflow_id",
-  "user_id",
-  "parent_run_id",
-  "status",
-  "run_index",
-  "run_data",
-  "created_at",
-  "updated_at",
-] as const;
+const RUN_COLUMNS = ["run_id", "session_id", "run_type", "agent_id", "team_id", "workflow_id", "user_id", "parent_run_id", "status", "run_index", "run_data", "created_at", "updated_at"] as const;
 
 interface LegacySession {
   session_id: string;
@@ -195,10 +181,7 @@ async function apply(db: Db, work: readonly SessionWork[], tally: Tally): Promis
 async function repairSession(db: Db, sessionId: string, tally: Tally): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const sessions = await db.sql.query<LegacySession & Record<string, unknown>>(
-        `SELECT ${SESSION_COLUMNS} FROM agno_sessions WHERE session_id = ? AND runs IS NOT NULL`,
-        [sessionId],
-      );
+      const sessions = await db.sql.query<LegacySession & Record<string, unknown>>(`SELECT ${SESSION_COLUMNS} FROM agno_sessions WHERE session_id = ? AND runs IS NOT NULL`, [sessionId]);
       const counted = emptyTally(); // the session itself was counted with its batch
       const work = await plan(db, sessions, counted);
       await apply(db, work, tally);

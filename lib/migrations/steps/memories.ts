@@ -13,10 +13,7 @@ export const memoriesSteps: MigrationStep[] = [
       await addColumnIfMissing(ctx, "agno_memories", { name: "created_at", type: "bigint" });
       await addColumnIfMissing(ctx, "agno_memories", { name: "feedback", type: "text" });
       // Existing memories were created no later than their last update.
-      await db.sql.exec(
-        `UPDATE agno_memories SET created_at = COALESCE(updated_at, ?) WHERE created_at IS NULL`,
-        [Math.floor(Date.now() / 1000)],
-      );
+      await db.sql.exec(`UPDATE agno_memories SET created_at = COALESCE(updated_at, ?) WHERE created_at IS NULL`, [Math.floor(Date.now() / 1000)]);
       await addIndexIfMissing(ctx, "agno_memories", { name: "idx_agno_memories_created_at", columns: ["created_at"] });
       const columns = await columnsOf(db, "agno_memories");
       // Like Agno's 2.3.0 step, created_at ends up NOT NULL once every row has one.

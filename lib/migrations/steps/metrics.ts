@@ -23,9 +23,7 @@ export const metricsSteps: MigrationStep[] = [
       const { db } = ctx;
       if (db.dialect === "sqlite") {
         if ((await hasColumn(db, "agno_metrics", "user_id")) && (await uniqueKeysOn(db, "agno_metrics", ["user_id", "date", "aggregation_period"])).length > 0) return;
-        const expressions: Record<string, string> = (await hasColumn(db, "agno_metrics", "user_id"))
-          ? { user_id: `COALESCE("user_id", '')` }
-          : {};
+        const expressions: Record<string, string> = (await hasColumn(db, "agno_metrics", "user_id")) ? { user_id: `COALESCE("user_id", '')` } : {};
         await rebuildSqliteTable(ctx, METRICS, expressions);
         return;
       }
@@ -35,9 +33,7 @@ export const metricsSteps: MigrationStep[] = [
       }
       for (const unique of await uniqueKeysOn(db, "agno_metrics", ["date", "aggregation_period"])) {
         statements.push({
-          text: unique.isConstraint
-            ? `ALTER TABLE agno_metrics DROP CONSTRAINT "${unique.name}"`
-            : `DROP INDEX IF EXISTS "${unique.name}"`,
+          text: unique.isConstraint ? `ALTER TABLE agno_metrics DROP CONSTRAINT "${unique.name}"` : `DROP INDEX IF EXISTS "${unique.name}"`,
         });
       }
       if ((await uniqueKeysOn(db, "agno_metrics", ["user_id", "date", "aggregation_period"])).length === 0) {
@@ -52,7 +48,6 @@ export const metricsSteps: MigrationStep[] = [
         await db.sql.batch(statements);
         ctx.log("agno_metrics: re-keyed to (user_id, date, aggregation_period)");
       }
-
     },
     async down(ctx) {
       const { db } = ctx;
@@ -73,4 +68,3 @@ export const metricsSteps: MigrationStep[] = [
     },
   },
 ];
-

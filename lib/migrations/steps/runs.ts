@@ -19,7 +19,6 @@ export const runsSteps: MigrationStep[] = [
       await addIndexIfMissing(ctx, "agno_runs", USER_CREATED_INDEX);
       await addIndexIfMissing(ctx, "agno_runs", STATUS_CREATED_INDEX);
     },
-    irreversibleBecause:
-      "runs written since the migration live only in agno_runs; keep the table (the legacy blob column is still there as the pre-v3 backup)",
+    irreversibleBecause: "runs written since the migration live only in agno_runs; keep the table (the legacy blob column is still there as the pre-v3 backup)",
   },
 ];

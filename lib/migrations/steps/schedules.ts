@@ -21,12 +21,9 @@ export const schedulesSteps: MigrationStep[] = [
     async up(ctx) {
       const duplicates = await duplicateNames(ctx);
       if (duplicates.length > 0) {
-        const list = duplicates
-          .map((d) => `'${d.name}' ×${d.count}${d.owner ? ` (user ${d.owner})` : ""}`)
-          .join(", ");
+        const list = duplicates.map((d) => `'${d.name}' ×${d.count}${d.owner ? ` (user ${d.owner})` : ""}`).join(", ");
         throw new MigrationError(
-          `agno_schedules has duplicate schedule names, which the v3 unique key (user_id, name) forbids: ${list}. ` +
-            "Rename or delete the duplicates, then run the migration again.",
+          `agno_schedules has duplicate schedule names, which the v3 unique key (user_id, name) forbids: ${list}. ` + "Rename or delete the duplicates, then run the migration again.",
           "agno_schedules",
           "3.0.0",
         );
@@ -38,11 +35,7 @@ export const schedulesSteps: MigrationStep[] = [
       if (ctx.db.dialect === "postgres") {
         for (const unique of await uniqueKeysOn(ctx.db, "agno_schedules", ["name"])) {
           if (unique.name === "uq_agno_schedules_name_shared") continue;
-          await ctx.db.sql.exec(
-            unique.isConstraint
-              ? `ALTER TABLE agno_schedules DROP CONSTRAINT "${unique.name}"`
-              : `DROP INDEX IF EXISTS "${unique.name}"`,
-          );
+          await ctx.db.sql.exec(unique.isConstraint ? `ALTER TABLE agno_schedules DROP CONSTRAINT "${unique.name}"` : `DROP INDEX IF EXISTS "${unique.name}"`);
         }
       } else if ((await uniqueKeysOn(ctx.db, "agno_schedules", ["name"])).some((key) => key.isConstraint)) {
         // A v2 table-level UNIQUE(name) lives in an autoindex that only a rebuild removes.

@@ -19,11 +19,7 @@ export const sessionsSteps: MigrationStep[] = [
           log("agno_sessions: session_id is now the primary key");
         }
         for (const unique of await uniqueKeysOn(db, "agno_sessions", ["session_id"])) {
-          await db.sql.exec(
-            unique.isConstraint
-              ? `ALTER TABLE agno_sessions DROP CONSTRAINT "${unique.name}"`
-              : `DROP INDEX IF EXISTS "${unique.name}"`,
-          );
+          await db.sql.exec(unique.isConstraint ? `ALTER TABLE agno_sessions DROP CONSTRAINT "${unique.name}"` : `DROP INDEX IF EXISTS "${unique.name}"`);
         }
         return;
       }
@@ -40,8 +36,7 @@ export const sessionsSteps: MigrationStep[] = [
   },
   {
     version: "3.0.0",
-    description:
-      "sessions gain the (user_id, updated_at) and (updated_at) indexes for session lists; a missing updated_at becomes created_at; on PostgreSQL, double-encoded JSON values are decoded",
+    description: "sessions gain the (user_id, updated_at) and (updated_at) indexes for session lists; a missing updated_at becomes created_at; on PostgreSQL, double-encoded JSON values are decoded",
     async up(ctx) {
       await decodeStringSessionColumns(ctx);
       // Lists sort and seek on updated_at; a NULL there would hide the session from them.

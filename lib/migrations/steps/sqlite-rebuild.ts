@@ -10,11 +10,7 @@ import type { MigrationContext } from "../types.ts";
  * `expressions` overrides the SELECT expression for a column (default: the same column if it
  * exists, else the column's default).
  */
-export async function rebuildSqliteTable(
-  ctx: MigrationContext,
-  spec: TableSpec,
-  expressions: Record<string, string> = {},
-): Promise<void> {
+export async function rebuildSqliteTable(ctx: MigrationContext, spec: TableSpec, expressions: Record<string, string> = {}): Promise<void> {
   const live = await columnsOf(ctx.db, spec.name);
   const temp = `${spec.name}__rebuild`;
   const targets: string[] = [];

@@ -22,12 +22,7 @@ export const SESSIONS: TableSpec = {
     col.bigint("created_at", true),
     col.bigint("updated_at"),
   ],
-  indexes: [
-    ix("agno_sessions", "session_type"),
-    ix("agno_sessions", "created_at"),
-    ix("agno_sessions", "user_id", "updated_at"),
-    ix("agno_sessions", "updated_at"),
-  ],
+  indexes: [ix("agno_sessions", "session_type"), ix("agno_sessions", "created_at"), ix("agno_sessions", "user_id", "updated_at"), ix("agno_sessions", "updated_at")],
 };
 
 export const RUNS: TableSpec = {
@@ -83,15 +78,12 @@ export const MEMORIES: TableSpec = {
   indexes: [ix("agno_memories", "user_id"), ix("agno_memories", "created_at"), ix("agno_memories", "updated_at")],
 };
 
-const METRIC_COUNTS = [
-  "agent_runs_count",
-  "team_runs_count",
-  "workflow_runs_count",
-  "agent_sessions_count",
-  "team_sessions_count",
-  "workflow_sessions_count",
-  "users_count",
-].map((name) => ({ name, type: "bigint" as const, notNull: true, default: "0" }));
+const METRIC_COUNTS = ["agent_runs_count", "team_runs_count", "workflow_runs_count", "agent_sessions_count", "team_sessions_count", "workflow_sessions_count", "users_count"].map((name) => ({
+  name,
+  type: "bigint" as const,
+  notNull: true,
+  default: "0",
+}));
 
 export const METRICS: TableSpec = {
   name: "agno_metrics",
@@ -154,16 +146,7 @@ export const KNOWLEDGE: TableSpec = {
 };
 
 /** The eight provenance columns the v3.0.0 schedules step adds. */
-export const SCHEDULE_PROVENANCE = [
-  "managed_by",
-  "target_type",
-  "target_id",
-  "created_by_run_id",
-  "created_by_session_id",
-  "updated_by_run_id",
-  "updated_by_session_id",
-  "disabled_reason",
-] as const;
+export const SCHEDULE_PROVENANCE = ["managed_by", "target_type", "target_id", "created_by_run_id", "created_by_session_id", "updated_by_run_id", "updated_by_session_id", "disabled_reason"] as const;
 
 export const SCHEDULE_V3_INDEXES = [
   ix("agno_schedules", "user_id", "enabled", "next_run_at"),
@@ -196,13 +179,7 @@ export const SCHEDULES: TableSpec = {
     col.bigint("updated_at"),
     ...SCHEDULE_PROVENANCE.map((name) => col.text(name)),
   ],
-  indexes: [
-    ix("agno_schedules", "name"),
-    ix("agno_schedules", "next_run_at"),
-    ix("agno_schedules", "created_at"),
-    ix("agno_schedules", "enabled", "next_run_at"),
-    ...SCHEDULE_V3_INDEXES,
-  ],
+  indexes: [ix("agno_schedules", "name"), ix("agno_schedules", "next_run_at"), ix("agno_schedules", "created_at"), ix("agno_schedules", "enabled", "next_run_at"), ...SCHEDULE_V3_INDEXES],
 };
 
 export const SCHEDULE_RUNS: TableSpec = {
@@ -229,12 +206,7 @@ export const SCHEDULE_RUNS: TableSpec = {
     col.json("requirements"),
     col.bigint("created_at"),
   ],
-  indexes: [
-    ix("agno_schedule_runs", "schedule_id"),
-    ix("agno_schedule_runs", "status"),
-    ix("agno_schedule_runs", "created_at"),
-    ix("agno_schedule_runs", "user_id"),
-  ],
+  indexes: [ix("agno_schedule_runs", "schedule_id"), ix("agno_schedule_runs", "status"), ix("agno_schedule_runs", "created_at"), ix("agno_schedule_runs", "user_id")],
 };
 
 /** Leases a job lost because its worker died or shut down; they do not spend attempts. */
@@ -333,13 +305,7 @@ export const APPROVALS: TableSpec = {
     col.bigint("updated_at"),
     col.text("run_status"),
   ],
-  indexes: [
-    ix("agno_approvals", "run_id"),
-    ix("agno_approvals", "session_id"),
-    ix("agno_approvals", "status"),
-    ix("agno_approvals", "user_id"),
-    ix("agno_approvals", "run_status"),
-  ],
+  indexes: [ix("agno_approvals", "run_id"), ix("agno_approvals", "session_id"), ix("agno_approvals", "status"), ix("agno_approvals", "user_id"), ix("agno_approvals", "run_status")],
 };
 
 export const LEARNINGS: TableSpec = {
@@ -360,12 +326,7 @@ export const LEARNINGS: TableSpec = {
     col.bigint("created_at", true),
     col.bigint("updated_at"),
   ],
-  indexes: [
-    ix("agno_learnings", "learning_type"),
-    ix("agno_learnings", "namespace"),
-    ix("agno_learnings", "user_id"),
-    ix("agno_learnings", "entity_id"),
-  ],
+  indexes: [ix("agno_learnings", "learning_type"), ix("agno_learnings", "namespace"), ix("agno_learnings", "user_id"), ix("agno_learnings", "entity_id")],
 };
 
 export const SERVICE_ACCOUNTS: TableSpec = {
@@ -384,9 +345,7 @@ export const SERVICE_ACCOUNTS: TableSpec = {
     col.text("created_by"),
   ],
   uniques: [{ name: "agno_service_accounts_token_hash_key", columns: ["token_hash"] }],
-  indexes: [
-    { name: "uq_agno_service_accounts_name_active", columns: ["name"], unique: true, where: "revoked_at IS NULL" },
-  ],
+  indexes: [{ name: "uq_agno_service_accounts_name_active", columns: ["name"], unique: true, where: "revoked_at IS NULL" }],
 };
 
 export const SCHEMA_VERSIONS: TableSpec = {

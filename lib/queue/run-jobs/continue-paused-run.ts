@@ -18,9 +18,7 @@ import { unheldRunWriter } from "../../runtime/unheld-run-writer.ts";
  * reaches it within a poll interval (the database) or at once (a Redis cancel signal), and at
  * the latest refuses its end.
  */
-export async function continuePausedRun(
-  request: Omit<ContinueRunRequest, "claim" | "writer" | "beforeStart"> & { settings: Settings },
-): Promise<StartedRun> {
+export async function continuePausedRun(request: Omit<ContinueRunRequest, "claim" | "writer" | "beforeStart"> & { settings: Settings }): Promise<StartedRun> {
   const { db, settings, scope, runId, sessionId } = request;
   // A durable run waits paused with its job; a paused run of any other kind has none.
   const pausedJob = (await getJob(db, { scope, id: runId }))?.status === "paused";

@@ -71,49 +71,49 @@ export function fencedRunWriter(
   };
 
   async function write(scope: DataScope, run: RunInput): Promise<void> {
-      const s = await statement(scope, run);
-      for (let attempt = 0; ; attempt++) {
-        try {
-          const rows = await db.sql.query(s.text, s.params);
-          if (rows.length === 0) throw fencedOut("a write");
-          return;
-        } catch (error) {
-          if (!isRunIndexRace(error) || attempt >= RACE_RETRIES) throw error;
-        }
+    const s = await statement(scope, run);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const rows = await db.sql.query(s.text, s.params);
+        if (rows.length === 0) throw fencedOut("a write");
+        return;
+      } catch (error) {
+        if (!isRunIndexRace(error) || attempt >= RACE_RETRIES) throw error;
       }
+    }
   }
 
-  async function finish(scope: DataScope, run: RunInput, failure?: { retryable: boolean }): Promise<JobSettlement["status"]> {
-      let settlement: JobSettlement;
-      let stored = run;
-      const error = (run.runData.error as { message?: string } | undefined)?.message ?? null;
-      switch (run.status) {
-        case "COMPLETED":
-          settlement = { status: "completed" };
-          break;
-        case "PAUSED":
-          settlement = { status: "paused" };
-          break;
-        case "CANCELLED":
-          settlement = { status: "cancelled", error };
-          break;
-        default: {
-          const message = error ?? "Run failed";
-          if (retries(failure)) {
-            const availableAt = epochSeconds() + retryDelaySeconds({ baseSeconds: baseDelay, spentAttempts: spent });
-            settlement = { status: "queued", error: message, availableAt };
-            stored = { ...run, status: "PENDING", runData: { ...run.runData, status: "PENDING" } };
-          } else {
-            settlement = { status: "failed", error: message };
-          }
+  async function finish(_scope: DataScope, run: RunInput, failure?: { retryable: boolean }): Promise<JobSettlement["status"]> {
+    let settlement: JobSettlement;
+    let stored = run;
+    const error = (run.runData.error as { message?: string } | undefined)?.message ?? null;
+    switch (run.status) {
+      case "COMPLETED":
+        settlement = { status: "completed" };
+        break;
+      case "PAUSED":
+        settlement = { status: "paused" };
+        break;
+      case "CANCELLED":
+        settlement = { status: "cancelled", error };
+        break;
+      default: {
+        const message = error ?? "Run failed";
+        if (retries(failure)) {
+          const availableAt = epochSeconds() + retryDelaySeconds({ baseSeconds: baseDelay, spentAttempts: spent });
+          settlement = { status: "queued", error: message, availableAt };
+          stored = { ...run, status: "PENDING", runData: { ...run.runData, status: "PENDING" } };
+        } else {
+          settlement = { status: "failed", error: message };
         }
       }
-      if (!(await settle(settlement, { status: stored.status ?? "ERROR", data: stored.runData }))) {
-        // Refused while the job is still ours: a cancel was recorded (and not yet delivered, or
-        // delivered too late for the run to stop before this write).
-        if (settlement.status !== "cancelled" && (await heldJobCancelRequested(db, fence)) === true) throw new RunCancelledSignal();
-        throw fencedOut(`the final write (${run.status})`);
-      }
-      return settlement.status;
+    }
+    if (!(await settle(settlement, { status: stored.status ?? "ERROR", data: stored.runData }))) {
+      // Refused while the job is still ours: a cancel was recorded (and not yet delivered, or
+      // delivered too late for the run to stop before this write).
+      if (settlement.status !== "cancelled" && (await heldJobCancelRequested(db, fence)) === true) throw new RunCancelledSignal();
+      throw fencedOut(`the final write (${run.status})`);
+    }
+    return settlement.status;
   }
 }

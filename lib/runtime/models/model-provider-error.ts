@@ -79,7 +79,11 @@ export class ModelProviderError extends Error {
     const e = error as { name?: string; code?: string; message?: string; cause?: { code?: string } } | null;
     const code = e?.code ?? e?.cause?.code;
     if (
-      code === "ECONNREFUSED" || code === "ECONNRESET" || code === "ETIMEDOUT" || code === "ENOTFOUND" || code === "EAI_AGAIN" ||
+      code === "ECONNREFUSED" ||
+      code === "ECONNRESET" ||
+      code === "ETIMEDOUT" ||
+      code === "ENOTFOUND" ||
+      code === "EAI_AGAIN" ||
       (e?.name === "TypeError" && /fetch failed/i.test(e?.message ?? ""))
     ) {
       return new ModelProviderError(`Could not reach the model provider (${code ?? e?.message})`, "network", undefined, undefined, { cause: error });

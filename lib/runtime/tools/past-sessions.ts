@@ -9,17 +9,7 @@ import { defineTool, type ToolDefinition } from "./types.ts";
  * `numPastSessionsToSearch` sessions, `numPastSessionRunsInSearch` runs each, optionally filtered
  * by a query. Scoped to the run's own user; never sees anyone else's sessions.
  */
-export function pastSessionsTool({
-  db,
-  agentId,
-  numSessions,
-  numRuns,
-}: {
-  db: Db;
-  agentId: string;
-  numSessions: number;
-  numRuns: number;
-}): ToolDefinition<{ query?: string }> {
+export function pastSessionsTool({ db, agentId, numSessions, numRuns }: { db: Db; agentId: string; numSessions: number; numRuns: number }): ToolDefinition<{ query?: string }> {
   return defineTool({
     name: "search_past_sessions",
     description: "Search the user's earlier conversations with you. Optionally pass a query to keep only exchanges that mention it.",

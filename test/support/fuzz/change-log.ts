@@ -16,15 +16,16 @@ const BOOKKEEPING_COLUMNS: Record<string, readonly string[]> = { agno_service_ac
 async function domainTables(db: Db): Promise<string[]> {
   const rows =
     db.dialect === "sqlite"
-      ? await db.sql.query<{ name: string }>(
-          `SELECT name FROM sqlite_master WHERE type = 'table' AND (name LIKE 'agno\\_%' ESCAPE '\\' OR name LIKE 'agentry\\_%' ESCAPE '\\')`,
-        )
+      ? await db.sql.query<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND (name LIKE 'agno\\_%' ESCAPE '\\' OR name LIKE 'agentry\\_%' ESCAPE '\\')`)
       : await db.sql.query<{ name: string }>(
           `SELECT table_name AS name FROM information_schema.tables
             WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
               AND (table_name LIKE 'agno\\_%' OR table_name LIKE 'agentry\\_%')`,
         );
-  return rows.map((r) => r.name).filter((name) => !BOOKKEEPING_TABLES.has(name)).sort();
+  return rows
+    .map((r) => r.name)
+    .filter((name) => !BOOKKEEPING_TABLES.has(name))
+    .sort();
 }
 
 /** Installs the triggers; returns the tables they watch. */
@@ -42,18 +43,14 @@ export async function installChangeLog(db: Db): Promise<string[]> {
     const watched = [...(await columnsOf(db, table)).keys()].filter((c) => !skip.includes(c));
     const updateOf = skip.length > 0 ? `UPDATE OF ${watched.map((c) => `"${c}"`).join(", ")}` : "UPDATE";
     if (db.dialect === "postgres") {
-      await db.sql.exec(
-        `CREATE TRIGGER "fuzz_${table}" AFTER INSERT OR DELETE OR ${updateOf} ON "${table}" FOR EACH ROW EXECUTE FUNCTION fuzz_log()`,
-      );
+      await db.sql.exec(`CREATE TRIGGER "fuzz_${table}" AFTER INSERT OR DELETE OR ${updateOf} ON "${table}" FOR EACH ROW EXECUTE FUNCTION fuzz_log()`);
     } else {
       for (const [name, event, op] of [
         ["ins", "INSERT", "INSERT"],
         ["del", "DELETE", "DELETE"],
         ["upd", updateOf, "UPDATE"],
       ] as const) {
-        await db.sql.exec(
-          `CREATE TRIGGER "fuzz_${table}_${name}" AFTER ${event} ON "${table}" BEGIN INSERT INTO fuzz_changes (tbl, op) VALUES ('${table}', '${op}'); END`,
-        );
+        await db.sql.exec(`CREATE TRIGGER "fuzz_${table}_${name}" AFTER ${event} ON "${table}" BEGIN INSERT INTO fuzz_changes (tbl, op) VALUES ('${table}', '${op}'); END`);
       }
     }
   }

@@ -63,8 +63,7 @@ export const MEMBER_SCOPES = FAMILIES.flatMap((f) => ["read", "write", "delete",
 
 const key = new TextEncoder().encode(FUZZ_SECRET);
 const now = () => Math.floor(Date.now() / 1000);
-const jwt = (claims: Record<string, unknown>, secret = key, exp = now() + 3600) =>
-  new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setExpirationTime(exp).sign(secret);
+const jwt = (claims: Record<string, unknown>, secret = key, exp = now() + 3600) => new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setExpirationTime(exp).sign(secret);
 
 async function forgedCredentials(): Promise<string[]> {
   return [
@@ -99,15 +98,7 @@ export interface FuzzApp {
  * the background unless a case starts it), the given body caps; then the member's session, run,
  * memory and service account, and the Agno-shaped rows, whose ids the cases use as path ids.
  */
-export async function startFuzzApp({
-  dialect,
-  agents,
-  limits,
-}: {
-  dialect: TestDialect;
-  agents: AgentDefinition[];
-  limits: FuzzLimits;
-}): Promise<FuzzApp> {
+export async function startFuzzApp({ dialect, agents, limits }: { dialect: TestDialect; agents: AgentDefinition[]; limits: FuzzLimits }): Promise<FuzzApp> {
   const app = await startTestApp({
     dialect,
     agents,

@@ -86,9 +86,29 @@ export const ODD_TEXT: readonly string[] = [
 const ODD_KEYS: readonly string[] = ["__proto__", "constructor", "prototype", "toString", "", " ", "😀", "ключ", "a.b", "$ref", "$schema", 'a"b', "\\", "0", "length", "e\u0301", "\u200b"];
 /** Keys Agno's dicts use (runs, tools, requirements, sessions): odd values under them reach more code. */
 const WIRE_KEYS: readonly string[] = [
-  "id", "run_id", "session_id", "name", "value", "type", "content", "messages", "metrics", "status", "tool_call_id", "tool_name", "tool_args",
-  "tool_execution", "confirmed", "confirmation", "confirmation_note", "user_input_schema", "result", "external_execution_result", "requirements",
-  "session_name", "session_state",
+  "id",
+  "run_id",
+  "session_id",
+  "name",
+  "value",
+  "type",
+  "content",
+  "messages",
+  "metrics",
+  "status",
+  "tool_call_id",
+  "tool_name",
+  "tool_args",
+  "tool_execution",
+  "confirmed",
+  "confirmation",
+  "confirmation_note",
+  "user_input_schema",
+  "result",
+  "external_execution_result",
+  "requirements",
+  "session_name",
+  "session_state",
 ];
 const objectKey = fc.oneof(fc.constantFrom(...ODD_KEYS), fc.constantFrom(...WIRE_KEYS), fc.string({ unit: "grapheme", maxLength: 6 }));
 
@@ -140,9 +160,7 @@ export function oddJson(maxDepth: number): fc.Arbitrary<unknown> {
   );
   const { value } = fc.letrec<{ value: unknown; object: Record<string, unknown>; array: unknown[] }>((tie) => ({
     value: fc.oneof({ depthSize: "small", withCrossShrink: true }, scalar, tie("object"), tie("array")),
-    object: fc
-      .array(fc.tuple(objectKey, tie("value")), { maxLength: 4 })
-      .map(ownObject),
+    object: fc.array(fc.tuple(objectKey, tie("value")), { maxLength: 4 }).map(ownObject),
     array: fc.array(tie("value"), { maxLength: 4 }),
   }));
   return fc.oneof(
@@ -164,7 +182,13 @@ export function oddJsonObject(maxDepth: number): fc.Arbitrary<Record<string, unk
 export const OUTPUT_SCHEMAS: readonly Record<string, unknown>[] = [
   { $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { answer: { type: "string" } }, required: ["answer"], additionalProperties: false },
   { $schema: "http://json-schema.org/draft-07/schema", type: "object", definitions: { x: { type: "string", enum: ["a", "b"] } }, properties: { x: { $ref: "#/definitions/x" } }, required: ["x"] },
-  { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", $defs: { item: { type: "object", properties: { n: { type: "integer", minimum: 0 } }, required: ["n"] } }, properties: { items: { type: "array", items: { $ref: "#/$defs/item" } } }, required: ["items"] },
+  {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    type: "object",
+    $defs: { item: { type: "object", properties: { n: { type: "integer", minimum: 0 } }, required: ["n"] } },
+    properties: { items: { type: "array", items: { $ref: "#/$defs/item" } } },
+    required: ["items"],
+  },
   { $schema: "https://json-schema.org/draft/2019-09/schema", type: "object", $defs: { a: { type: "number" } }, properties: { a: { $ref: "#/$defs/a" } } },
   { $defs: { node: { type: "object", properties: { child: { $ref: "#/$defs/node" }, name: { type: "string" } } } }, $ref: "#/$defs/node", type: "object" },
   { type: "object" },
@@ -173,7 +197,16 @@ export const OUTPUT_SCHEMAS: readonly Record<string, unknown>[] = [
   { type: "object", properties: { a: { type: "string" }, b: { type: "string" } }, anyOf: [{ required: ["a"] }, { required: ["b"] }] },
   { type: "object", patternProperties: { "^x": { type: "string" } }, "x-unknown-keyword": true, $comment: "odd" },
   { type: "object", properties: { nested: { type: "object", properties: { deeper: { type: "object", properties: { deepest: { type: "boolean" } } } } } } },
-  ownObject([["type", "object"], ["properties", ownObject([["__proto__", { type: "string" }], ["constructor", { type: "integer" }]])]]),
+  ownObject([
+    ["type", "object"],
+    [
+      "properties",
+      ownObject([
+        ["__proto__", { type: "string" }],
+        ["constructor", { type: "integer" }],
+      ]),
+    ],
+  ]),
 ];
 
 /** A JSON Schema's simplest instance (required properties filled, `$ref`s into the document followed). */

@@ -2,16 +2,7 @@ import fc from "fast-check";
 import type { AnyRoute } from "@/lib/http/route.ts";
 import { matchTemplate } from "@/lib/http/path-template.ts";
 import { templateForPath } from "@/lib/http/route-table.ts";
-import {
-  RawJson,
-  hostileFormValue,
-  hostileJsonValue,
-  hostilePathSegment,
-  hostileQueryValue,
-  jsonSchemaOf,
-  propertiesOf,
-  validValue,
-} from "./schema-values.ts";
+import { RawJson, hostileFormValue, hostileJsonValue, hostilePathSegment, hostileQueryValue, jsonSchemaOf, propertiesOf, validValue } from "./schema-values.ts";
 
 /**
  * Fuzz cases for the route table: each case is one route, one principal kind and one spoiled part
@@ -136,7 +127,7 @@ function spoilArbs(route: AnyRoute, limits: FuzzLimits): { part: Spoil["part"]; 
       fc
         .constantFrom<[string, string]>(
           ["application/json", '{"message":"hi"}'],
-          ["multipart/form-data; boundary=zz", "--zz\r\nContent-Disposition: form-data; name=\"message\"\r\n\r\nhi"],
+          ["multipart/form-data; boundary=zz", '--zz\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi'],
           ["multipart/form-data", "no boundary"],
           ["text/plain", "message=hi"],
         )
@@ -256,11 +247,7 @@ export function requestFor(fuzz: FuzzCase, ctx: FuzzContext): Request {
   const url = `${ctx.baseUrl}${pathFor(fuzz, ctx)}${queryFor(fuzz)}`;
   const headers = new Headers();
   const credential =
-    fuzz.principal === "anonymous"
-      ? null
-      : fuzz.principal === "forged" || fuzz.spoil.part === "credentials"
-        ? ctx.forged[fuzz.forged % ctx.forged.length]
-        : ctx.credentials[fuzz.principal];
+    fuzz.principal === "anonymous" ? null : fuzz.principal === "forged" || fuzz.spoil.part === "credentials" ? ctx.forged[fuzz.forged % ctx.forged.length] : ctx.credentials[fuzz.principal];
   if (credential) headers.set("authorization", credential);
   let body: BodyInit | undefined;
   const { spoil } = fuzz;
@@ -418,6 +405,8 @@ export async function inputProblem(request: Request, route: AnyRoute, ctx: FuzzC
 
 export function describeCase(fuzz: FuzzCase, ctx: FuzzContext): string {
   const request = requestFor(fuzz, ctx);
-  const spoil = JSON.stringify(fuzz.spoil, (_k, v: unknown) => (typeof v === "string" && v.length > 200 ? `${v.slice(0, 60)}…(${v.length} chars)` : v instanceof RawJson ? `RawJson(${v.text.slice(0, 40)}…${v.text.length})` : v));
+  const spoil = JSON.stringify(fuzz.spoil, (_k, v: unknown) =>
+    typeof v === "string" && v.length > 200 ? `${v.slice(0, 60)}…(${v.length} chars)` : v instanceof RawJson ? `RawJson(${v.text.slice(0, 40)}…${v.text.length})` : v,
+  );
   return `${routeOf(fuzz).method} ${request.url.slice(0, 300)} as ${fuzz.principal}${fuzz.existingIds ? " (existing ids)" : ""}; spoiled ${spoil}`;
 }

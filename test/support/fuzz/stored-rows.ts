@@ -24,7 +24,7 @@ export interface StoredOddRows {
 }
 
 const T0 = 1_748_779_200; // 2025-06-01T12:00:00Z
-const UNICODE = "😀 漢字 e\u0301 שלום 👨\u200d👩\u200d👧 \"q\" back\\slash 100% a_b";
+const UNICODE = '😀 漢字 e\u0301 שלום 👨\u200d👩\u200d👧 "q" back\\slash 100% a_b';
 
 type Encoding = "none" | "json-null" | "sql-null";
 

@@ -97,7 +97,7 @@ export class IdPool {
 
   /** Remembers the ids an answer names (its own fields, and those of the items of a `data` list). */
   learn(body: unknown): void {
-    const items = body && typeof body === "object" && Array.isArray((body as { data?: unknown }).data) ? ((body as { data: unknown[] }).data) : [body];
+    const items = body && typeof body === "object" && Array.isArray((body as { data?: unknown }).data) ? (body as { data: unknown[] }).data : [body];
     for (const item of items.slice(0, 20)) {
       if (!item || typeof item !== "object") continue;
       for (const [field, value] of Object.entries(item)) {
@@ -182,16 +182,9 @@ function textFieldValues({
     case "int":
       return constants(SPELLINGS.int);
     case "json":
-      return fc.oneof(
-        { weight: 5, arbitrary: oddJsonText(MAX_DEPTH - 1) },
-        { weight: 1, arbitrary: constants(SPELLINGS.nullish) },
-        { weight: 1, arbitrary: text },
-      );
+      return fc.oneof({ weight: 5, arbitrary: oddJsonText(MAX_DEPTH - 1) }, { weight: 1, arbitrary: constants(SPELLINGS.nullish) }, { weight: 1, arbitrary: text });
     case "json-schema":
-      return fc.oneof(
-        { weight: 5, arbitrary: constants(OUTPUT_SCHEMAS.map((s) => jsonText(s))) },
-        { weight: 1, arbitrary: constants([...SPELLINGS.nullish, "{}"]) },
-      );
+      return fc.oneof({ weight: 5, arbitrary: constants(OUTPUT_SCHEMAS.map((s) => jsonText(s))) }, { weight: 1, arbitrary: constants([...SPELLINGS.nullish, "{}"]) });
     case "text":
       // A text field the route decodes as JSON itself (tools, requirements…) gets JSON text too.
       return json ? fc.oneof(idOrText(pool, text), oddJsonText(MAX_DEPTH - 1)) : idOrText(pool, text);
@@ -207,7 +200,10 @@ function queryFieldValues(route: AnyRoute, field: string, schema: JsonSchema, ba
   const single = options?.find((o) => o.type !== "array" && o.type !== "null") ?? schema;
   const one = queryScalar(route, field, single, base);
   if (!array) return one.map((v) => [v]);
-  return fc.oneof(one.map((v) => [v]), fc.array(queryScalar(route, field, array.items ?? single, base), { minLength: 2, maxLength: 4 }));
+  return fc.oneof(
+    one.map((v) => [v]),
+    fc.array(queryScalar(route, field, array.items ?? single, base), { minLength: 2, maxLength: 4 }),
+  );
 }
 
 function queryScalar(route: AnyRoute, field: string, schema: JsonSchema, base: Record<string, unknown>): fc.Arbitrary<Text> {
@@ -264,10 +260,7 @@ function objectValue(schema: JsonSchema, properties: [string, JsonSchema][], dep
   for (const [name, child] of properties) record[name] = bodyValue(child, name, depth + 1, limits);
   const extras = fc.array(fc.tuple(fc.constantFrom("unknown_field", "__proto__", "constructor", "😀", ""), oddJson(3)), { maxLength: 2 });
   return fc
-    .tuple(
-      fc.record(record, { requiredKeys: [...required].filter((k) => k in record) }),
-      fc.oneof({ weight: 4, arbitrary: fc.constant([] as [string, unknown][]) }, { weight: 1, arbitrary: extras }),
-    )
+    .tuple(fc.record(record, { requiredKeys: [...required].filter((k) => k in record) }), fc.oneof({ weight: 4, arbitrary: fc.constant([] as [string, unknown][]) }, { weight: 1, arbitrary: extras }))
     .map(([value, extra]) => {
       const out: Record<string, unknown> = { ...value };
       for (const [key, v] of extra) if (!(key in record)) Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
@@ -277,8 +270,7 @@ function objectValue(schema: JsonSchema, properties: [string, JsonSchema][], dep
 
 // ── cases ─────────────────────────────────────────────────────────────────────────────────────
 
-const optional = <T>(arb: fc.Arbitrary<T>, weight: number): fc.Arbitrary<T | undefined> =>
-  fc.oneof({ weight, arbitrary: arb }, { weight: 10 - weight, arbitrary: fc.constant(undefined) });
+const optional = <T>(arb: fc.Arbitrary<T>, weight: number): fc.Arbitrary<T | undefined> => fc.oneof({ weight, arbitrary: arb }, { weight: 10 - weight, arbitrary: fc.constant(undefined) });
 
 function paramNames(template: string): { name: string; catchAll: boolean }[] {
   return [...template.matchAll(/\{(\w+)(\*)?\}/g)].map((m) => ({ name: m[1], catchAll: m[2] === "*" }));
@@ -329,19 +321,18 @@ function formArb(route: AnyRoute, limits: FuzzLimits): fc.Arbitrary<OddCase["for
       longest: limits.maxFormFieldBytes,
       accepted: (v) => probe(route.form!, base, field, v).ok,
       json: JSON_FORM_FIELDS.has(field),
-    }).map(
-      (v) => [field, v] as [string, Text],
-    );
+    }).map((v) => [field, v] as [string, Text]);
     return required.has(field) ? values : optional(values, 4);
   });
-  const unknown = optional(fc.tuple(fc.constantFrom("unknown_field", "__proto__", "😀"), oddText({ longest: 100 })).map((pair) => pair as [string, Text]), 1);
-  return fc
-    .record({ fields: fc.tuple(...fields), unknown, multipart: fc.boolean(), file: optional(fc.nat(UPLOADS.length - 1), 5) })
-    .map(({ fields: list, unknown: extra, multipart, file }) => ({
-      fields: [...list.filter((f): f is [string, Text] => f !== undefined), ...(extra ? [extra] : [])],
-      multipart,
-      file: multipart && file !== undefined ? file : null,
-    }));
+  const unknown = optional(
+    fc.tuple(fc.constantFrom("unknown_field", "__proto__", "😀"), oddText({ longest: 100 })).map((pair) => pair as [string, Text]),
+    1,
+  );
+  return fc.record({ fields: fc.tuple(...fields), unknown, multipart: fc.boolean(), file: optional(fc.nat(UPLOADS.length - 1), 5) }).map(({ fields: list, unknown: extra, multipart, file }) => ({
+    fields: [...list.filter((f): f is [string, Text] => f !== undefined), ...(extra ? [extra] : [])],
+    multipart,
+    file: multipart && file !== undefined ? file : null,
+  }));
 }
 
 /** How many inputs a route declares: routes with more are drawn more often. */

@@ -10,9 +10,7 @@ export const dynamic = "force-dynamic";
 /** The configured agents, as GET /agents reports them to this user, each with its playground. */
 export default async function AgentsPage() {
   const { settings, principal } = await requireDashboardSession();
-  const agents = settings.agents
-    .filter((a) => hasScope(principal, `agents:${a.id}:read`))
-    .map((a) => agentSummary(agentResponse(findAgent(settings, a.id)!, settings)));
+  const agents = settings.agents.filter((a) => hasScope(principal, `agents:${a.id}:read`)).map((a) => agentSummary(agentResponse(findAgent(settings, a.id)!, settings)));
   return (
     <main className="mx-auto max-w-5xl p-4 sm:p-6">
       <h1 className="mb-6 text-2xl font-semibold">Agents</h1>

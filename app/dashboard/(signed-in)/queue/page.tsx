@@ -29,8 +29,8 @@ export default async function QueuePage({ searchParams }: { searchParams: Promis
       <main className="mx-auto max-w-6xl p-4 md:p-6">
         <h1 className="mb-2 text-2xl font-semibold">Queue</h1>
         <p role="note" data-testid="durable-off" className="mb-4 rounded border border-slate-300 bg-slate-50 p-3 text-sm dark:border-slate-700 dark:bg-slate-900">
-          Durable mode is off: background runs execute in the server that accepted them and are lost if it stops. Set <code>queue.durable</code> (or{" "}
-          <code>AGENTRY_QUEUE_DURABLE=true</code>) to keep them in the database. Below are this server&apos;s background runs
+          Durable mode is off: background runs execute in the server that accepted them and are lost if it stops. Set <code>queue.durable</code> (or <code>AGENTRY_QUEUE_DURABLE=true</code>) to keep
+          them in the database. Below are this server&apos;s background runs
           {principal.isAdmin ? " (everyone's)" : " (yours)"}.
         </p>
         <QueueLive initial={snapshot} feed={feed} />
@@ -45,11 +45,7 @@ export default async function QueuePage({ searchParams }: { searchParams: Promis
     return false;
   });
   const labels = await userLabels(db, principal);
-  const page = await loadList(
-    (cursor) => listJobPage(db, { scope, statuses, order: paging.order, limit: paging.limit, ...cursor }),
-    { after: paging.after, before: paging.before },
-    problems,
-  );
+  const page = await loadList((cursor) => listJobPage(db, { scope, statuses, order: paging.order, limit: paging.limit, ...cursor }), { after: paging.after, before: paging.before }, problems);
   // The payload (the run's input, dependencies, attachments) never goes to the browser.
   const rows = page.rows.map(({ payload: _payload, ...job }) => ({ ...job, user_label: labelOf(labels, job.user_id), is_admin: principal.isAdmin }));
   return (

@@ -2,18 +2,7 @@
 export type WorkspaceOperation = "read" | "list" | "search" | "write";
 
 /** Why the workspace refused; stable for callers and tests, the message is for the model. */
-export type WorkspaceRefusalCode =
-  | "invalid_path"
-  | "outside_root"
-  | "excluded"
-  | "hard_link"
-  | "unverifiable"
-  | "not_found"
-  | "not_a_file"
-  | "not_a_directory"
-  | "binary"
-  | "too_large"
-  | "io_error";
+export type WorkspaceRefusalCode = "invalid_path" | "outside_root" | "excluded" | "hard_link" | "unverifiable" | "not_found" | "not_a_file" | "not_a_directory" | "binary" | "too_large" | "io_error";
 
 /**
  * A refusal the model can read: thrown by every Workspace tool instead of a raw fs error, so the

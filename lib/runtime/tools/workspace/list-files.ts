@@ -25,8 +25,7 @@ export interface WorkspaceEntry {
 export function listFilesTool(scope: WorkspaceScope) {
   return defineTool<z.infer<typeof ListFilesArgs>>({
     name: "list_files",
-    description:
-      "List the files and directories in a workspace directory (recursively if asked). Env and credential files are not listed.",
+    description: "List the files and directories in a workspace directory (recursively if asked). Env and credential files are not listed.",
     parameters: ListFilesArgs,
     async execute({ path: input = "", recursive = false }, ctx) {
       const access = await WorkspaceAccess.begin({ scope, operation: "list", signal: ctx.signal });
@@ -65,7 +64,7 @@ async function describeEntry(access: WorkspaceAccess, entry: TreeEntry): Promise
     }
   }
   if (!dirent.isFile() && !dirent.isDirectory()) return null;
-  let stats;
+  let stats: Awaited<ReturnType<typeof access.lstat>>;
   try {
     stats = await access.lstat(entry.real, entry.rel);
   } catch (error) {

@@ -8,10 +8,7 @@ import type { WorkspaceAccess } from "./workspace-access.ts";
  * inode as was checked, no hard link to an excluded file, within the read limit, and not binary.
  * Throws WorkspaceAccessError for each refusal.
  */
-export async function readWorkspaceText(
-  access: WorkspaceAccess,
-  { real, shown, checked }: { real: string; shown: string; checked: BigIntStats },
-): Promise<string> {
+export async function readWorkspaceText(access: WorkspaceAccess, { real, shown, checked }: { real: string; shown: string; checked: BigIntStats }): Promise<string> {
   const limit = access.scope.maxReadBytes;
   let handle: FileHandle;
   try {

@@ -29,8 +29,7 @@ export interface SearchMatch {
 export function searchFilesTool(scope: WorkspaceScope) {
   return defineTool<z.infer<typeof SearchFilesArgs>>({
     name: "search_files",
-    description:
-      "Search the workspace's text files for a literal string; returns the path, line number and line of each match. Env and credential files are skipped.",
+    description: "Search the workspace's text files for a literal string; returns the path, line number and line of each match. Env and credential files are skipped.",
     parameters: SearchFilesArgs,
     async execute({ query, path: input = "" }, ctx) {
       const access = await WorkspaceAccess.begin({ scope, operation: "search", signal: ctx.signal });

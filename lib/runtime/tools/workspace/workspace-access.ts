@@ -97,7 +97,10 @@ export class WorkspaceAccess {
       throw this.refuse(shown, "hard_link", "it is a hard link to an excluded env or credential file");
     }
     if (scan.unreadable.length > 0) {
-      const where = scan.unreadable.slice(0, 3).map((p) => `'${p}'`).join(", ");
+      const where = scan.unreadable
+        .slice(0, 3)
+        .map((p) => `'${p}'`)
+        .join(", ");
       throw this.refuse(shown, "unverifiable", `it has other hard links and the workspace could not read ${where} to rule out a link to an excluded file`);
     }
   }

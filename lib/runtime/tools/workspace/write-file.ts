@@ -19,8 +19,7 @@ export const WriteFileArgs = z.object({
 export function writeFileTool(scope: WorkspaceScope) {
   return defineTool<z.infer<typeof WriteFileArgs>>({
     name: "write_file",
-    description:
-      "Write a text file in the workspace (creating parent directories), replacing any existing content. Env and credential files cannot be written.",
+    description: "Write a text file in the workspace (creating parent directories), replacing any existing content. Env and credential files cannot be written.",
     parameters: WriteFileArgs,
     async execute({ path: input, content }, ctx) {
       const access = await WorkspaceAccess.begin({ scope, operation: "write", signal: ctx.signal });

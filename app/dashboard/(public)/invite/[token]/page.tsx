@@ -15,7 +15,14 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
     return <AuthCard title="Invite link not valid" subtitle="This link is invalid, expired or already used. Ask an admin for a new one." />;
   }
   return (
-    <AuthCard title={`Join ${settings.name}`} subtitle={<>Create the account for <strong>{invite.email}</strong>.</>}>
+    <AuthCard
+      title={`Join ${settings.name}`}
+      subtitle={
+        <>
+          Create the account for <strong>{invite.email}</strong>.
+        </>
+      }
+    >
       <NewPasswordForm action={acceptInviteAction} submitLabel="Create account" askName token={token} minLength={PASSWORD_MIN_LENGTH} />
     </AuthCard>
   );

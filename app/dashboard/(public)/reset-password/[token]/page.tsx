@@ -14,7 +14,14 @@ export default async function ResetPasswordPage({ params }: { params: Promise<{ 
     return <AuthCard title="Reset link not valid" subtitle="This link is invalid, expired or already used. Ask an admin for a new one." />;
   }
   return (
-    <AuthCard title="Choose a new password" subtitle={<>For <strong>{link.email}</strong>. Every other session of this account ends.</>}>
+    <AuthCard
+      title="Choose a new password"
+      subtitle={
+        <>
+          For <strong>{link.email}</strong>. Every other session of this account ends.
+        </>
+      }
+    >
       <NewPasswordForm action={resetPasswordAction} submitLabel="Set password" token={token} minLength={PASSWORD_MIN_LENGTH} />
     </AuthCard>
   );

@@ -15,11 +15,18 @@ export default async function AdminDatabasePage() {
     <main className="mx-auto max-w-5xl p-4 md:p-6">
       <h1 className="mb-1 text-2xl font-semibold">Database</h1>
       <p className="mb-6 text-sm text-slate-600 dark:text-slate-400">
-        Each table&apos;s schema is versioned on its own in <code>agno_schema_versions</code>; this code writes version {latest}. The same migration runs from{" "}
-        <code>npx agentry migrate</code> and <code>POST /databases/{db.id}/migrate</code>.
+        Each table&apos;s schema is versioned on its own in <code>agno_schema_versions</code>; this code writes version {latest}. The same migration runs from <code>npx agentry migrate</code> and{" "}
+        <code>POST /databases/{db.id}/migrate</code>.
       </p>
 
-      <Section id="db-info" title={<>Database <span className="font-mono text-base">{db.id}</span></>}>
+      <Section
+        id="db-info"
+        title={
+          <>
+            Database <span className="font-mono text-base">{db.id}</span>
+          </>
+        }
+      >
         <dl className="mb-4 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
           <dt className="text-slate-500">Dialect</dt>
           <dd>{db.dialect}</dd>

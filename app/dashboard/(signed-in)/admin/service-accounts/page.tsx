@@ -93,9 +93,7 @@ export default async function AdminServiceAccountsPage({ searchParams }: { searc
                             <li
                               key={`${entry.effect}:${entry.scope}`}
                               className={`rounded px-1.5 py-0.5 font-mono text-xs ${
-                                entry.effect === "deny"
-                                  ? "bg-red-50 text-red-800 dark:bg-red-950 dark:text-red-200"
-                                  : "bg-slate-100 text-slate-700 dark:bg-slate-800 dark:text-slate-200"
+                                entry.effect === "deny" ? "bg-red-50 text-red-800 dark:bg-red-950 dark:text-red-200" : "bg-slate-100 text-slate-700 dark:bg-slate-800 dark:text-slate-200"
                               }`}
                             >
                               {entry.effect === "deny" ? `deny ${entry.scope}` : entry.scope}

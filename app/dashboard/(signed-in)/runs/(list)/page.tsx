@@ -27,8 +27,7 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
   const agentId = firstParam(params, "agent");
   const labels = await userLabels(db, principal);
   const page = await loadList(
-    (cursor) =>
-      listRunSummaries(db, { scope: listScope(principal, params), statuses, agentId, createdFrom, createdTo, order: paging.order, limit: paging.limit, ...cursor }),
+    (cursor) => listRunSummaries(db, { scope: listScope(principal, params), statuses, agentId, createdFrom, createdTo, order: paging.order, limit: paging.limit, ...cursor }),
     { after: paging.after, before: paging.before },
     problems,
   );
@@ -48,9 +47,7 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
         <FilterSelect label="Agent" name="agent" value={agentId} options={settings.agents.map((a) => ({ value: a.id, label: a.name }))} />
         <FilterInput label="From" name="from" type="date" value={firstParam(params, "from")} />
         <FilterInput label="To" name="to" type="date" value={firstParam(params, "to")} />
-        {principal.isAdmin && (
-          <UserFilter labels={labels} value={firstParam(params, "user")} />
-        )}
+        {principal.isAdmin && <UserFilter labels={labels} value={firstParam(params, "user")} />}
       </ListFilters>
       <RunsTable
         rows={rows}

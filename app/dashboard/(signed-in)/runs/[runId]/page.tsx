@@ -50,7 +50,10 @@ export default async function RunPage({ params, searchParams }: { params: Promis
             />
           )}
           {agentId && (
-            <a className="rounded border border-slate-300 px-2 py-1 text-sm hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800" href={`/dashboard/sessions/${encodeURIComponent(stored.session_id)}`}>
+            <a
+              className="rounded border border-slate-300 px-2 py-1 text-sm hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800"
+              href={`/dashboard/sessions/${encodeURIComponent(stored.session_id)}`}
+            >
               Session
             </a>
           )}
@@ -95,7 +98,9 @@ export default async function RunPage({ params, searchParams }: { params: Promis
                 <p className="mb-1 font-mono text-sm font-medium">
                   {tool.tool_name}
                   {tool.tool_call_error && <span className="ml-2 text-red-700 dark:text-red-300">error</span>}
-                  {tool.requires_confirmation && <span className="ml-2 text-amber-700 dark:text-amber-300">{tool.confirmed === false ? "rejected" : tool.confirmed ? "confirmed" : "needs confirmation"}</span>}
+                  {tool.requires_confirmation && (
+                    <span className="ml-2 text-amber-700 dark:text-amber-300">{tool.confirmed === false ? "rejected" : tool.confirmed ? "confirmed" : "needs confirmation"}</span>
+                  )}
                 </p>
                 <div className="grid gap-2 md:grid-cols-2">
                   <JsonView value={tool.tool_args} label={`${tool.tool_name} arguments`} />

@@ -43,9 +43,7 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
       <ListFilters action="/dashboard/sessions" sort={firstParam(params, "sort")} order={firstParam(params, "order")}>
         <FilterInput label="Name contains" name="q" value={name} placeholder="e.g. weather" />
         <FilterSelect label="Agent" name="agent" value={componentId} options={settings.agents.map((a) => ({ value: a.id, label: a.name }))} />
-        {principal.isAdmin && (
-          <UserFilter labels={labels} value={firstParam(params, "user")} />
-        )}
+        {principal.isAdmin && <UserFilter labels={labels} value={firstParam(params, "user")} />}
       </ListFilters>
       <SessionsTable
         rows={rows}

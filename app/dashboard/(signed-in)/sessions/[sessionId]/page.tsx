@@ -41,11 +41,21 @@ export default async function SessionPage({ params }: { params: Promise<{ sessio
         <LiveRefresh active={live} />
         <div className="ml-auto flex gap-2">
           {session.agent_id && (
-            <a className="rounded border border-slate-300 px-2 py-1 text-sm hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800" href={`/dashboard/agents/${encodeURIComponent(session.agent_id)}?session_id=${encodeURIComponent(session.session_id)}`}>
+            <a
+              className="rounded border border-slate-300 px-2 py-1 text-sm hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800"
+              href={`/dashboard/agents/${encodeURIComponent(session.agent_id)}?session_id=${encodeURIComponent(session.session_id)}`}
+            >
               Continue chatting
             </a>
           )}
-          <ActionButton action={deleteSession} fields={{ sessionId: session.session_id }} label="Delete session" pendingLabel="Deleting…" tone="danger" confirm="Delete this session and all of its runs? This cannot be undone." />
+          <ActionButton
+            action={deleteSession}
+            fields={{ sessionId: session.session_id }}
+            label="Delete session"
+            pendingLabel="Deleting…"
+            tone="danger"
+            confirm="Delete this session and all of its runs? This cannot be undone."
+          />
         </div>
       </header>
       <Section title="Details" id="details">
@@ -72,7 +82,9 @@ export default async function SessionPage({ params }: { params: Promise<{ sessio
                   {displayText((run.input as RunDict | undefined)?.input_content) || <span className="text-slate-500">(no text input)</span>}
                 </div>
                 <div className="w-fit max-w-[85%] rounded-lg bg-slate-100 p-3 text-sm whitespace-pre-wrap dark:bg-slate-800">
-                  {displayText(run.content) || <span className="text-slate-500">{run.status === "RUNNING" || run.status === "PENDING" ? "Still running…" : `(no answer — ${displayText(run.status).toLowerCase()})`}</span>}
+                  {displayText(run.content) || (
+                    <span className="text-slate-500">{run.status === "RUNNING" || run.status === "PENDING" ? "Still running…" : `(no answer — ${displayText(run.status).toLowerCase()})`}</span>
+                  )}
                 </div>
               </li>
             ))}
@@ -100,7 +112,10 @@ export default async function SessionPage({ params }: { params: Promise<{ sessio
                     <StatusBadge status={displayText(run.status) || null} />
                   </td>
                   <td className="py-1 pr-3 font-mono text-xs">
-                    <a className="text-sky-700 hover:underline dark:text-sky-400" href={`/dashboard/runs/${encodeURIComponent(displayText(run.run_id))}?session_id=${encodeURIComponent(session.session_id)}`}>
+                    <a
+                      className="text-sky-700 hover:underline dark:text-sky-400"
+                      href={`/dashboard/runs/${encodeURIComponent(displayText(run.run_id))}?session_id=${encodeURIComponent(session.session_id)}`}
+                    >
                       {displayText(run.run_id)}
                     </a>
                   </td>
