@@ -403,7 +403,10 @@ async function inProcessPhase(model: ModelServer, stamp: string): Promise<Record
       instructions: INSTRUCTIONS,
     },
   ];
-  const env: Record<string, string> = DIALECT === "sqlite" ? { DATABASE_URL: `file:${sqliteFile}` } : { DATABASE_URL: url!, AGENTRY_DB_SCHEMA: pgSchema };
+  // Responses are checked against their schemas only outside production (lib/http/route.ts): measured as production runs.
+  const production = { AGENTRY_CHECK_RESPONSES: "false" };
+  const env: Record<string, string> =
+    DIALECT === "sqlite" ? { ...production, DATABASE_URL: `file:${sqliteFile}` } : { ...production, DATABASE_URL: url!, AGENTRY_DB_SCHEMA: pgSchema };
   const settings = resolveSettings({ env: parseEnv(env), file: { database: { id: dbId }, agents } });
   const db = await getDatabase(settings);
 
