@@ -405,8 +405,7 @@ async function inProcessPhase(model: ModelServer, stamp: string): Promise<Record
   ];
   // Responses are checked against their schemas only outside production (lib/http/route.ts): measured as production runs.
   const production = { AGENTRY_CHECK_RESPONSES: "false" };
-  const env: Record<string, string> =
-    DIALECT === "sqlite" ? { ...production, DATABASE_URL: `file:${sqliteFile}` } : { ...production, DATABASE_URL: url!, AGENTRY_DB_SCHEMA: pgSchema };
+  const env: Record<string, string> = DIALECT === "sqlite" ? { ...production, DATABASE_URL: `file:${sqliteFile}` } : { ...production, DATABASE_URL: url!, AGENTRY_DB_SCHEMA: pgSchema };
   const settings = resolveSettings({ env: parseEnv(env), file: { database: { id: dbId }, agents } });
   const db = await getDatabase(settings);
 

@@ -36,8 +36,8 @@ export interface WorkerOptions {
   settings?: Settings;
   /**
    * Called whenever a cancel is seen for a job this worker executes — again at every sighting, so
-   * it must be idempotent: a delivery that came before the work could take it is made again.
-   * Default: the job kind's `onCancel`, else the job's signal is aborted.
+   * it must be idempotent — besides the delivery to the job's work (the kind's `onCancel`, else
+   * its signal is aborted).
    */
   onCancel?: (jobId: string) => void;
   coordination?: RedisCoordination | null;
@@ -239,6 +239,9 @@ export class QueueWorker {
     const previous = this.active.get(job.id);
     if (previous) this.lose(previous);
     this.active.set(job.id, entry);
+    // A cancel recorded before the claim reaches a kind that takes it by its signal at once (a run
+    // job's executor reads the recorded intent itself once its run is registered).
+    if (entry.cancelRequested && !kind.onCancel) controller.abort(new JobCancelledError(job.id));
     entry.done = (async () => {
       let failure: { error: unknown } | null = null;
       try {
@@ -293,6 +296,9 @@ export class QueueWorker {
     retry: { baseDelaySeconds: number; maxAttempts: number },
   ): Promise<void> {
     const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+    // Told to stop at its timeout: a failure whatever the executor made of the abort.
+    const reason = entry.controller.signal.aborted ? entry.controller.signal.reason : undefined;
+    if (reason instanceof RunTimeoutSignal) failure = { error: reason };
     let settlement: JobSettlement;
     if (!failure) settlement = { status: "completed" };
     else if (entry.cancelRequested || failure.error instanceof JobCancelledError) settlement = { status: "cancelled", error: "Job cancelled by request" };
@@ -369,6 +375,8 @@ export class QueueWorker {
       ? `${noun} cancelled; it did not stop within ${grace} s and was given up`
       : `${noun} timed out after ${entry.kind.timeoutSeconds?.(this.options.queue) ?? this.options.queue.timeoutSeconds} s and did not stop; the job was given up`;
     log.warn(`[worker ${this.workerId}] job ${entry.job.id}: ${reason}`);
+    // Given up: whatever its executor does later settles nothing more.
+    entry.settling = true;
     try {
       await abandonJob(this.options.db, { ...entry.fence, reason, errorType: "run_timeout_error", jobType: entry.job.job_type, subjects: this.scope.subjects });
     } catch (error) {
@@ -439,16 +447,18 @@ export class QueueWorker {
     const entry = this.active.get(runId);
     if (!entry || entry.lost) return;
     entry.cancelRequested = true;
-    const deliver = this.options.onCancel ?? entry.kind.onCancel;
-    if (deliver) deliver(runId);
+    // The kind takes the cancel its way (a run through the run registry), else by the signal; a
+    // worker-level observer hears it too.
+    if (entry.kind.onCancel) entry.kind.onCancel(runId);
     else if (!entry.controller.signal.aborted) entry.controller.abort(new JobCancelledError(runId));
+    this.options.onCancel?.(runId);
     // A run stops within moments of its abort; one that does not is given up CANCELLED.
     if (!entry.settling) this.giveUpLater(entry);
   }
 
   private async sweep(): Promise<void> {
     try {
-      const result = await unsafeSweepExpiredLeases(this.options.db, { now: epochSeconds(), leaseSeconds: this.options.queue.lockGraceSeconds, subjects: this.scope.subjects });
+      const result = await unsafeSweepExpiredLeases(this.options.db, { now: epochSeconds(), leaseSeconds: this.options.queue.lockGraceSeconds, ...this.scope });
       if (result.requeued.length > 0) {
         log.info(`[worker ${this.workerId}] took back ${result.requeued.length} job(s) whose worker stopped renewing its lease`);
         this.wake();

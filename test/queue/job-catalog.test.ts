@@ -60,6 +60,18 @@ async function enqueueEcho(db: Db, body: unknown, owner: string | null = "user-a
   return job.id;
 }
 
+/** A queued run job (its session, its PENDING run), as a durable submit stores it. */
+async function enqueueRun(db: Db): Promise<string> {
+  const session = await upsertSession(db, { scope: adminScope(), session: { sessionId: `jc-s-${Date.now()}-${++seq}`, sessionType: "agent", agentId: "a" } });
+  const runId = `jc-r-${Date.now()}-${++seq}`;
+  await enqueueRunJob(db, {
+    scope: adminScope(),
+    run: { runId, sessionId: session.session_id, runType: "agent", agentId: "a", runData: {} },
+    job: { componentType: "agent", componentId: "a", jobType: "run", payload: {}, stream: false, maxAttempts: 1 },
+  });
+  return runId;
+}
+
 describe.each(DIALECTS)("a second job kind on $name", (dialect: TestDialect) => {
   describe.skipIf(dialect.skipReason !== null)(dialect.name, () => {
     let db: TestDb;
@@ -145,6 +157,49 @@ describe.each(DIALECTS)("a second job kind on $name", (dialect: TestDialect) => 
       expect(seen[0].reason).toBeInstanceOf(JobCancelledError);
     });
 
+    it("an attempt past its kind's timeout fails, even when its executor returns after the abort; a cancel recorded before the claim aborts the signal at once", async () => {
+      const seen: Seen[] = [];
+      const slow = defineJobKind({
+        jobType: "test_slow",
+        payload: z.object({}),
+        maxAttempts: () => 3,
+        timeoutSeconds: () => 1,
+        executor: () => async (ctx: JobContext<unknown>) => {
+          seen.push({ id: ctx.job.id, attempt: ctx.job.attempt, n: 0 });
+          await new Promise<void>((resolve) => {
+            if (ctx.signal.aborted) resolve();
+            ctx.signal.addEventListener("abort", () => resolve(), { once: true });
+          });
+          // Returns normally, as if the abort had not happened.
+        },
+      });
+      const w = await start(seen, new JobCatalog([slow]));
+      const enqueueSlow = async () => (await enqueueJob(db, { owner: null, job: { jobType: "test_slow", componentType: "test_slow", componentId: `s-${++seq}`, payload: {}, maxAttempts: 3 } })).job.id;
+      const timedOut = await enqueueSlow();
+      const cancelledFirst = await enqueueSlow();
+      expect(await requestJobCancel(db, { scope: adminScope(), id: cancelledFirst, subjects: w.subjects })).toBe("cancelled");
+      w.start();
+      await ended(timedOut);
+      expect(await job(timedOut)).toMatchObject({ status: "failed", attempt: 1 });
+      expect((await job(timedOut)).error).toMatch(/timed out|1 s/);
+      expect(await job(cancelledFirst)).toMatchObject({ status: "cancelled", attempt: 0 });
+    });
+
+    it("sweeps only the kinds of its catalog (a run job's lease is left to a worker that can move its run); an Idempotency-Key of another kind is a ConflictError", async () => {
+      const seen: Seen[] = [];
+      const w = await start(seen);
+      const runId = await enqueueRun(db);
+      await db.sql.exec(`UPDATE agno_jobs SET status = 'running', attempt = 1, locked_by = 'gone', locked_at = 0 WHERE id = ?`, [runId]);
+      const swept = await unsafeSweepExpiredLeases(db, { now: Math.floor(Date.now() / 1000), leaseSeconds: 10, subjects: w.subjects, jobTypes: w.jobTypes });
+      expect(swept.requeued).toEqual([]);
+      expect(await job(runId)).toMatchObject({ status: "running", locked_by: "gone" });
+
+      const keyed = { jobType: "test_echo", componentType: "test_echo", componentId: "one", payload: { n: 1, behaviour: "complete" }, maxAttempts: 1, idempotencyKey: "k-1" };
+      const first = await enqueueJob(db, { owner: "user-a", job: keyed });
+      expect(await enqueueJob(db, { owner: "user-a", job: keyed })).toEqual({ duplicate: true, job: first.job });
+      await expect(enqueueJob(db, { owner: "user-a", job: { ...keyed, componentId: "two" } })).rejects.toThrow(/Idempotency-Key was already used for a test_echo job/);
+    });
+
     it("a worker claims only the kinds of its catalog; in one with both kinds, a run job and an echo job settle together, each as its kind", async () => {
       const seen: Seen[] = [];
       const runsOnly = new JobCatalog([runJobKind(() => async () => undefined)]);
@@ -155,13 +210,7 @@ describe.each(DIALECTS)("a second job kind on $name", (dialect: TestDialect) => 
       expect(await job(echo)).toMatchObject({ status: "queued", attempt: 0 });
       await w.stop({ timeoutSeconds: 0 });
       // Both kinds: the run's row is written with its job's settlement, the echo job alone.
-      const session = await upsertSession(db, { scope: adminScope(), session: { sessionId: `jc-s-${Date.now()}-${++seq}`, sessionType: "agent", agentId: "a" } });
-      const runId = `jc-r-${Date.now()}-${++seq}`;
-      await enqueueRunJob(db, {
-        scope: adminScope(),
-        run: { runId, sessionId: session.session_id, runType: "agent", agentId: "a", runData: {} },
-        job: { componentType: "agent", componentId: "a", jobType: "run", payload: {}, stream: false, maxAttempts: 1 },
-      });
+      const runId = await enqueueRun(db);
       const both = new JobCatalog([
         echoKind(seen),
         runJobKind(() => async ({ job: claimed, writer }) => {

@@ -273,7 +273,8 @@ export interface PlainJobInput {
 /**
  * Enqueues a job of a kind that is not a run (session_id NULL): one INSERT, owned by `owner`
  * (null: the system's). With an Idempotency-Key an earlier job of the same owner and key is
- * returned instead (`duplicate: true`, nothing written). ConflictError when the id exists;
+ * returned instead (`duplicate: true`, nothing written) — a ConflictError when it is of another
+ * kind or subject. ConflictError when the id exists;
  * QueueFullError at `maxQueueDepth` queued jobs.
  */
 export async function enqueueJob(
@@ -282,9 +283,16 @@ export async function enqueueJob(
 ): Promise<EnqueueResult> {
   if (!Number.isInteger(job.maxAttempts) || job.maxAttempts < 1) throw new RangeError(`maxAttempts must be an integer of at least 1, got ${job.maxAttempts}`);
   const key = job.idempotencyKey ?? null;
+  // An earlier job of the key is this submit's only if it is the same kind of job for the same subject.
+  const sameJob = (earlier: StoredJob): EnqueueResult => {
+    if (earlier.job_type !== job.jobType || earlier.component_id !== job.componentId) {
+      throw new ConflictError(`Idempotency-Key was already used for a ${earlier.job_type} job of ${earlier.component_type} ${earlier.component_id}`);
+    }
+    return { duplicate: true, job: earlier };
+  };
   if (key !== null) {
     const earlier = await jobByKey(db, owner, key);
-    if (earlier) return { duplicate: true, job: earlier };
+    if (earlier) return sameJob(earlier);
   }
   const id = job.id ?? randomUUID();
   // Bounded: counting stops at the limit. SQLite's upsert after INSERT … SELECT needs a WHERE.
@@ -326,7 +334,7 @@ export async function enqueueJob(
   if (rows[0]) return { duplicate: false, job: toStoredJob(rows[0]) };
   if (key !== null) {
     const winner = await jobByKey(db, owner, key);
-    if (winner) return { duplicate: true, job: winner };
+    if (winner) return sameJob(winner);
   }
   throw new QueueFullError(maxQueueDepth ?? 0);
 }

@@ -1,7 +1,7 @@
 import type { Db } from "../open-database.ts";
 import type { Statement } from "../sql.ts";
 import { cancelRecordedStatements } from "./cancel-recorded.ts";
-import { followStatements, type SubjectBinding } from "./job-subject.ts";
+import { followStatements, jobTypeLiterals, type SubjectBinding } from "./job-subject.ts";
 
 /** A job whose worker vanished this many times is given up on (a likely poison job). */
 export const MAX_LEASE_LOSSES = 3;
@@ -24,6 +24,11 @@ export interface SweepOptions {
   limit?: number;
   /** The job kinds' subjects (a run job's run) that move with their jobs. */
   subjects: readonly SubjectBinding[];
+  /**
+   * Only jobs of these types (the sweeping worker's catalog): a worker never takes back a job of
+   * a kind whose subject it does not know how to move. Absent: every type.
+   */
+  jobTypes?: readonly string[];
 }
 
 /**
@@ -39,10 +44,11 @@ export interface SweepOptions {
  * taken conditionally on the attempt and the stale locked_at it was read with, so a heartbeat
  * that lands first, or a concurrent sweeper, wins cleanly.
  */
-export async function unsafeSweepExpiredLeases(db: Db, { now, leaseSeconds, maxLeaseLosses = MAX_LEASE_LOSSES, limit = 500, subjects }: SweepOptions): Promise<SweepResult> {
+export async function unsafeSweepExpiredLeases(db: Db, { now, leaseSeconds, maxLeaseLosses = MAX_LEASE_LOSSES, limit = 500, subjects, jobTypes }: SweepOptions): Promise<SweepResult> {
   const cutoff = now - leaseSeconds;
+  const kinds = jobTypes ? ` AND ${jobTypeLiterals("job_type", jobTypes)}` : "";
   const expired = await db.sql.query<{ id: string; attempt: number; lease_losses: number; job_type: string }>(
-    `SELECT id, attempt, lease_losses, job_type FROM agno_jobs WHERE status = 'running' AND locked_at < ?
+    `SELECT id, attempt, lease_losses, job_type FROM agno_jobs WHERE status = 'running' AND locked_at < ?${kinds}
       ORDER BY locked_at, id LIMIT ${Math.max(1, Math.floor(limit))}`,
     [cutoff],
   );

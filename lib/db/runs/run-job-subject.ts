@@ -90,7 +90,7 @@ export const RUN_JOB_SUBJECT: JobSubject = {
   settledCte: (settledIds, now) => ({
     text: `UPDATE agno_runs r SET status = v.subject_status, run_data = v.subject_data, updated_at = ?
        FROM v JOIN settled s ON s.id = v.id
-      WHERE r.run_id = ANY (ARRAY(${settledIds})) AND r.run_id = v.id AND r.session_id = s.session_id`,
+      WHERE r.run_id = ANY (ARRAY(${settledIds})) AND r.run_id = v.id AND r.session_id = s.session_id AND v.subject_status IS NOT NULL`,
     params: [now],
   }),
   settledStatement: (jobId: string, subject: SubjectValue, guard: JobCondition, now: number) => ({

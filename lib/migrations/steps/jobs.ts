@@ -9,13 +9,6 @@ export const jobsSteps: MigrationStep[] = [
     version: "3.0.0",
     description: "jobs count lost leases apart from attempts, record cancel intents, owner-less idempotency keys dedupe, claims read an index, and jobs that are not runs have no session",
     async up(ctx) {
-      // A job of a kind that is not a run (an eval, a knowledge ingestion…) has no session: a
-      // table created with session_id NOT NULL loses the constraint (Agno's writers always set it).
-      if ((await columnsOf(ctx.db, "agno_jobs")).get("session_id")?.notNull) {
-        if (ctx.db.dialect === "postgres") await ctx.db.sql.exec(`ALTER TABLE agno_jobs ALTER COLUMN session_id DROP NOT NULL`);
-        else await rebuildSqliteTable(ctx, JOBS);
-        ctx.log("agno_jobs: session_id may be NULL now (jobs that are not runs)");
-      }
       await addColumnIfMissing(ctx, "agno_jobs", JOB_LEASE_LOSSES);
       await addColumnIfMissing(ctx, "agno_jobs", JOB_CANCEL_REQUESTED_AT);
       const duplicates = await ctx.db.sql.query<{ idempotency_key: string; n: number }>(
@@ -30,6 +23,13 @@ export const jobsSteps: MigrationStep[] = [
           "agno_jobs",
           "3.0.0",
         );
+      }
+      // After the duplicate check (a SQLite rebuild recreates the unique indexes). A job of a kind that is not a run (an eval, a knowledge ingestion…) has no session: a
+      // table created with session_id NOT NULL loses the constraint (Agno's writers always set it).
+      if ((await columnsOf(ctx.db, "agno_jobs")).get("session_id")?.notNull) {
+        if (ctx.db.dialect === "postgres") await ctx.db.sql.exec(`ALTER TABLE agno_jobs ALTER COLUMN session_id DROP NOT NULL`);
+        else await rebuildSqliteTable(ctx, JOBS);
+        ctx.log("agno_jobs: session_id may be NULL now (jobs that are not runs)");
       }
       await addIndexIfMissing(ctx, "agno_jobs", JOB_SHARED_IDEMPOTENCY_INDEX);
       await addIndexIfMissing(ctx, "agno_jobs", JOB_READY_INDEX);
