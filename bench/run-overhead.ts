@@ -618,7 +618,7 @@ async function inProcessPhase(model: ModelServer, stamp: string): Promise<Record
 
 /**
  * The memory target: a Mastra 1.71 server doing the same runs on a machine of this kind held
- * 452 MiB resident, the figure issue 13 gives (--mastra measures one side by side: bench/README.md).
+ * 452 MiB resident (--mastra measures one side by side: bench/README.md).
  */
 const TARGET_SERVER_RSS_MIB = 452;
 /** How long the server is left alone after /health first answers before the idle reading. */
@@ -766,7 +766,7 @@ async function serverPhase(model: ModelServer, stamp: string): Promise<Record<st
     console.log(table(["processes", "RSS MiB", "PSS MiB"], [...processRows("idle ", s.idle!), ...processRows("after", s.after!)]));
     console.log(`  started in ${(s.server.startMs / 1000).toFixed(1)} s (spawn → first 200); SIGTERM → exit in ${fmtMs(s.stopped!.ms)} ms (code ${s.stopped!.code}, signal ${s.stopped!.signal})`);
     console.log(`  total RSS idle ${mib(s.idle!.rssBytes)} MiB, after ${SERVER_RUNS} runs ${mib(s.after!.rssBytes)} MiB (peak while running ${mib(s.peakRss)} MiB)`);
-    if (s.label !== "mastra") console.log(`  after the runs / Mastra 1.71 (${TARGET_SERVER_RSS_MIB} MiB, issue 13's figure): ${fmtRatio(ratio)}  ${pass ? "PASS" : "FAIL"} (target <= 1x)`);
+    if (s.label !== "mastra") console.log(`  after the runs / Mastra 1.71 (${TARGET_SERVER_RSS_MIB} MiB, the target): ${fmtRatio(ratio)}  ${pass ? "PASS" : "FAIL"} (target <= 1x)`);
   }
   console.log("");
   const latencyRow = (name: string, l: LatencyStats) => [name, l.runsPerSecond.toFixed(1), fmtMs(l.meanMs), fmtMs(l.p50Ms), fmtMs(l.p90Ms), fmtMs(l.p99Ms), fmtMs(l.maxMs)];
