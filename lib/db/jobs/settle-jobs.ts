@@ -80,8 +80,10 @@ async function settleOnPostgres(db: Db, workerId: string, items: readonly JobSet
 }
 
 async function settleOnSqlite(db: Db, items: readonly JobSettlementItem[], subjects: readonly SubjectBinding[], now: number): Promise<Set<string>> {
+  // Where each item's job UPDATE lands in the batch (after its subject's write, if any).
   const jobStatementAt: number[] = [];
-  const statements: Statement[] = items.flatMap((item): Statement[] => {
+  const statements: Statement[] = [];
+  for (const item of items) {
     const v = settlementValues(item);
     const lock = v.status === "queued" || v.status === "paused" ? ", locked_by = NULL, locked_at = NULL" : "";
     const end = v.status === "completed" || v.status === "failed" || v.status === "cancelled" ? ", completed_at = ?" : "";
@@ -92,19 +94,12 @@ async function settleOnSqlite(db: Db, items: readonly JobSettlementItem[], subje
       clause: `j.attempt = ? AND j.locked_by = ? AND j.status = 'running'${uncancelled("j.cancel_requested_at")}`,
       params: [item.fence.attempt, item.fence.workerId],
     };
-    const subjectWrite = subject && item.subject ? [subject.settledStatement(item.fence.id, item.subject, guard, now)] : [];
-    return [
-      ...subjectWrite,
-      {
-        text: `UPDATE agno_jobs SET status = ?, error = ?, available_at = COALESCE(?, available_at), updated_at = ?${end}${lock} WHERE ${FENCE_SQL}${uncancelled("cancel_requested_at")}`,
-        params: [v.status, v.error, v.availableAt, now, ...(end ? [now] : []), ...fenceParams(item.fence)],
-      },
-    ];
-  });
-  let at = 0;
-  for (const item of items) {
-    at += item.subject && subjectOf(subjects, item.jobType) ? 1 : 0;
-    jobStatementAt.push(at++);
+    if (subject && item.subject) statements.push(subject.settledStatement(item.fence.id, item.subject, guard, now));
+    jobStatementAt.push(statements.length);
+    statements.push({
+      text: `UPDATE agno_jobs SET status = ?, error = ?, available_at = COALESCE(?, available_at), updated_at = ?${end}${lock} WHERE ${FENCE_SQL}${uncancelled("cancel_requested_at")}`,
+      params: [v.status, v.error, v.availableAt, now, ...(end ? [now] : []), ...fenceParams(item.fence)],
+    });
   }
   const counts = await db.sql.batch(statements);
   return new Set(items.filter((_, i) => counts[jobStatementAt[i]] === 1).map((item) => item.fence.id));
