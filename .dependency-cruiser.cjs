@@ -17,9 +17,9 @@ function forbid(name, comment, from, to, severity = "error") {
  * under lib/, or files named with their extension) fails. lib/errors is always allowed
  * (lib/errors/README.md: anything may import it).
  */
-function mayImport(folder, allowed, readme, says) {
+function mayImport(folder, allowed, readme, says, { except } = {}) {
   const allowedPaths = [`^lib/${folder}/`, "^lib/errors/", ...allowed.map((name) => (/\.[cm]?[jt]sx?$/.test(name) ? `^lib/${name.replaceAll(".", "\\.")}$` : `^lib/${name}/`))];
-  return forbid(`${folder}-may-import`, `${readme}: ${says}`, { path: `^lib/${folder}/` }, { path: "^lib/", pathNot: allowedPaths });
+  return forbid(`${folder}-may-import`, `${readme}: ${says}`, { path: `^lib/${folder}/`, ...(except ? { pathNot: except } : {}) }, { path: "^lib/", pathNot: allowedPaths });
 }
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -111,7 +111,21 @@ module.exports = {
 
     mayImport("coordination", ["db", "runtime", "log.ts"], "lib/coordination/README.md", "may import lib/db, lib/runtime, lib/log.ts; must not import lib/http or lib/queue."),
 
-    mayImport("queue", ["db", "runtime", "coordination", "config", "log.ts"], "lib/queue/README.md", "may import lib/db, lib/runtime, lib/coordination, lib/config and lib/log."),
+    mayImport("queue", ["db", "runtime", "coordination", "config", "log.ts"], "lib/queue/README.md", "may import lib/db, lib/runtime, lib/coordination, lib/config and lib/log.", {
+      except: "^lib/queue/job-catalog\\.ts$",
+    }),
+    forbid(
+      "queue-job-catalog-may-import",
+      "lib/queue/README.md: the product's catalog (job-catalog.ts) also imports the folders that declare kinds (lib/scheduler, lib/metrics).",
+      { path: "^lib/queue/job-catalog\\.ts$" },
+      { path: "^lib/", pathNot: ["^lib/(queue|db|runtime|coordination|config|errors|scheduler|metrics)/", "^lib/log\\.ts$"] },
+    ),
+    mayImport(
+      "scheduler",
+      ["db", "queue", "config", "log.ts"],
+      "lib/scheduler/README.md",
+      "may import lib/db, lib/queue (the catalog's types, workers, wake-ups), lib/config, lib/errors and lib/log.ts; must not import lib/http, lib/auth, lib/runtime or lib/server (endpoints are called through its port).",
+    ),
     forbid(
       "queue-no-prisma-or-sql",
       "lib/queue/README.md: lib/queue never imports Prisma or SQL (drivers, lib/db/sql.ts); it calls lib/db/jobs.",
@@ -130,9 +144,9 @@ module.exports = {
 
     mayImport(
       "http",
-      ["auth", "config", "coordination", "db", "migrations", "queue", "runs", "runtime", "status", "log.ts", "server/app-context.ts"],
+      ["auth", "config", "coordination", "db", "migrations", "queue", "runs", "runtime", "scheduler", "metrics", "status", "log.ts", "server/app-context.ts"],
       "lib/http/README.md",
-      "may import lib/auth, lib/config, lib/coordination, lib/db, lib/errors, lib/migrations, lib/queue, lib/runs, lib/runtime, lib/status, lib/log.ts and lib/server/app-context.ts.",
+      "may import lib/auth, lib/config, lib/coordination, lib/db, lib/errors, lib/metrics, lib/migrations, lib/queue, lib/runs, lib/runtime, lib/scheduler, lib/status, lib/log.ts and lib/server/app-context.ts.",
     ),
 
     // lib/server is the composition root: it may import any of lib/.

@@ -8,5 +8,9 @@ export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { getSettings, getDatabase } = await import("./lib/server/app-context.ts");
   const settings = getSettings();
-  if (settings.queue.durable && settings.queue.embeddedWorker) await getDatabase(settings);
+  // The durable queue's embedded worker and the scheduler start when the database is first opened:
+  // open it now, so queued jobs run and due schedules fire without waiting for a request.
+  if ((settings.queue.durable && settings.queue.embeddedWorker) || settings.scheduler.enabled) await getDatabase(settings);
+  // Fires call their endpoints through the route table of this process.
+  await import("./lib/http/internal-call.ts");
 }

@@ -11,6 +11,9 @@ import { log } from "../lib/log.ts";
 import { openMigratedDatabase } from "../lib/migrations/open-migrated.ts";
 import { createQueueWorker } from "../lib/queue/embedded-worker.ts";
 import { serveWorkerHealth } from "../lib/queue/worker-health.ts";
+import { ensureScheduler, stopSchedulers } from "../lib/scheduler/scheduler.ts";
+// Schedule fires call their endpoints through the route table, in this process.
+import "../lib/http/internal-call.ts";
 
 const settings = getSettings();
 if (!settings.queue.durable) {
@@ -20,6 +23,8 @@ if (!settings.queue.durable) {
 const db = await openMigratedDatabase(settings, (m) => log.info(`[migrate] ${m}`));
 const worker = createQueueWorker(settings, db);
 worker.start();
+// Any number of processes may run the scheduler: the claim gives each due schedule to one.
+ensureScheduler(settings, db);
 const port = readEnv().WORKER_PORT;
 const health = port === undefined ? null : await serveWorkerHealth({ worker, db, queue: settings.queue, port, host: settings.server.host });
 log.info(
@@ -36,6 +41,7 @@ async function shutdown(signal: string): Promise<void> {
   }
   stopping = true;
   log.info(`[worker ${worker.workerId}] ${signal}: finishing running jobs (up to ${settings.queue.stopTimeoutSeconds} s), then releasing the rest`);
+  await stopSchedulers();
   await worker.stop();
   health?.close();
   await closeRedisCoordinations();

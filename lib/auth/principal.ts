@@ -14,7 +14,7 @@ export interface Principal {
   readonly userId: string | null;
   /** Agno scope strings the caller holds (`agents:read`, `agents:<id>:run`, `agent_os:admin`, …). */
   readonly scopes: readonly string[];
-  readonly authenticatedBy: "none" | "security_key" | "jwt" | "service_account" | "dashboard";
+  readonly authenticatedBy: "none" | "security_key" | "jwt" | "service_account" | "dashboard" | "scheduler";
   readonly isAdmin: boolean;
   /** A JWT's `session_id` claim, when it carries one. */
   readonly sessionId?: string;

@@ -152,6 +152,38 @@ export const FileConfigSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * The cron scheduler: on by default whenever there is a database; `false` (or AGENTRY_SCHEDULER=false)
+     * turns it off, and then `POST /schedules/{id}/trigger` answers 503.
+     */
+    scheduler: z
+      .union([
+        z.boolean(),
+        z
+          .object({
+            enabled: z.boolean().optional(),
+            /** The longest the scheduler sleeps between looks at the table; it wakes sooner for the next due time. */
+            pollIntervalMs: z.number().int().min(10).max(3_600_000).optional(),
+            /** Fires (each following its run to its end) in flight at once per process. */
+            maxConcurrentFires: z.number().int().min(1).max(10_000).optional(),
+            /** A fire whose process died is taken over after this long. */
+            lockGraceSeconds: z.number().int().min(1).max(86_400).optional(),
+          })
+          .strict(),
+      ])
+      .optional(),
+    metrics: z
+      .object({
+        /**
+         * USD per million tokens, by model id (an exact id, or a prefix ending in `*`); merged over
+         * the built-in table of common OpenAI and Anthropic models (lib/metrics/prices.ts).
+         */
+        prices: z.record(z.string().min(1), z.object({ input: z.number().min(0), output: z.number().min(0), cachedInput: z.number().min(0).optional() }).strict()).optional(),
+        /** Refresh yesterday's and today's metrics every day without anyone calling /metrics/refresh (default on). */
+        dailyRefresh: z.boolean().optional(),
+      })
+      .strict()
+      .optional(),
     agents: z.array(AgentDefinitionSchema).optional(),
     /** Chat UI quick prompts per agent id, as /config reports them. */
     quickPrompts: z.record(z.string(), z.array(z.string())).optional(),

@@ -77,6 +77,9 @@ export const EnvSchema = z.object({
   AGENTRY_QUEUE_LOCK_GRACE_SECONDS: optionalInt("AGENTRY_QUEUE_LOCK_GRACE_SECONDS", 1, 86_400),
   AGENTRY_QUEUE_POLL_INTERVAL_MS: optionalInt("AGENTRY_QUEUE_POLL_INTERVAL_MS", 10, 3_600_000),
   AGENTRY_DEPLOYMENT_ID: optionalString,
+  /** `false` turns the cron scheduler off (scheduler: false). */
+  AGENTRY_SCHEDULER: optionalBool("AGENTRY_SCHEDULER"),
+  AGENTRY_SCHEDULER_POLL_INTERVAL_MS: optionalInt("AGENTRY_SCHEDULER_POLL_INTERVAL_MS", 10, 3_600_000),
   WORKER_PORT: optionalInt("WORKER_PORT", 1, 65_535),
   /** The Next.js build folder (next.config.ts reads it too); default `.next`. */
   AGENTRY_NEXT_DIST_DIR: optionalString,

@@ -46,6 +46,8 @@ export interface Settings {
   checkResponses: boolean;
   redisUrl?: string;
   queue: QueueSettings;
+  scheduler: SchedulerSettings;
+  metrics: MetricsSettings;
   agents: AgentDefinition[];
   quickPrompts: Record<string, string[]>;
   /** Where each setting came from, for the start-up log: `env:NAME`, `config:key` or `default`. */
@@ -92,6 +94,35 @@ export const DEFAULT_QUEUE_SETTINGS = {
   stopTimeoutSeconds: 30,
   embeddedWorker: true,
 } as const satisfies Omit<QueueSettings, "redis" | "deploymentId">;
+
+/** The cron scheduler (lib/scheduler). */
+export interface SchedulerSettings {
+  /** Off: nothing fires and `trigger` answers 503 "Scheduler is not running". */
+  enabled: boolean;
+  /** The longest it sleeps between looks at agno_schedules; it wakes sooner for the next due time and on a local change. */
+  pollIntervalMs: number;
+  /** Fires in flight at once per process (each follows its run to its end in its own slot, never a run's). */
+  maxConcurrentFires: number;
+  /** A fire whose process died is taken over after this long. */
+  lockGraceSeconds: number;
+}
+
+export const DEFAULT_SCHEDULER_SETTINGS = { enabled: true, pollIntervalMs: 15_000, maxConcurrentFires: 100, lockGraceSeconds: 300 } as const satisfies SchedulerSettings;
+
+/** USD per million tokens. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  /** Cached input tokens (cache reads); the input price when absent. */
+  cachedInput?: number;
+}
+
+export interface MetricsSettings {
+  /** Configured prices by model id (exact, or a prefix ending in `*`), over the built-in table. */
+  prices: Record<string, ModelPrice>;
+  /** A daily job keeps yesterday's and today's metrics current. */
+  dailyRefresh: boolean;
+}
 
 export const DEFAULT_PORT = 7777;
 /** A non-admin's service-account tokens last at most this many days unless configured otherwise. */
@@ -204,6 +235,8 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
     checkResponses: pick("checkResponses", "AGENTRY_CHECK_RESPONSES", env.AGENTRY_CHECK_RESPONSES, undefined, env.NODE_ENV !== "production"),
     redisUrl: pick<string | undefined>("redis.url", "REDIS_URL", env.REDIS_URL, file.redis?.url, undefined),
     queue: resolveQueue(env, file, pick),
+    scheduler: resolveScheduler(env, file, pick),
+    metrics: { prices: file.metrics?.prices ?? {}, dailyRefresh: file.metrics?.dailyRefresh ?? true },
     agents,
     quickPrompts: file.quickPrompts ?? {},
     sources,
@@ -230,6 +263,18 @@ function resolveQueue(env: Env, file: FileConfig, pick: Pick): QueueSettings {
     stopTimeoutSeconds: q.stopTimeoutSeconds ?? d.stopTimeoutSeconds,
     deploymentId: pick<string | undefined>("queue.deploymentId", "AGENTRY_DEPLOYMENT_ID", env.AGENTRY_DEPLOYMENT_ID, q.deploymentId, undefined),
     embeddedWorker: pick("queue.embeddedWorker", "AGENTRY_EMBEDDED_WORKER", env.AGENTRY_EMBEDDED_WORKER, q.embeddedWorker, d.embeddedWorker),
+  };
+}
+
+function resolveScheduler(env: Env, file: FileConfig, pick: Pick): SchedulerSettings {
+  const raw = file.scheduler;
+  const f = typeof raw === "object" ? raw : { enabled: raw };
+  const d = DEFAULT_SCHEDULER_SETTINGS;
+  return {
+    enabled: pick("scheduler.enabled", "AGENTRY_SCHEDULER", env.AGENTRY_SCHEDULER, f.enabled, d.enabled),
+    pollIntervalMs: pick("scheduler.pollIntervalMs", "AGENTRY_SCHEDULER_POLL_INTERVAL_MS", env.AGENTRY_SCHEDULER_POLL_INTERVAL_MS, f.pollIntervalMs, d.pollIntervalMs),
+    maxConcurrentFires: f.maxConcurrentFires ?? d.maxConcurrentFires,
+    lockGraceSeconds: f.lockGraceSeconds ?? d.lockGraceSeconds,
   };
 }
 

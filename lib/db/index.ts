@@ -16,3 +16,4 @@ export * from "./schema-versions/schema-versions.ts";
 export * from "./sessions/session-data.ts";
 export * from "./service-accounts/service-accounts.ts";
 export * from "./jobs/index.ts";
+export * from "./schedules/schedules.ts";

@@ -3,6 +3,8 @@ import { getSettings } from "../config/load.ts";
 import { errorResponse } from "./errors.ts";
 import { dispatch, notFound } from "./dispatch.ts";
 import { routesFor } from "./route-table.ts";
+// Registers the scheduler's endpoint caller in this module graph (fires call through the route table).
+import "./internal-call.ts";
 
 type Handler = (request: Request) => Promise<Response>;
 

@@ -9,6 +9,7 @@ import { QUEUE_ROUTES } from "./routes/queue.ts";
 import { SESSION_RUN_ROUTES } from "./routes/session-runs.ts";
 import { SESSION_ROUTES } from "./routes/sessions.ts";
 import { SERVICE_ACCOUNT_ROUTES } from "./routes/service-accounts.ts";
+import { SCHEDULE_ROUTES } from "./routes/schedules.ts";
 import { matchTemplate } from "./path-template.ts";
 import type { AnyRoute } from "./route.ts";
 
@@ -30,6 +31,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...MEMORY_INSIGHT_ROUTES,
   ...SERVICE_ACCOUNT_ROUTES,
   ...QUEUE_ROUTES,
+  ...SCHEDULE_ROUTES,
   ...docsRoutes(() => ROUTES),
   // Catch-alls last: templateForPath keeps this order among templates with as many parameters.
   ...DISABLED_FEATURES,

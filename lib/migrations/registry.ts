@@ -8,7 +8,7 @@ import { jsonbStep } from "./steps/jsonb.ts";
 import { ownerColumnStep } from "./steps/owner-column.ts";
 import { repairLegacyRuns } from "./steps/legacy-runs-repair.ts";
 import { runsSteps } from "./steps/runs.ts";
-import { schedulesSteps } from "./steps/schedules.ts";
+import { scheduleRunsSteps, schedulesSteps } from "./steps/schedules.ts";
 import { sessionsSteps } from "./steps/sessions.ts";
 import * as dashboardAuth from "./tables/dashboard-auth.ts";
 import * as specs from "./tables/specs.ts";
@@ -26,7 +26,7 @@ const DECLARED: readonly TableMigrations[] = [
   { tableType: "evals", spec: specs.EVAL_RUNS, steps: [ownerColumnStep("agno_eval_runs")] },
   { tableType: "knowledge", spec: specs.KNOWLEDGE, steps: [ownerColumnStep("agno_knowledge", ["user_id", "linked_to"])] },
   { tableType: "schedules", spec: specs.SCHEDULES, steps: schedulesSteps },
-  { tableType: "schedule_runs", spec: specs.SCHEDULE_RUNS, steps: [ownerColumnStep("agno_schedule_runs")] },
+  { tableType: "schedule_runs", spec: specs.SCHEDULE_RUNS, steps: scheduleRunsSteps },
   { tableType: "jobs", spec: specs.JOBS, steps: jobsSteps },
   { tableType: "approvals", spec: specs.APPROVALS, steps: approvalsSteps },
   { tableType: "learnings", spec: specs.LEARNINGS, steps: learningsSteps },

@@ -81,6 +81,13 @@ export interface JobKind<P = unknown> {
   retryDelaySeconds?(queue: QueueSettings): number;
   /** Seconds an attempt may take before it is aborted (and given up a grace period later); default queue.timeoutSeconds. */
   timeoutSeconds?(queue: QueueSettings): number;
+  /**
+   * A pool of slots of its own: at most this many of its jobs execute at once per worker, beside
+   * (never counted against) queue.maxConcurrency. For kinds whose jobs mostly wait on other jobs
+   * (a schedule fire follows the run it submitted): in the shared slots, waiting jobs could take
+   * every slot and starve the jobs they wait for. Absent: the shared slots.
+   */
+  concurrency?(queue: QueueSettings, settings?: Settings): number;
   /** Hands a cancel seen for a running job to its work (called at every sighting: idempotent); default: the context's signal is aborted. */
   onCancel?(jobId: string): void;
   executor(deps: ExecutorDeps): JobExecutor<P>;
@@ -127,6 +134,18 @@ export class JobCatalog {
   get subjects(): SubjectBinding[] {
     return [...this.kinds.values()].filter((k) => k.subject).map((k) => ({ jobTypes: [k.jobType], subject: k.subject! }));
   }
+}
+
+/** The catalog's slot pools: the shared one (kinds without `concurrency`) and one per kind with its own. */
+export function slotPools(catalog: JobCatalog, queue: QueueSettings, settings?: Settings): { jobTypes: string[]; capacity: number }[] {
+  const shared: string[] = [];
+  const own: { jobTypes: string[]; capacity: number }[] = [];
+  for (const jobType of catalog.jobTypes) {
+    const kind = catalog.get(jobType)!;
+    if (kind.concurrency) own.push({ jobTypes: [jobType], capacity: Math.max(1, kind.concurrency(queue, settings)) });
+    else shared.push(jobType);
+  }
+  return [...(shared.length > 0 ? [{ jobTypes: shared, capacity: queue.maxConcurrency }] : []), ...own];
 }
 
 /** `{ jobTypes, subjects }` of a catalog, as the data layer's claim and sweep take them. */

@@ -12,7 +12,7 @@ import type { RedisCoordination } from "../coordination/redis-coordination.ts";
 import type { Settings } from "../config/settings.ts";
 import { RunTimeoutSignal } from "../runtime/run-registry.ts";
 import { LeaseLostError } from "../runtime/run-writer.ts";
-import { claimScope, JobCancelledError, PermanentJobError, type JobCatalog, type JobExecutor, type JobKind } from "./catalog.ts";
+import { claimScope, JobCancelledError, PermanentJobError, slotPools, type JobCatalog, type JobExecutor, type JobKind } from "./catalog.ts";
 import { SettleBatcher } from "./settle-batcher.ts";
 
 export type { JobContext, JobExecutor } from "./catalog.ts";
@@ -141,10 +141,10 @@ export class QueueWorker {
     this.loopDone = this.loop();
   }
 
-  /** Jobs whose runs are executing: a job whose end is being written no longer counts. */
-  private executing(): number {
+  /** Jobs of these types executing: a job whose end is being written no longer counts. */
+  private executing(jobTypes: readonly string[]): number {
     let n = 0;
-    for (const entry of this.active.values()) if (!entry.settling) n++;
+    for (const entry of this.active.values()) if (!entry.settling && jobTypes.includes(entry.job.job_type)) n++;
     return n;
   }
 
@@ -164,11 +164,15 @@ export class QueueWorker {
 
   private async loop(): Promise<void> {
     const { db, queue } = this.options;
+    // Each pool of slots (the shared one, and each kind with its own) claims for itself.
+    const pools = slotPools(this.options.catalog, queue, this.options.settings);
     while (this.running && !this.stopping) {
-      const capacity = queue.maxConcurrency - this.executing();
-      let claimed: ClaimedJob[] = [];
       this.woken = false;
-      if (capacity > 0) {
+      let full = false;
+      for (const pool of pools) {
+        const capacity = pool.capacity - this.executing(pool.jobTypes);
+        if (capacity <= 0) continue;
+        let claimed: ClaimedJob[] = [];
         try {
           claimed = await claimJobs(db, {
             workerId: this.workerId,
@@ -176,19 +180,20 @@ export class QueueWorker {
             now: epochSeconds(),
             leaseSeconds: queue.lockGraceSeconds,
             deploymentId: queue.deploymentId ?? null,
-            ...this.scope,
+            jobTypes: pool.jobTypes,
+            subjects: this.scope.subjects,
           });
         } catch (error) {
           log.warn(`[worker ${this.workerId}] claim failed: ${(error as Error).message}`);
         }
+        if (claimed.length > 0) {
+          this.progress.lastClaimAt = Date.now();
+          for (const job of claimed) this.begin(job);
+          // The batch was full: more may be ready.
+          if (claimed.length === capacity) full = true;
+        }
       }
-      if (claimed.length > 0) {
-        this.progress.lastClaimAt = Date.now();
-        for (const job of claimed) this.begin(job);
-        // The batch was full: more may be ready.
-        if (claimed.length === capacity) continue;
-      }
-      if (this.woken) continue;
+      if (full || this.woken) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, queue.pollIntervalMs);
         this.wakeUp = () => {

@@ -5,6 +5,7 @@ import { MigrationManager } from "../migrations/migration-manager.ts";
 import { openMigratedDatabase } from "../migrations/open-migrated.ts";
 import { log } from "../log.ts";
 import { ensureEmbeddedWorker } from "../queue/embedded-worker.ts";
+import { ensureScheduler } from "../scheduler/scheduler.ts";
 
 /**
  * Process-wide server state. Next bundles route handlers, pages, server actions and
@@ -39,8 +40,10 @@ export function getDatabase(settings: Settings = getSettings(), dbId: string = s
   if (!db) {
     db = (async () => {
       const opened = await openMigratedDatabase(settings, (m) => log.info(`[migrate] ${m}`));
-      // Durable queue with an embedded worker: the loop runs in this process from the first open.
+      // Durable queue with an embedded worker: the loop runs in this process from the first open;
+      // so does the scheduler (on unless `scheduler: false`).
       ensureEmbeddedWorker(settings, opened);
+      ensureScheduler(settings, opened);
       return opened;
     })();
     state.databases.set(dbId, db);
@@ -68,6 +71,9 @@ export async function migrateDatabase(settings: Settings, dbId: string, targetVe
   } finally {
     if (!db) state.databases.set(dbId, Promise.resolve(target));
   }
-  // Migrated now: a durable queue's embedded worker may start on it.
-  if (!db) ensureEmbeddedWorker(settings, target);
+  // Migrated now: a durable queue's embedded worker and the scheduler may start on it.
+  if (!db) {
+    ensureEmbeddedWorker(settings, target);
+    ensureScheduler(settings, target);
+  }
 }

@@ -10,6 +10,8 @@ import { appState, getDatabase } from "@/lib/server/app-context.ts";
 import { dispatch } from "@/lib/http/dispatch.ts";
 import { ROUTES } from "@/lib/http/route-table.ts";
 import { stopEmbeddedWorkers } from "@/lib/queue/embedded-worker.ts";
+import { stopSchedulers } from "@/lib/scheduler/scheduler.ts";
+import "@/lib/http/internal-call.ts";
 import { templateFor } from "./api.ts";
 import { postgresUrl, type TestDialect } from "./databases.ts";
 import { testSettings } from "./settings.ts";
@@ -34,6 +36,7 @@ export async function startTestApp({
   env = {},
   queue,
   limits,
+  scheduler,
 }: {
   dialect: TestDialect;
   agents: AgentDefinition[];
@@ -42,12 +45,17 @@ export async function startTestApp({
   queue?: FileConfig["queue"];
   /** agentry.config.ts's `limits` section (body caps). */
   limits?: FileConfig["limits"];
+  /** agentry.config.ts's `scheduler` section. */
+  scheduler?: FileConfig["scheduler"];
 }): Promise<TestApp> {
   const id = `test-${process.pid}-${Date.now().toString(36)}-${++counter}`;
   const dir = mkdtempSync(join(tmpdir(), "agentry-app-"));
   const schema = `t_${id.replace(/-/g, "_")}`;
   const databaseEnv: Record<string, string> = dialect.name === "sqlite" ? { DATABASE_URL: `file:${join(dir, "agentry.db")}` } : { DATABASE_URL: postgresUrl, AGENTRY_DB_SCHEMA: schema };
-  const settings = testSettings({ env: { ...databaseEnv, ...env }, file: { database: { id }, agents, ...(queue ? { queue } : {}), ...(limits ? { limits } : {}) } });
+  const settings = testSettings({
+    env: { ...databaseEnv, ...env },
+    file: { database: { id }, agents, ...(queue ? { queue } : {}), ...(limits ? { limits } : {}), ...(scheduler !== undefined ? { scheduler } : {}) },
+  });
   return {
     settings,
     db: () => getDatabase(settings),
@@ -73,6 +81,7 @@ export async function startTestApp({
     },
     async close() {
       await stopEmbeddedWorkers(id);
+      await stopSchedulers(id);
       const db = await appState()
         .databases.get(id)
         ?.catch(() => undefined);

@@ -271,6 +271,48 @@ export interface PlainJobInput {
 }
 
 /**
+ * The INSERT of a job that is not a run (without RETURNING), for callers that commit it in a
+ * transaction with other writes (the scheduler releases a schedule with its fire jobs). With an
+ * Idempotency-Key an existing job of the same owner and key wins and nothing is inserted; with
+ * `maxQueueDepth` nothing is inserted at that many queued jobs.
+ */
+export function plainJobInsert(
+  job: PlainJobInput & { id: string },
+  { owner, maxQueueDepth, now = epochSeconds() }: { owner: string | null; maxQueueDepth?: number; now?: number },
+): { text: string; params: unknown[] } {
+  const key = job.idempotencyKey ?? null;
+  // Bounded: counting stops at the limit. SQLite's upsert after INSERT … SELECT needs a WHERE.
+  const depth = ` WHERE ${maxQueueDepth !== undefined ? "(SELECT COUNT(*) FROM (SELECT 1 FROM agno_jobs q WHERE q.status = 'queued' LIMIT ?) d) < ?" : "1 = 1"}`;
+  const onConflict =
+    key === null
+      ? ""
+      : owner === null
+        ? " ON CONFLICT (idempotency_key) WHERE user_id IS NULL AND idempotency_key IS NOT NULL DO NOTHING"
+        : " ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING";
+  return {
+    text: `INSERT INTO agno_jobs
+          (id, component_type, job_type, deployment_id, component_id, session_id, user_id, payload, status,
+           attempt, lease_losses, max_attempts, idempotency_key, available_at, created_at, updated_at)
+        SELECT ?, ?, ?, ?, ?, NULL, ?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?${depth}${onConflict}`,
+    params: [
+      job.id,
+      job.componentType,
+      job.jobType,
+      job.deploymentId ?? null,
+      job.componentId,
+      owner,
+      job.payload,
+      job.maxAttempts,
+      key,
+      job.availableAt ?? now,
+      now,
+      now,
+      ...(maxQueueDepth !== undefined ? [maxQueueDepth, maxQueueDepth] : []),
+    ],
+  };
+}
+
+/**
  * Enqueues a job of a kind that is not a run (session_id NULL): one INSERT, owned by `owner`
  * (null: the system's). With an Idempotency-Key an earlier job of the same owner and key is
  * returned instead (`duplicate: true`, nothing written) — a ConflictError when it is of another
@@ -295,38 +337,10 @@ export async function enqueueJob(
     if (earlier) return sameJob(earlier);
   }
   const id = job.id ?? randomUUID();
-  // Bounded: counting stops at the limit. SQLite's upsert after INSERT … SELECT needs a WHERE.
-  const depth = ` WHERE ${maxQueueDepth !== undefined ? "(SELECT COUNT(*) FROM (SELECT 1 FROM agno_jobs q WHERE q.status = 'queued' LIMIT ?) d) < ?" : "1 = 1"}`;
-  const onConflict =
-    key === null
-      ? ""
-      : owner === null
-        ? " ON CONFLICT (idempotency_key) WHERE user_id IS NULL AND idempotency_key IS NOT NULL DO NOTHING"
-        : " ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING";
+  const insert = plainJobInsert({ ...job, id }, { owner, maxQueueDepth, now });
   let rows: Record<string, unknown>[];
   try {
-    rows = await db.sql.query(
-      `INSERT INTO agno_jobs
-          (id, component_type, job_type, deployment_id, component_id, session_id, user_id, payload, status,
-           attempt, lease_losses, max_attempts, idempotency_key, available_at, created_at, updated_at)
-        SELECT ?, ?, ?, ?, ?, NULL, ?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?${depth}${onConflict}
-        RETURNING ${JOB_COLUMNS}`,
-      [
-        id,
-        job.componentType,
-        job.jobType,
-        job.deploymentId ?? null,
-        job.componentId,
-        owner,
-        job.payload,
-        job.maxAttempts,
-        key,
-        job.availableAt ?? now,
-        now,
-        now,
-        ...(maxQueueDepth !== undefined ? [maxQueueDepth, maxQueueDepth] : []),
-      ],
-    );
+    rows = await db.sql.query(`${insert.text} RETURNING ${JOB_COLUMNS}`, insert.params);
   } catch (error) {
     if (isUniqueViolation(error)) throw new ConflictError(`A job with id ${id} already exists`);
     throw error;

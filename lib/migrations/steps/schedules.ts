@@ -1,5 +1,5 @@
 import { hasColumn, uniqueKeysOn } from "../introspect.ts";
-import { SCHEDULE_PROVENANCE, SCHEDULE_V3_INDEXES, SCHEDULES } from "../tables/specs.ts";
+import { SCHEDULE_AGENTRY_COLUMNS, SCHEDULE_PROVENANCE, SCHEDULE_RUN_SLOT, SCHEDULE_RUN_SLOT_INDEX, SCHEDULE_V3_INDEXES, SCHEDULES } from "../tables/specs.ts";
 import { MigrationError, type MigrationContext, type MigrationStep } from "../types.ts";
 import { addColumnIfMissing, addIndexIfMissing, dropEmptyColumn, dropIndexIfExists } from "./helpers.ts";
 import { rebuildSqliteTable } from "./sqlite-rebuild.ts";
@@ -32,6 +32,7 @@ export const schedulesSteps: MigrationStep[] = [
       for (const name of SCHEDULE_PROVENANCE) {
         await addColumnIfMissing(ctx, "agno_schedules", { name, type: "text" });
       }
+      for (const column of SCHEDULE_AGENTRY_COLUMNS) await addColumnIfMissing(ctx, "agno_schedules", column);
       if (ctx.db.dialect === "postgres") {
         for (const unique of await uniqueKeysOn(ctx.db, "agno_schedules", ["name"])) {
           if (unique.name === "uq_agno_schedules_name_shared") continue;
@@ -45,7 +46,26 @@ export const schedulesSteps: MigrationStep[] = [
     },
     async down(ctx) {
       for (const index of SCHEDULE_V3_INDEXES) await dropIndexIfExists(ctx, index.name);
-      for (const name of [...SCHEDULE_PROVENANCE, "user_id"]) await dropEmptyColumn(ctx, "agno_schedules", name);
+      for (const name of [...SCHEDULE_AGENTRY_COLUMNS.map((c) => c.name), ...SCHEDULE_PROVENANCE, "user_id"]) await dropEmptyColumn(ctx, "agno_schedules", name);
+    },
+  },
+];
+
+export const scheduleRunsSteps: MigrationStep[] = [
+  {
+    version: "3.0.0",
+    description: "schedule runs gain user_id (per-user isolation) and the slot they fired for",
+    async up(ctx) {
+      await addColumnIfMissing(ctx, "agno_schedule_runs", { name: "user_id", type: "text" });
+      await addIndexIfMissing(ctx, "agno_schedule_runs", { name: "idx_agno_schedule_runs_user_id", columns: ["user_id"] });
+      await addColumnIfMissing(ctx, "agno_schedule_runs", SCHEDULE_RUN_SLOT);
+      await addIndexIfMissing(ctx, "agno_schedule_runs", SCHEDULE_RUN_SLOT_INDEX);
+    },
+    async down(ctx) {
+      await dropIndexIfExists(ctx, SCHEDULE_RUN_SLOT_INDEX.name);
+      await dropIndexIfExists(ctx, "idx_agno_schedule_runs_user_id");
+      await dropEmptyColumn(ctx, "agno_schedule_runs", SCHEDULE_RUN_SLOT.name);
+      await dropEmptyColumn(ctx, "agno_schedule_runs", "user_id");
     },
   },
 ];

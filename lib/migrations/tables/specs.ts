@@ -148,6 +148,22 @@ export const KNOWLEDGE: TableSpec = {
 /** The eight provenance columns the v3.0.0 schedules step adds. */
 export const SCHEDULE_PROVENANCE = ["managed_by", "target_type", "target_id", "created_by_run_id", "created_by_session_id", "updated_by_run_id", "updated_by_session_id", "disabled_reason"] as const;
 
+/**
+ * Agentry's own nullable schedule columns (null = the default, so Agno can still write rows):
+ * misfire_policy (fire_once | skip | catch_up), catch_up_limit (default 10), allow_overlap
+ * (default false), jitter_seconds (default 0).
+ */
+export const SCHEDULE_AGENTRY_COLUMNS: ColumnSpec[] = [
+  { name: "misfire_policy", type: "text" },
+  { name: "catch_up_limit", type: "bigint" },
+  { name: "allow_overlap", type: "bool" },
+  { name: "jitter_seconds", type: "bigint" },
+];
+
+/** The slot a schedule run fired for (epoch seconds; null for a manual trigger or a row Agno wrote). */
+export const SCHEDULE_RUN_SLOT: ColumnSpec = { name: "scheduled_for", type: "bigint" };
+export const SCHEDULE_RUN_SLOT_INDEX: IndexSpec = { name: "idx_agno_schedule_runs_schedule_id_scheduled_for", columns: ["schedule_id", "scheduled_for"] };
+
 export const SCHEDULE_V3_INDEXES = [
   ix("agno_schedules", "user_id", "enabled", "next_run_at"),
   ix("agno_schedules", "managed_by"),
@@ -178,6 +194,7 @@ export const SCHEDULES: TableSpec = {
     col.bigint("created_at"),
     col.bigint("updated_at"),
     ...SCHEDULE_PROVENANCE.map((name) => col.text(name)),
+    ...SCHEDULE_AGENTRY_COLUMNS,
   ],
   indexes: [ix("agno_schedules", "name"), ix("agno_schedules", "next_run_at"), ix("agno_schedules", "created_at"), ix("agno_schedules", "enabled", "next_run_at"), ...SCHEDULE_V3_INDEXES],
 };
@@ -205,8 +222,9 @@ export const SCHEDULE_RUNS: TableSpec = {
     col.json("output"),
     col.json("requirements"),
     col.bigint("created_at"),
+    SCHEDULE_RUN_SLOT,
   ],
-  indexes: [ix("agno_schedule_runs", "schedule_id"), ix("agno_schedule_runs", "status"), ix("agno_schedule_runs", "created_at"), ix("agno_schedule_runs", "user_id")],
+  indexes: [ix("agno_schedule_runs", "schedule_id"), ix("agno_schedule_runs", "status"), ix("agno_schedule_runs", "created_at"), ix("agno_schedule_runs", "user_id"), SCHEDULE_RUN_SLOT_INDEX],
 };
 
 /** Leases a job lost because its worker died or shut down; they do not spend attempts. */

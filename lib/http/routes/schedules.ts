@@ -1,0 +1,290 @@
+import type { z } from "zod";
+import { isReservedSubject } from "../../auth/jwt.ts";
+import type { Principal } from "../../auth/principal.ts";
+import { deleteSchedule, getScheduleRun, listScheduleRuns, listSchedules, type StoredSchedule, type StoredScheduleRun } from "../../db/schedules/schedules.ts";
+import { HttpError } from "../../errors/http-error.ts";
+import { createScheduleFor, disableScheduleFor, enableScheduleFor, scheduleOr404, updateScheduleFor } from "../../scheduler/manage.ts";
+import { wakeScheduler } from "../../scheduler/scheduler.ts";
+import { triggerSchedule } from "../../scheduler/trigger.ts";
+import { defineRoute } from "../route.ts";
+import { requireEndpointPermission } from "../schedule-access.ts";
+import { pageOf } from "../schemas/list-query.ts";
+import {
+  ListScheduleRunsQuery,
+  ListSchedulesQuery,
+  ScheduleCreateBody,
+  ScheduleListSchema,
+  ScheduleParams,
+  ScheduleRunListSchema,
+  ScheduleRunParams,
+  ScheduleRunSchema,
+  ScheduleSchema,
+  ScheduleStateSchema,
+  ScheduleUpdateBody,
+  ScheduleUserQuery,
+} from "../schemas/schedules.ts";
+
+/**
+ * Agno's Schedules API (schedules:read / :write / :delete; enable, disable and trigger are
+ * writes). Schedules live in the default database and belong to their creator: a member sees and
+ * changes only its own; an admin everyone's, or one user's with `user_id=`. Pointing a schedule at
+ * an endpoint needs the caller's own permission for it (lib/http/schedule-access.ts), checked at
+ * create, at a patch that changes the target, at enable and at trigger.
+ */
+
+const TAGS = ["Schedules"];
+const DATA = { db: "default", userFrom: "query" } as const;
+
+export function toScheduleView(s: StoredSchedule): z.infer<typeof ScheduleSchema> {
+  return {
+    id: s.id,
+    name: s.name,
+    description: s.description,
+    method: s.method,
+    endpoint: s.endpoint,
+    payload: s.payload,
+    cron_expr: s.cron_expr,
+    timezone: s.timezone,
+    timeout_seconds: s.timeout_seconds,
+    max_retries: s.max_retries,
+    retry_delay_seconds: s.retry_delay_seconds,
+    enabled: s.enabled,
+    next_run_at: s.next_run_at,
+    created_at: s.created_at,
+    updated_at: s.updated_at,
+    user_id: s.user_id,
+    misfire_policy: s.misfire_policy,
+    catch_up_limit: s.catch_up_limit,
+    allow_overlap: s.allow_overlap,
+    jitter_seconds: s.jitter_seconds,
+    disabled_reason: s.disabled_reason,
+    managed_by: s.managed_by,
+  };
+}
+
+export function toScheduleRunView(r: StoredScheduleRun): z.infer<typeof ScheduleRunSchema> {
+  return {
+    id: r.id,
+    schedule_id: r.schedule_id,
+    attempt: r.attempt,
+    triggered_at: r.triggered_at,
+    completed_at: r.completed_at,
+    status: r.status,
+    status_code: r.status_code,
+    run_id: r.run_id,
+    session_id: r.session_id,
+    error: r.error,
+    input: r.input,
+    output: r.output,
+    requirements: r.requirements,
+    created_at: r.created_at,
+    user_id: r.user_id,
+    scheduled_for: r.scheduled_for,
+  };
+}
+
+const stateView = (s: StoredSchedule): z.infer<typeof ScheduleStateSchema> => ({ id: s.id, name: s.name, enabled: s.enabled, next_run_at: s.next_run_at, updated_at: s.updated_at });
+
+/**
+ * Whose a new schedule is: the caller (an admin with no identity of its own makes a shared one).
+ * The scheduler's own principal and reserved subjects may not own one: a fire would act with the
+ * executor's reach.
+ */
+function ownerOf(principal: Principal): string | null {
+  if (principal.authenticatedBy === "scheduler" || (principal.userId !== null && isReservedSubject(principal.userId))) {
+    throw new HttpError(403, "The scheduler executor may not own a schedule");
+  }
+  return principal.userId;
+}
+
+export const listSchedulesRoute = defineRoute({
+  method: "GET",
+  path: "/schedules",
+  summary: "List schedules (your own; an admin sees all, or one user's with user_id)",
+  tags: TAGS,
+  access: { permission: "schedules:read" },
+  query: ListSchedulesQuery,
+  response: ScheduleListSchema,
+  data: DATA,
+  handler: async ({ input: { query }, scope, db }) => {
+    const started = performance.now();
+    const { schedules, totalCount } = await listSchedules(db, { scope, enabled: query.enabled, page: query.page, limit: query.limit });
+    return pageOf(schedules.map(toScheduleView), { page: query.page, limit: query.limit, totalCount, startedMs: started });
+  },
+});
+
+export const createScheduleRoute = defineRoute({
+  method: "POST",
+  path: "/schedules",
+  summary: "Create a schedule (201, with next_run_at computed); 409 when you already use the name",
+  tags: TAGS,
+  access: { permission: "schedules:write" },
+  body: ScheduleCreateBody,
+  response: ScheduleSchema,
+  status: 201,
+  data: { db: "default" },
+  handler: async ({ input: { body }, principal, scope, db, settings }) => {
+    const owner = ownerOf(principal);
+    requireEndpointPermission(principal, body.endpoint, body.method);
+    const created = await createScheduleFor(db, { scope, owner, definition: body });
+    wakeScheduler(settings);
+    return toScheduleView(created);
+  },
+});
+
+export const getScheduleRoute = defineRoute({
+  method: "GET",
+  path: "/schedules/{schedule_id}",
+  summary: "Get a schedule",
+  tags: TAGS,
+  access: { permission: "schedules:read" },
+  params: ScheduleParams,
+  query: ScheduleUserQuery,
+  response: ScheduleSchema,
+  data: DATA,
+  handler: async ({ input: { params }, scope, db }) => toScheduleView(await scheduleOr404(db, scope, params.schedule_id)),
+});
+
+export const updateScheduleRoute = defineRoute({
+  method: "PATCH",
+  path: "/schedules/{schedule_id}",
+  summary: "Update a schedule (partial; a new cron expression or time zone re-arms next_run_at)",
+  tags: TAGS,
+  access: { permission: "schedules:write" },
+  params: ScheduleParams,
+  query: ScheduleUserQuery,
+  body: ScheduleUpdateBody,
+  response: ScheduleSchema,
+  data: DATA,
+  handler: async ({ input: { params, body }, principal, scope, db, settings }) => {
+    const existing = await scheduleOr404(db, scope, params.schedule_id);
+    const updates = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) as Parameters<typeof updateScheduleFor>[1]["updates"];
+    // Re-pointing a schedule needs the same permission as creating it.
+    if (updates.endpoint !== undefined || updates.method !== undefined) {
+      requireEndpointPermission(principal, updates.endpoint ?? existing.endpoint, updates.method ?? existing.method);
+    }
+    const updated = await updateScheduleFor(db, { scope, existing, updates });
+    wakeScheduler(settings);
+    return toScheduleView(updated);
+  },
+});
+
+export const deleteScheduleRoute = defineRoute({
+  method: "DELETE",
+  path: "/schedules/{schedule_id}",
+  summary: "Delete a schedule and its runs",
+  tags: TAGS,
+  access: { permission: "schedules:delete" },
+  params: ScheduleParams,
+  query: ScheduleUserQuery,
+  status: 204,
+  data: DATA,
+  handler: async ({ input: { params }, scope, db }) => {
+    await scheduleOr404(db, scope, params.schedule_id);
+    if (!(await deleteSchedule(db, { scope, id: params.schedule_id }))) throw new HttpError(404, "Schedule not found");
+  },
+});
+
+async function permittedSchedule(db: Parameters<typeof scheduleOr404>[0], scope: Parameters<typeof scheduleOr404>[1], id: string, principal: Principal): Promise<StoredSchedule> {
+  const existing = await scheduleOr404(db, scope, id);
+  requireEndpointPermission(principal, existing.endpoint, existing.method);
+  return existing;
+}
+
+export const enableScheduleRoute = defineRoute({
+  method: "POST",
+  path: "/schedules/{schedule_id}/enable",
+  summary: "Enable a schedule (re-armed from now)",
+  tags: TAGS,
+  access: { permission: "schedules:write" },
+  params: ScheduleParams,
+  query: ScheduleUserQuery,
+  response: ScheduleStateSchema,
+  data: DATA,
+  handler: async ({ input: { params }, principal, scope, db, settings }) => {
+    // Re-arming puts the endpoint back on the scheduler: the same permission as creating it.
+    const existing = await permittedSchedule(db, scope, params.schedule_id, principal);
+    const enabled = await enableScheduleFor(db, { scope, existing });
+    wakeScheduler(settings);
+    return stateView(enabled);
+  },
+});
+
+export const disableScheduleRoute = defineRoute({
+  method: "POST",
+  path: "/schedules/{schedule_id}/disable",
+  summary: "Disable a schedule",
+  tags: TAGS,
+  access: { permission: "schedules:write" },
+  params: ScheduleParams,
+  query: ScheduleUserQuery,
+  response: ScheduleStateSchema,
+  data: DATA,
+  handler: async ({ input: { params }, scope, db }) => stateView(await disableScheduleFor(db, { scope, existing: await scheduleOr404(db, scope, params.schedule_id) })),
+});
+
+export const triggerScheduleRoute = defineRoute({
+  method: "POST",
+  path: "/schedules/{schedule_id}/trigger",
+  summary: "Fire a schedule now and wait for it (409 when disabled, 503 when the scheduler is off)",
+  tags: TAGS,
+  access: { permission: "schedules:write" },
+  params: ScheduleParams,
+  query: ScheduleUserQuery,
+  response: ScheduleRunSchema,
+  data: DATA,
+  handler: async ({ input: { params }, principal, scope, db, settings, request }) => {
+    const existing = await scheduleOr404(db, scope, params.schedule_id);
+    if (!existing.enabled) throw new HttpError(409, "Schedule is disabled");
+    requireEndpointPermission(principal, existing.endpoint, existing.method);
+    return toScheduleRunView(await triggerSchedule(db, settings, existing, request.signal));
+  },
+});
+
+export const listScheduleRunsRoute = defineRoute({
+  method: "GET",
+  path: "/schedules/{schedule_id}/runs",
+  summary: "List a schedule's runs, newest first",
+  tags: TAGS,
+  access: { permission: "schedules:read" },
+  params: ScheduleParams,
+  query: ListScheduleRunsQuery,
+  response: ScheduleRunListSchema,
+  data: DATA,
+  handler: async ({ input: { params, query }, scope, db }) => {
+    const started = performance.now();
+    await scheduleOr404(db, scope, params.schedule_id);
+    const { runs, totalCount } = await listScheduleRuns(db, { scope, scheduleId: params.schedule_id, page: query.page, limit: query.limit });
+    return pageOf(runs.map(toScheduleRunView), { page: query.page, limit: query.limit, totalCount, startedMs: started });
+  },
+});
+
+export const getScheduleRunRoute = defineRoute({
+  method: "GET",
+  path: "/schedules/{schedule_id}/runs/{run_id}",
+  summary: "Get one run of a schedule",
+  tags: TAGS,
+  access: { permission: "schedules:read" },
+  params: ScheduleRunParams,
+  query: ScheduleUserQuery,
+  response: ScheduleRunSchema,
+  data: DATA,
+  handler: async ({ input: { params }, scope, db }) => {
+    const run = await getScheduleRun(db, { scope, id: params.run_id });
+    if (!run || run.schedule_id !== params.schedule_id) throw new HttpError(404, "Schedule run not found");
+    return toScheduleRunView(run);
+  },
+});
+
+export const SCHEDULE_ROUTES = [
+  listSchedulesRoute,
+  createScheduleRoute,
+  getScheduleRoute,
+  updateScheduleRoute,
+  deleteScheduleRoute,
+  enableScheduleRoute,
+  disableScheduleRoute,
+  triggerScheduleRoute,
+  listScheduleRunsRoute,
+  getScheduleRunRoute,
+];

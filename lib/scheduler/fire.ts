@@ -1,0 +1,271 @@
+import type { Settings } from "../config/settings.ts";
+import type { Db } from "../db/open-database.ts";
+import { unsafeSystemScope, type DataScope } from "../db/scope.ts";
+import {
+  createScheduleRun,
+  otherFireRunning,
+  scheduleRunsForSlot,
+  unsafeDisableSchedule,
+  updateScheduleRun,
+  type ScheduleRunUpdate,
+  type StoredSchedule,
+  type StoredScheduleRun,
+} from "../db/schedules/schedules.ts";
+import { log } from "../log.ts";
+import type { EndpointCaller, EndpointResult } from "./endpoint-port.ts";
+import { runEndpointOf, runEndpointTarget } from "./manage.ts";
+
+/**
+ * One fire of a schedule: up to max_retries + 1 attempts, each recorded as a schedule run (owned
+ * by the schedule's owner), retry_delay_seconds apart, stopping at the first success or pause.
+ * A run endpoint is submitted as a background run (stream=false, background=true; with the durable
+ * queue an Idempotency-Key of the schedule and slot, so a fire taken over after its worker died
+ * never starts a second run) and followed to its end or timeout_seconds; COMPLETED → success,
+ * PAUSED → paused (with its requirements), anything else → failed, as Agno records them. Any
+ * other endpoint is one JSON request: 2xx → success.
+ *
+ * A fire taken over (its job claimed again after its worker died) adopts the attempt left
+ * running for its slot and follows the same run; a slot that already succeeded fires nothing.
+ */
+
+export interface FireRequest {
+  db: Db;
+  settings: Settings;
+  schedule: StoredSchedule;
+  /** The cron slot (epoch seconds); null for a manual trigger. */
+  slot: number | null;
+  caller: EndpointCaller;
+  signal?: AbortSignal;
+}
+
+/** Aborted while sleeping or following: the fire stops where it is (the job is taken over, or the process stops). */
+export class FireAbortedError extends Error {
+  override readonly name = "FireAbortedError";
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new FireAbortedError(String(signal.reason ?? "aborted")));
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new FireAbortedError(String(signal?.reason ?? "aborted")));
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** A payload value as a form field (Agno's `_to_form_value`). */
+function formValue(value: unknown): string {
+  if (typeof value === "boolean") return value ? "true" : "false";
+  if (value !== null && typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+interface AttemptOutcome {
+  status: "success" | "failed" | "paused";
+  status_code: number | null;
+  error: string | null;
+  run_id: string | null;
+  session_id: string | null;
+  input: Record<string, unknown> | null;
+  output: Record<string, unknown> | null;
+  requirements: Record<string, unknown>[] | null;
+}
+
+const failed = (error: string, extra: Partial<AttemptOutcome> = {}): AttemptOutcome => ({
+  status: "failed",
+  status_code: null,
+  error,
+  run_id: null,
+  session_id: null,
+  input: null,
+  output: null,
+  requirements: null,
+  ...extra,
+});
+
+const errorText = (result: EndpointResult): string => {
+  const detail = (result.body as { detail?: unknown } | null)?.detail;
+  return typeof detail === "string" ? detail : result.text;
+};
+
+const asObject = (v: unknown): Record<string, unknown> | null => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
+
+/** The Idempotency-Key of an attempt's run: the schedule and slot (a retry attempt adds its number). */
+export function fireIdempotencyKey(scheduleId: string, slot: number | null, attempt: number, manualId: string): string {
+  const base = slot === null ? `schedule:${scheduleId}:manual:${manualId}` : `schedule:${scheduleId}:${slot}`;
+  return attempt > 1 ? `${base}:attempt:${attempt}` : base;
+}
+
+const TERMINAL = new Set(["COMPLETED", "CANCELLED", "ERROR", "PAUSED"]);
+/** Following a run: the first look soon after the submit, then less often, at most this far apart. */
+const FOLLOW_FIRST_MS = 10;
+const FOLLOW_MAX_MS = 1000;
+
+async function callRunEndpoint(
+  request: FireRequest,
+  target: { type: "agents" | "teams" | "workflows"; id: string },
+  idempotencyKey: string,
+  onSubmitted: (runId: string, sessionId: string) => Promise<void>,
+  adopted: { runId: string; sessionId: string } | null,
+): Promise<AttemptOutcome> {
+  const { schedule, caller, settings, signal } = request;
+  let runId = adopted?.runId ?? null;
+  let sessionId = adopted?.sessionId ?? null;
+  if (!runId || !sessionId) {
+    const form: Record<string, string> = {};
+    for (const [k, v] of Object.entries(schedule.payload ?? {})) {
+      if (["stream", "background", "version", "user_id"].includes(k) || v === null || v === undefined) continue;
+      form[k] = formValue(v);
+    }
+    form.stream = "false";
+    form.background = "true";
+    // The owner wins over the payload: a schedule never runs as another user.
+    if (schedule.user_id !== null) form.user_id = schedule.user_id;
+    const submitted = await caller({
+      method: "POST",
+      path: schedule.endpoint,
+      owner: schedule.user_id,
+      as: "scheduler",
+      form,
+      headers: settings.queue.durable ? { "idempotency-key": idempotencyKey } : {},
+    });
+    if (submitted.status >= 400) return failed(errorText(submitted), { status_code: submitted.status });
+    const body = asObject(submitted.body);
+    runId = typeof body?.run_id === "string" ? body.run_id : null;
+    sessionId = typeof body?.session_id === "string" ? body.session_id : null;
+    if (!runId || !sessionId)
+      return failed(`Missing run_id or session_id in background run response: ${submitted.text.slice(0, 500)}`, { status_code: submitted.status, run_id: runId, session_id: sessionId });
+    await onSubmitted(runId, sessionId);
+  }
+  const deadline = Date.now() + schedule.timeout_seconds * 1000;
+  let wait = FOLLOW_FIRST_MS;
+  const path = `/${target.type}/${encodeURIComponent(target.id)}/runs/${encodeURIComponent(runId)}?session_id=${encodeURIComponent(sessionId)}`;
+  for (;;) {
+    if (Date.now() >= deadline) return failed(`Polling timed out after ${schedule.timeout_seconds}s for run ${runId}`, { run_id: runId, session_id: sessionId });
+    await sleep(Math.min(wait, Math.max(0, deadline - Date.now())), signal);
+    wait = Math.min(FOLLOW_MAX_MS, wait * 2);
+    const polled = await caller({ method: "GET", path, owner: schedule.user_id, as: "scheduler" }).catch((error: Error) => {
+      log.warn(`[scheduler] following run ${runId} of schedule ${schedule.id}: ${error.message}`);
+      return null;
+    });
+    if (!polled || polled.status === 404) continue;
+    if (polled.status >= 400) return failed(errorText(polled), { status_code: polled.status, run_id: runId, session_id: sessionId });
+    const run = asObject(polled.body);
+    const status = typeof run?.status === "string" ? run.status : null;
+    if (!run || !status || !TERMINAL.has(status)) continue;
+    const content = run.content;
+    return {
+      status: status === "COMPLETED" ? "success" : status === "PAUSED" ? "paused" : "failed",
+      status_code: polled.status,
+      error: status === "COMPLETED" || status === "PAUSED" ? null : typeof run.error === "string" ? run.error : status === "CANCELLED" ? "Run was cancelled" : `Run failed with status ${status}`,
+      run_id: runId,
+      session_id: sessionId,
+      input: asObject(run.input),
+      output: content === null || content === undefined ? null : { content, content_type: run.content_type ?? null },
+      requirements: status === "PAUSED" && Array.isArray(run.requirements) && run.requirements.length > 0 ? (run.requirements as Record<string, unknown>[]) : null,
+    };
+  }
+}
+
+async function callOtherEndpoint(request: FireRequest): Promise<AttemptOutcome> {
+  const { schedule, caller } = request;
+  const payload = schedule.payload && Object.keys(schedule.payload).length > 0 ? schedule.payload : undefined;
+  const result = await caller({ method: schedule.method, path: schedule.endpoint, owner: schedule.user_id, as: "admin", json: payload });
+  const ok = result.status >= 200 && result.status < 300;
+  return {
+    ...failed(ok ? "" : errorText(result), { status_code: result.status }),
+    status: ok ? "success" : "failed",
+    error: ok ? null : errorText(result),
+    // Beyond Agno (which records none): an object the endpoint answered with.
+    output: ok ? asObject(result.body) : null,
+  };
+}
+
+/** The scope a fire writes in: its schedule's owner (the shared rows for an owner-less one). */
+export const fireScope = (schedule: StoredSchedule): DataScope => unsafeSystemScope("a fire acts for its schedule's owner", { actingAs: schedule.user_id });
+
+/**
+ * Runs one fire (see the file's comment). Returns the last attempt's record, or null when the slot
+ * had already been fired to its end. Throws FireAbortedError when `signal` aborts meanwhile (the
+ * attempt it was in stays "running", for whoever takes the fire over).
+ */
+export async function executeFire(request: FireRequest): Promise<StoredScheduleRun | null> {
+  const { db, schedule, slot, signal } = request;
+  const scope = fireScope(schedule);
+  const now = nowSeconds();
+
+  // Taken over: what the slot already holds decides where this fire resumes.
+  const earlier = slot === null ? [] : await scheduleRunsForSlot(db, { scope, scheduleId: schedule.id, slot });
+  const finished = earlier.find((r) => r.status === "success" || r.status === "paused" || r.status === "skipped");
+  if (finished) return null;
+  let adopt = [...earlier].reverse().find((r) => r.status === "running") ?? null;
+  let attempt = adopt ? adopt.attempt : earlier.length + 1;
+
+  if (earlier.length === 0 && !schedule.allow_overlap) {
+    // A previous fire still running: this slot is skipped, and says so.
+    const since = now - schedule.timeout_seconds * (schedule.max_retries + 1) - schedule.retry_delay_seconds * schedule.max_retries - 60;
+    const running = await otherFireRunning(db, { scope, scheduleId: schedule.id, slot, since });
+    if (running) {
+      return createScheduleRun(db, {
+        scope,
+        run: {
+          scheduleId: schedule.id,
+          attempt: 1,
+          scheduledFor: slot,
+          status: "skipped",
+          completedAt: now,
+          error: `Skipped: the previous fire (schedule run ${running.id}) is still running and allow_overlap is off`,
+        },
+      });
+    }
+  }
+
+  // A schedule an agent manages must fire the component its provenance names.
+  if (schedule.managed_by !== null && schedule.target_type && schedule.target_id) {
+    const expected = runEndpointOf(schedule.target_type as "agent" | "team" | "workflow", schedule.target_id);
+    if (schedule.endpoint.replace(/\/$/, "") !== expected) {
+      const error = `Schedule ${schedule.id} endpoint '${schedule.endpoint}' does not match its provenance target ${schedule.target_type}:${schedule.target_id}; refusing to execute`;
+      const record = adopt ?? (await createScheduleRun(db, { scope, run: { scheduleId: schedule.id, attempt, scheduledFor: slot } }));
+      await unsafeDisableSchedule(db, { id: schedule.id, reason: `endpoint_drift:${schedule.endpoint}!=${schedule.target_type}:${schedule.target_id}` });
+      return (await updateScheduleRun(db, { scope, id: record.id, updates: { status: "failed", error, completed_at: nowSeconds() } })) ?? record;
+    }
+  }
+
+  const target = runEndpointTarget(schedule.endpoint, schedule.method);
+  const maxAttempts = Math.max(1, schedule.max_retries + 1);
+  const manualId = crypto.randomUUID();
+  let last: StoredScheduleRun | null = null;
+  for (; attempt <= maxAttempts; attempt++) {
+    const record = adopt ?? (await createScheduleRun(db, { scope, run: { scheduleId: schedule.id, attempt, scheduledFor: slot } }));
+    const adopted = adopt?.run_id && adopt.session_id ? { runId: adopt.run_id, sessionId: adopt.session_id } : null;
+    adopt = null;
+    let outcome: AttemptOutcome;
+    try {
+      outcome = target
+        ? await callRunEndpoint(
+            request,
+            target,
+            fireIdempotencyKey(schedule.id, slot, attempt, manualId),
+            async (runId, sessionId) => void (await updateScheduleRun(db, { scope, id: record.id, updates: { run_id: runId, session_id: sessionId } })),
+            adopted,
+          )
+        : await callOtherEndpoint(request);
+    } catch (error) {
+      if (error instanceof FireAbortedError) throw error;
+      outcome = failed((error as Error).message ?? String(error));
+      log.warn(`[scheduler] schedule ${schedule.id} attempt ${attempt} failed: ${outcome.error}`);
+    }
+    const updates: ScheduleRunUpdate = { ...outcome, completed_at: nowSeconds() };
+    last = (await updateScheduleRun(db, { scope, id: record.id, updates })) ?? { ...record, ...updates };
+    if (outcome.status === "success" || outcome.status === "paused") break;
+    if (attempt < maxAttempts) await sleep(schedule.retry_delay_seconds * 1000, signal);
+  }
+  return last;
+}
