@@ -44,6 +44,11 @@ export const AgentDefinitionSchema = z
     numHistoryRuns: z.number().int().min(0).optional(),
     reasoningModel: ModelSpecSchema.optional(),
     storeEvents: z.boolean().optional(),
+    /**
+     * The schedules toolkit: the agent may create, list, pause, resume and delete its own user's
+     * schedules of itself (lib/runtime/tools/schedules.ts).
+     */
+    manageSchedules: z.boolean().optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
     tools: z.array(z.unknown()).optional(),
     outputSchema: z.unknown().optional(),

@@ -17,6 +17,7 @@ import { runRow, settleFailure, storeRun } from "./run-settle.ts";
 import type { RunWriter } from "./run-writer.ts";
 import { emit, newRunState, now, type RunState } from "./run-state.ts";
 import { pastSessionsTool } from "./tools/past-sessions.ts";
+import { schedulesToolkit } from "./tools/schedules.ts";
 import { userMessageContent, type Attachment } from "./user-content.ts";
 import type { ToolDefinition } from "./tools/types.ts";
 
@@ -257,4 +258,5 @@ export async function prepare(state: RunState): Promise<void> {
       }) as ToolDefinition<unknown>,
     );
   }
+  if (definition.manageSchedules) state.tools.push(...(schedulesToolkit({ db, agentId: definition.id }).tools as ToolDefinition<unknown>[]));
 }

@@ -97,9 +97,13 @@ const errorText = (result: EndpointResult): string => {
 
 const asObject = (v: unknown): Record<string, unknown> | null => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
 
-/** The Idempotency-Key of an attempt's run: the schedule and slot (a retry attempt adds its number). */
+/**
+ * The Idempotency-Key of an attempt's run: the schedule and slot (a retry attempt adds its number).
+ * Not the fire job's own key (`schedule:<id>:<slot>`, lib/scheduler/tick.ts): keys are unique per
+ * owner across every job kind.
+ */
 export function fireIdempotencyKey(scheduleId: string, slot: number | null, attempt: number, manualId: string): string {
-  const base = slot === null ? `schedule:${scheduleId}:manual:${manualId}` : `schedule:${scheduleId}:${slot}`;
+  const base = slot === null ? `schedule-run:${scheduleId}:manual:${manualId}` : `schedule-run:${scheduleId}:${slot}`;
   return attempt > 1 ? `${base}:attempt:${attempt}` : base;
 }
 

@@ -15,7 +15,20 @@ import { startTestApp, type TestApp } from "../support/test-app.ts";
  * (JWT mode, tokens signed with the configured secret); only "anonymous" sends no token.
  */
 const SECRET = "isolation-matrix-secret-of-sufficient-length";
-const FULL = ["agents:read", "agents:run", "sessions:read", "sessions:write", "sessions:delete", "memories:read", "memories:write", "memories:delete", "config:read"];
+const FULL = [
+  "agents:read",
+  "agents:run",
+  "sessions:read",
+  "sessions:write",
+  "sessions:delete",
+  "memories:read",
+  "memories:write",
+  "memories:delete",
+  "config:read",
+  "schedules:read",
+  "schedules:write",
+  "schedules:delete",
+];
 
 type Json = Record<string, unknown>;
 interface Ids {
@@ -25,6 +38,8 @@ interface Ids {
   pausedSessionId: string;
   memoryId: string;
   requirement: Json;
+  scheduleId: string;
+  scheduleRunId: string;
 }
 interface Case {
   method: string;
@@ -61,6 +76,15 @@ const MATRIX: Record<string, Case> = {
     forB: "denied",
   },
   "POST /agents/{agent_id}/runs/{run_id}/resume": { method: "POST", path: (i) => `/agents/iso/runs/${i.runId}/resume`, init: (i) => ({ form: { session_id: i.sessionId } }), forB: "stream-error" },
+  "GET /schedules": { method: "GET", path: () => "/schedules", forB: "list" },
+  "GET /schedules/{schedule_id}": { method: "GET", path: (i) => `/schedules/${i.scheduleId}`, forB: "denied" },
+  "PATCH /schedules/{schedule_id}": { method: "PATCH", path: (i) => `/schedules/${i.scheduleId}`, init: () => ({ json: { description: "hijacked" } }), forB: "denied" },
+  "DELETE /schedules/{schedule_id}": { method: "DELETE", path: (i) => `/schedules/${i.scheduleId}`, forB: "denied" },
+  "POST /schedules/{schedule_id}/enable": { method: "POST", path: (i) => `/schedules/${i.scheduleId}/enable`, forB: "denied" },
+  "POST /schedules/{schedule_id}/disable": { method: "POST", path: (i) => `/schedules/${i.scheduleId}/disable`, forB: "denied" },
+  "POST /schedules/{schedule_id}/trigger": { method: "POST", path: (i) => `/schedules/${i.scheduleId}/trigger`, forB: "denied" },
+  "GET /schedules/{schedule_id}/runs": { method: "GET", path: (i) => `/schedules/${i.scheduleId}/runs`, forB: "denied" },
+  "GET /schedules/{schedule_id}/runs/{run_id}": { method: "GET", path: (i) => `/schedules/${i.scheduleId}/runs/${i.scheduleRunId}`, forB: "denied" },
 };
 
 /** Routes that touch no user-owned rows (or only the caller's own new rows), and why. */
@@ -80,6 +104,7 @@ const NOT_OWNED: Record<string, string> = {
   "GET /workflows": "configured workflows",
   "POST /sessions": "creates a session owned by the caller",
   "POST /memories": "creates a memory owned by the caller",
+  "POST /schedules": "creates a schedule owned by the caller",
   "POST /optimize-memories": "acts on the caller's own memories",
   "POST /service-accounts": "creates the caller's own account (covered in service-accounts tests)",
   "GET /service-accounts": "lists the caller's own accounts (covered in service-accounts tests)",
@@ -120,7 +145,11 @@ describe("user B, anonymous and admin against user A's data", () => {
     server.enqueue({ toolCalls: [{ name: "guarded", arguments: {} }] });
     const paused = (await (await app.call("POST", "/agents/iso/runs", { form: { message: "A's paused run", stream: "false" }, headers: as("a") })).json()) as Json;
     const memory = (await (await app.call("POST", "/memories", { json: { memory: "A likes tea", topics: ["drinks"] }, headers: as("a") })).json()) as Json;
-    expect([run.status, paused.status, memory.user_id]).toEqual(["COMPLETED", "PAUSED", "alice"]);
+    const schedule = (await (
+      await app.call("POST", "/schedules", { json: { name: "alices-report", cron_expr: "0 6 * * *", endpoint: "/agents/iso/runs", payload: { message: "A's report" } }, headers: as("a") })
+    ).json()) as Json;
+    const fired = (await (await app.call("POST", `/schedules/${schedule.id}/trigger`, { headers: as("a") })).json()) as Json;
+    expect([run.status, paused.status, memory.user_id, schedule.user_id, fired.status]).toEqual(["COMPLETED", "PAUSED", "alice", "alice", "success"]);
     ids = {
       sessionId: String(run.session_id),
       runId: String(run.run_id),
@@ -128,6 +157,8 @@ describe("user B, anonymous and admin against user A's data", () => {
       pausedSessionId: String(paused.session_id),
       memoryId: String(memory.memory_id),
       requirement: (paused.requirements as Json[])[0],
+      scheduleId: String(schedule.id),
+      scheduleRunId: String(fired.id),
     };
   });
   afterAll(async () => {
@@ -139,12 +170,14 @@ describe("user B, anonymous and admin against user A's data", () => {
     const session = await (await app.call("GET", `/sessions/${ids.sessionId}`, { headers: as("admin") })).json();
     const memory = await (await app.call("GET", `/memories/${ids.memoryId}`, { headers: as("admin") })).json();
     const paused = await (await app.call("GET", `/agents/iso/runs/${ids.pausedRunId}?session_id=${ids.pausedSessionId}`, { headers: as("admin") })).json();
-    return JSON.stringify({ session, memory, paused: (paused as Json).status });
+    const schedule = await (await app.call("GET", `/schedules/${ids.scheduleId}`, { headers: as("admin") })).json();
+    const scheduleRuns = await (await app.call("GET", `/schedules/${ids.scheduleId}/runs`, { headers: as("admin") })).json();
+    return JSON.stringify({ session, memory, paused: (paused as Json).status, schedule, scheduleRuns: (scheduleRuns as { data: unknown[] }).data.length });
   };
 
   it("B, B's service account and anonymous never see or change A's rows", async () => {
     const before = await snapshot();
-    const mine = [ids.sessionId, ids.runId, ids.memoryId, ids.pausedRunId, "A's question", "A likes tea", "drinks"];
+    const mine = [ids.sessionId, ids.runId, ids.memoryId, ids.pausedRunId, "A's question", "A likes tea", "drinks", ids.scheduleId, "alices-report"];
     for (const [key, c] of Object.entries(MATRIX)) {
       const init = c.init?.(ids) ?? {};
       const anonymous = await app.call(c.method, c.path(ids), { ...init, headers: as("anonymous") });
@@ -167,7 +200,15 @@ describe("user B, anonymous and admin against user A's data", () => {
   });
 
   it("an admin can read and act on A's rows", async () => {
-    const reads = ["GET /sessions/{session_id}", "GET /sessions/{session_id}/runs", "GET /sessions/{session_id}/runs/{run_id}", "GET /memories/{memory_id}", "GET /agents/{agent_id}/runs/{run_id}"];
+    const reads = [
+      "GET /sessions/{session_id}",
+      "GET /sessions/{session_id}/runs",
+      "GET /sessions/{session_id}/runs/{run_id}",
+      "GET /memories/{memory_id}",
+      "GET /agents/{agent_id}/runs/{run_id}",
+      "GET /schedules/{schedule_id}",
+      "GET /schedules/{schedule_id}/runs/{run_id}",
+    ];
     for (const key of reads) {
       const c = MATRIX[key];
       const response = await app.call(c.method, c.path(ids), { ...(c.init?.(ids) ?? {}), headers: as("admin") });

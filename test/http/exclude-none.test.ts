@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { enqueueRunJob, type Db } from "@/lib/db/index.ts";
+import { createScheduleRun, enqueueRunJob, type Db } from "@/lib/db/index.ts";
 import { buildOpenApi } from "@/lib/http/openapi.ts";
 import { nullsOmittedSchema, omitNullFields } from "@/lib/http/omit-nulls.ts";
 import { ROUTES } from "@/lib/http/route-table.ts";
@@ -64,6 +64,16 @@ const EXCLUDE_NONE: Record<string, boolean> = {
   "GET /queue/jobs/{job_id}": false,
   "POST /queue/jobs/{job_id}/requeue": false,
   "GET /queue/stats": false,
+  "GET /schedules": false,
+  "POST /schedules": false,
+  "GET /schedules/{schedule_id}": false,
+  "PATCH /schedules/{schedule_id}": false,
+  "DELETE /schedules/{schedule_id}": false,
+  "POST /schedules/{schedule_id}/enable": false,
+  "POST /schedules/{schedule_id}/disable": false,
+  "POST /schedules/{schedule_id}/trigger": false,
+  "GET /schedules/{schedule_id}/runs": false,
+  "GET /schedules/{schedule_id}/runs/{run_id}": false,
   "GET /openapi.json": false,
   "GET /docs": false,
   "GET /docs/{asset}": false,
@@ -80,6 +90,8 @@ interface Ids {
   runId: string;
   memoryId: string;
   jobId: string;
+  scheduleId: string;
+  scheduleRunId: string;
 }
 interface Probe {
   request: (ids: Ids) => { method: string; path: string; json?: unknown };
@@ -139,6 +151,12 @@ const PROBES: Record<string, Probe> = {
   "GET /service-accounts": { request: () => ({ method: "GET", path: "/service-accounts" }), nullField: ["data", 0, "last_used_at"] },
   "GET /queue/jobs": { request: () => ({ method: "GET", path: "/queue/jobs?status=queued" }), nullField: ["data", 0, "locked_by"] },
   "GET /queue/jobs/{job_id}": { request: (i) => ({ method: "GET", path: `/queue/jobs/${i.jobId}` }), nullField: ["locked_by"] },
+  "GET /schedules": { request: () => ({ method: "GET", path: "/schedules" }), nullField: ["data", 0, "description"] },
+  "POST /schedules": { request: () => ({ method: "POST", path: "/schedules", json: { name: uid("probe"), cron_expr: "0 3 * * *", endpoint: "/agents/assistant/runs" } }), nullField: ["description"] },
+  "GET /schedules/{schedule_id}": { request: (i) => ({ method: "GET", path: `/schedules/${i.scheduleId}` }), nullField: ["description"] },
+  "PATCH /schedules/{schedule_id}": { request: (i) => ({ method: "PATCH", path: `/schedules/${i.scheduleId}`, json: { timeout_seconds: 60 } }), nullField: ["description"] },
+  "GET /schedules/{schedule_id}/runs": { request: (i) => ({ method: "GET", path: `/schedules/${i.scheduleId}/runs` }), nullField: ["data", 0, "status_code"] },
+  "GET /schedules/{schedule_id}/runs/{run_id}": { request: (i) => ({ method: "GET", path: `/schedules/${i.scheduleId}/runs/${i.scheduleRunId}` }), nullField: ["status_code"] },
 };
 
 /** Routes without a probe, and why none is needed. */
@@ -164,6 +182,10 @@ const UNPROBED: Record<string, string> = {
   "DELETE /service-accounts/{service_account_id}": "204",
   "POST /queue/jobs/{job_id}/requeue": "the same JobSchema as GET /queue/jobs/{job_id}",
   "GET /queue/stats": "oldest_queued_age_seconds is a number while a job is queued",
+  "DELETE /schedules/{schedule_id}": "204",
+  "POST /schedules/{schedule_id}/enable": "the state of a schedule just enabled: next_run_at and updated_at are set",
+  "POST /schedules/{schedule_id}/disable": "the same ScheduleStateSchema as enable",
+  "POST /schedules/{schedule_id}/trigger": "the same ScheduleRunSchema as GET /schedules/{schedule_id}/runs/{run_id}; needs a model",
   "GET /openapi.json": "the OpenAPI document",
   "GET /docs": "HTML",
   "GET /docs/{asset}": "static assets",
@@ -250,6 +272,10 @@ beforeAll(async () => {
   const memory = await sqliteApp.call("POST", "/memories", { json: { memory: "Has a cat", user_id: "owner-x" } });
   ids.memoryId = ((await memory.json()) as { memory_id: string }).memory_id;
   await sqliteApp.call("POST", "/service-accounts", { json: { name: uid("listed"), scopes: [{ scope: "agents:read", effect: "allow" }], never_expires: true } });
+  const schedule = await sqliteApp.call("POST", "/schedules", { json: { name: uid("listed"), cron_expr: "0 3 * * *", endpoint: "/agents/assistant/runs" } });
+  ids.scheduleId = ((await schedule.json()) as { id: string }).id;
+  const skipped = await createScheduleRun(db, { scope: adminScope(null), run: { scheduleId: ids.scheduleId, attempt: 1, scheduledFor: 1, status: "skipped" } });
+  ids.scheduleRunId = skipped.id;
   const job = await seedSession(db, { scope, session: { userId: "owner-x" } });
   ids.jobId = uid("job-run");
   await enqueueRunJob(db, {
