@@ -16,8 +16,9 @@ export interface DispatchOptions {
   settings: Settings;
   routes: readonly AnyRoute[];
   /**
-   * TESTS ONLY: act as this principal instead of authenticating the request, so isolation tests
-   * can call routes as a non-admin user. The scope check still applies. next-handlers never sets it.
+   * Act as this principal instead of authenticating the request: tests (isolation tests call
+   * routes as a non-admin user) and the scheduler's in-process calls (internal-call.ts). The scope
+   * check still applies. next-handlers never sets it.
    */
   principal?: Principal;
 }
