@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { unsafeScheduleById } from "../db/schedules/schedules.ts";
+import { NotFoundError } from "../errors/domain-errors.ts";
 import { defineJobKind, PermanentJobError } from "../queue/catalog.ts";
 import { endpointCallerFor } from "./endpoint-port.ts";
 import { executeFire } from "./fire.ts";
@@ -40,6 +41,12 @@ export const SCHEDULE_FIRE_JOB_KIND = defineJobKind<ScheduleFirePayload>({
       const schedule = await unsafeScheduleById(db, payload.schedule_id);
       // Deleted or disabled since the slot was enqueued: nothing fires.
       if (!schedule || !schedule.enabled) return;
-      await executeFire({ db, settings, schedule, slot: payload.slot, caller: endpointCallerFor(settings), signal });
+      try {
+        await executeFire({ db, settings, schedule, slot: payload.slot, caller: endpointCallerFor(settings), signal });
+      } catch (error) {
+        // Deleted while it fired: nothing more to record.
+        if (error instanceof NotFoundError) return;
+        throw error;
+      }
     },
 });

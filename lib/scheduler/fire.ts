@@ -212,7 +212,8 @@ export async function executeFire(request: FireRequest): Promise<StoredScheduleR
   let adopt = [...earlier].reverse().find((r) => r.status === "running") ?? null;
   let attempt = adopt ? adopt.attempt : earlier.length + 1;
 
-  if (earlier.length === 0 && !schedule.allow_overlap) {
+  // A manual trigger is not a slot: it runs whatever else is running.
+  if (slot !== null && earlier.length === 0 && !schedule.allow_overlap) {
     // A previous fire still running: this slot is skipped, and says so.
     const since = now - schedule.timeout_seconds * (schedule.max_retries + 1) - schedule.retry_delay_seconds * schedule.max_retries - 60;
     const running = await otherFireRunning(db, { scope, scheduleId: schedule.id, slot, since });

@@ -217,6 +217,8 @@ for (const dialect of DIALECTS) {
         else {
           expect(fired).toMatchObject({ status: "skipped", scheduled_for: 1060 });
           expect(fired!.error).toMatch(/still running and allow_overlap is off/);
+          // A manual trigger is not a slot: it runs anyway.
+          expect(await executeFire({ db, settings: app.settings, schedule, slot: null, caller })).toMatchObject({ status: "success", scheduled_for: null });
         }
       }
     });

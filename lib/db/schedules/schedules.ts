@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ConflictError } from "../../errors/domain-errors.ts";
+import { ConflictError, NotFoundError } from "../../errors/domain-errors.ts";
 import { isUniqueViolation } from "../jobs/unique-violation.ts";
 import { parseJson } from "../json.ts";
 import type { Db } from "../open-database.ts";
@@ -363,7 +363,7 @@ export interface NewScheduleRun {
   completedAt?: number | null;
 }
 
-/** Records one attempt of a fire, owned by the schedule's owner (the scope acts for it). */
+/** Records one attempt of a fire, owned by the schedule's owner (the scope acts for it). NotFoundError when the scope has no such schedule (deleted meanwhile). */
 export async function createScheduleRun(db: Db, { scope, run }: { scope: DataScope; run: NewScheduleRun }): Promise<StoredScheduleRun> {
   const owner = ownerSql(scope, "s.user_id");
   const now = nowSeconds();
@@ -374,7 +374,7 @@ export async function createScheduleRun(db: Db, { scope, run }: { scope: DataSco
      RETURNING ${RUN_COLUMNS}`,
     [randomUUID(), run.attempt, now, run.completedAt ?? null, run.status ?? "running", run.error ?? null, now, run.scheduledFor, run.scheduleId, ...owner.params],
   );
-  if (!rows[0]) throw new Error(`Schedule ${run.scheduleId} not found`);
+  if (!rows[0]) throw new NotFoundError("Schedule not found");
   return toStoredScheduleRun(rows[0]);
 }
 

@@ -233,11 +233,12 @@ export const triggerScheduleRoute = defineRoute({
   query: ScheduleUserQuery,
   response: ScheduleRunSchema,
   data: DATA,
-  handler: async ({ input: { params }, principal, scope, db, settings, request }) => {
+  handler: async ({ input: { params }, principal, scope, db, settings }) => {
     const existing = await scheduleOr404(db, scope, params.schedule_id);
     if (!existing.enabled) throw new HttpError(409, "Schedule is disabled");
     requireEndpointPermission(principal, existing.endpoint, existing.method);
-    return toScheduleRunView(await triggerSchedule(db, settings, existing, request.signal));
+    // The fire goes on if the caller hangs up: its record says how it ended.
+    return toScheduleRunView(await triggerSchedule(db, settings, existing));
   },
 });
 
