@@ -36,11 +36,26 @@ export function cronProblem(expression: string, timezone = "UTC"): string | null
   }
 }
 
+/** Parsed expressions, by expression and time zone: the scheduler evaluates the same few many times. */
+const parsed = new Map<string, Cron>();
+const PARSED_CAP = 10_000;
+
 function cronOf(expression: string, timezone: string): Cron {
-  const problem = cronProblem(expression, timezone);
-  if (problem) throw new CronError(`Invalid cron expression '${expression}': ${problem}`);
+  const key = `${timezone}\n${expression}`;
+  const cached = parsed.get(key);
+  if (cached) return cached;
+  const fields = expression.trim().split(/\s+/).filter(Boolean);
+  if (fields.length !== CRON_FIELDS) throw new CronError(`Invalid cron expression '${expression}': expected ${CRON_FIELDS} fields (minute hour day-of-month month day-of-week), got ${fields.length}`);
   if (!isValidTimezone(timezone)) throw new CronError(`Invalid timezone: ${timezone}`);
-  return new Cron(expression.trim().split(/\s+/).join(" "), { timezone, paused: true });
+  let cron: Cron;
+  try {
+    cron = new Cron(fields.join(" "), { timezone, paused: true });
+  } catch (error) {
+    throw new CronError(`Invalid cron expression '${expression}': ${(error as Error).message.replace(/^CronPattern: /, "")}`);
+  }
+  if (parsed.size >= PARSED_CAP) parsed.delete(parsed.keys().next().value!);
+  parsed.set(key, cron);
+  return cron;
 }
 
 export class CronError extends Error {

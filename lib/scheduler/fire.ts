@@ -14,6 +14,7 @@ import {
 import { log } from "../log.ts";
 import type { EndpointCaller, EndpointResult } from "./endpoint-port.ts";
 import { runEndpointOf, runEndpointTarget } from "./manage.ts";
+import { runWatch } from "./run-watch.ts";
 
 /**
  * One fire of a schedule: up to max_retries + 1 attempts, each recorded as a schedule run (owned
@@ -108,9 +109,8 @@ export function fireIdempotencyKey(scheduleId: string, slot: number | null, atte
 }
 
 const TERMINAL = new Set(["COMPLETED", "CANCELLED", "ERROR", "PAUSED"]);
-/** Following a run: the first look soon after the submit, then less often, at most this far apart. */
-const FOLLOW_FIRST_MS = 10;
-const FOLLOW_MAX_MS = 1000;
+/** A run read back that is not ended yet (a replica's copy behind the watch): looked at again after this. */
+const FOLLOW_RETRY_MS = 200;
 
 async function callRunEndpoint(
   request: FireRequest,
@@ -149,21 +149,33 @@ async function callRunEndpoint(
     await onSubmitted(runId, sessionId);
   }
   const deadline = Date.now() + schedule.timeout_seconds * 1000;
-  let wait = FOLLOW_FIRST_MS;
   const path = `/${target.type}/${encodeURIComponent(target.id)}/runs/${encodeURIComponent(runId)}?session_id=${encodeURIComponent(sessionId)}`;
   for (;;) {
-    if (Date.now() >= deadline) return failed(`Polling timed out after ${schedule.timeout_seconds}s for run ${runId}`, { run_id: runId, session_id: sessionId });
-    await sleep(Math.min(wait, Math.max(0, deadline - Date.now())), signal);
-    wait = Math.min(FOLLOW_MAX_MS, wait * 2);
+    // The process's run watch says when it ended (one statement for every fire waiting); the run
+    // is then read back through the route table, in the owner's scope, as Agno's executor does.
+    const ended =
+      Date.now() < deadline &&
+      (await runWatch(request.db)
+        .until(runId, deadline, signal)
+        .catch((error: unknown) => {
+          throw new FireAbortedError(error instanceof Error ? error.message : String(error));
+        }));
+    if (!ended) return failed(`Polling timed out after ${schedule.timeout_seconds}s for run ${runId}`, { run_id: runId, session_id: sessionId });
     const polled = await caller({ method: "GET", path, owner: schedule.user_id, as: "scheduler" }).catch((error: Error) => {
-      log.warn(`[scheduler] following run ${runId} of schedule ${schedule.id}: ${error.message}`);
+      log.warn(`[scheduler] reading run ${runId} of schedule ${schedule.id}: ${error.message}`);
       return null;
     });
-    if (!polled || polled.status === 404) continue;
+    if (!polled || polled.status === 404) {
+      await sleep(FOLLOW_RETRY_MS, signal);
+      continue;
+    }
     if (polled.status >= 400) return failed(errorText(polled), { status_code: polled.status, run_id: runId, session_id: sessionId });
     const run = asObject(polled.body);
     const status = typeof run?.status === "string" ? run.status : null;
-    if (!run || !status || !TERMINAL.has(status)) continue;
+    if (!run || !status || !TERMINAL.has(status)) {
+      await sleep(FOLLOW_RETRY_MS, signal);
+      continue;
+    }
     const content = run.content;
     return {
       status: status === "COMPLETED" ? "success" : status === "PAUSED" ? "paused" : "failed",

@@ -85,6 +85,17 @@ export async function getRun(db: Db, { scope, runId, sessionId }: { scope: DataS
   return row ? toStoredRun(row) : null;
 }
 
+/** The status of each of these runs the scope can see (one statement, however many; absent ids are left out). */
+export async function getRunStatuses(db: Db, { scope, runIds }: { scope: DataScope; runIds: readonly string[] }): Promise<Map<string, string>> {
+  if (runIds.length === 0) return new Map();
+  const owner = ownerSql(scope);
+  const rows = await db.sql.query<{ run_id: string; status: string }>(`SELECT run_id, status FROM agno_runs WHERE run_id IN (${runIds.map(() => "?").join(", ")}) AND ${owner.clause}`, [
+    ...runIds,
+    ...owner.params,
+  ]);
+  return new Map(rows.map((r) => [String(r.run_id), String(r.status)]));
+}
+
 export interface GetRunsOptions extends PageRequest {
   scope: DataScope;
   sessionId?: string;
