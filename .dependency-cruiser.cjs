@@ -126,6 +126,24 @@ module.exports = {
       "lib/scheduler/README.md",
       "may import lib/db, lib/queue (the catalog's types, workers, wake-ups), lib/config, lib/errors and lib/log.ts; must not import lib/http, lib/auth, lib/runtime or lib/server (endpoints are called through its port).",
     ),
+    mayImport(
+      "metrics",
+      ["db", "queue", "config", "log.ts"],
+      "lib/metrics/README.md",
+      "may import lib/db, lib/queue (the catalog's types, enqueueKind), lib/config, lib/errors and lib/log.ts; must not import lib/http, lib/auth, lib/runtime or lib/server.",
+    ),
+    forbid(
+      "metrics-prices-pure",
+      "lib/metrics/README.md: prices.ts imports nothing but lib/config's types, so lib/runtime may import it.",
+      { path: "^lib/metrics/prices\\.ts$" },
+      { path: "^lib/", pathNot: "^lib/config/settings\\.ts$" },
+    ),
+    forbid(
+      "runtime-only-prices-of-metrics",
+      "lib/runtime/README.md: of lib/metrics, only the price table (lib/metrics/prices.ts).",
+      { path: "^lib/runtime/" },
+      { path: "^lib/metrics/", pathNot: "^lib/metrics/prices\\.ts$" },
+    ),
     forbid(
       "queue-no-prisma-or-sql",
       "lib/queue/README.md: lib/queue never imports Prisma or SQL (drivers, lib/db/sql.ts); it calls lib/db/jobs.",

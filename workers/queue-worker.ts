@@ -11,6 +11,7 @@ import { log } from "../lib/log.ts";
 import { openMigratedDatabase } from "../lib/migrations/open-migrated.ts";
 import { createQueueWorker } from "../lib/queue/embedded-worker.ts";
 import { serveWorkerHealth } from "../lib/queue/worker-health.ts";
+import { dailyMetricsRefreshTask } from "../lib/metrics/start-refresh.ts";
 import { ensureScheduler, stopSchedulers } from "../lib/scheduler/scheduler.ts";
 // Schedule fires call their endpoints through the route table, in this process.
 import "../lib/http/internal-call.ts";
@@ -24,7 +25,7 @@ const db = await openMigratedDatabase(settings, (m) => log.info(`[migrate] ${m}`
 const worker = createQueueWorker(settings, db);
 worker.start();
 // Any number of processes may run the scheduler: the claim gives each due schedule to one.
-ensureScheduler(settings, db);
+ensureScheduler(settings, db, [dailyMetricsRefreshTask(db, settings)]);
 const port = readEnv().WORKER_PORT;
 const health = port === undefined ? null : await serveWorkerHealth({ worker, db, queue: settings.queue, port, host: settings.server.host });
 log.info(

@@ -20,6 +20,8 @@ export function navSections(isAdmin: boolean): NavSection[] {
         { href: "/dashboard/runs", label: "Runs" },
         { href: "/dashboard/queue", label: "Queue" },
         { href: "/dashboard/memories", label: "Memories" },
+        { href: "/dashboard/schedules", label: "Schedules" },
+        { href: "/dashboard/metrics", label: "Metrics" },
       ],
     },
   ];

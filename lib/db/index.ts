@@ -17,3 +17,4 @@ export * from "./sessions/session-data.ts";
 export * from "./service-accounts/service-accounts.ts";
 export * from "./jobs/index.ts";
 export * from "./schedules/schedules.ts";
+export * from "./schedules/schedule-list.ts";

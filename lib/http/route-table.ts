@@ -5,6 +5,7 @@ import { DISABLED_FEATURES } from "./routes/disabled-features.ts";
 import { docsRoutes } from "./routes/docs.ts";
 import { MEMORY_ROUTES } from "./routes/memories.ts";
 import { MEMORY_INSIGHT_ROUTES } from "./routes/memory-insights.ts";
+import { METRICS_ROUTES } from "./routes/metrics.ts";
 import { QUEUE_ROUTES } from "./routes/queue.ts";
 import { SESSION_RUN_ROUTES } from "./routes/session-runs.ts";
 import { SESSION_ROUTES } from "./routes/sessions.ts";
@@ -29,6 +30,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...SESSION_RUN_ROUTES,
   ...MEMORY_ROUTES,
   ...MEMORY_INSIGHT_ROUTES,
+  ...METRICS_ROUTES,
   ...SERVICE_ACCOUNT_ROUTES,
   ...QUEUE_ROUTES,
   ...SCHEDULE_ROUTES,

@@ -3,6 +3,7 @@ import { approvalsSteps } from "./steps/approvals.ts";
 import { learningsSteps } from "./steps/learnings.ts";
 import { memoriesSteps } from "./steps/memories.ts";
 import { metricsSteps } from "./steps/metrics.ts";
+import { metricsCostStep } from "./steps/metrics-cost.ts";
 import { jobsSteps } from "./steps/jobs.ts";
 import { jsonbStep } from "./steps/jsonb.ts";
 import { ownerColumnStep } from "./steps/owner-column.ts";
@@ -22,7 +23,7 @@ const DECLARED: readonly TableMigrations[] = [
   { tableType: "sessions", spec: specs.SESSIONS, steps: sessionsSteps },
   { tableType: "runs", spec: specs.RUNS, steps: runsSteps, afterCreate: async (ctx) => void (await repairLegacyRuns(ctx)) },
   { tableType: "memories", spec: specs.MEMORIES, steps: memoriesSteps },
-  { tableType: "metrics", spec: specs.METRICS, steps: metricsSteps },
+  { tableType: "metrics", spec: specs.METRICS, steps: [...metricsSteps, metricsCostStep] },
   { tableType: "evals", spec: specs.EVAL_RUNS, steps: [ownerColumnStep("agno_eval_runs")] },
   { tableType: "knowledge", spec: specs.KNOWLEDGE, steps: [ownerColumnStep("agno_knowledge", ["user_id", "linked_to"])] },
   { tableType: "schedules", spec: specs.SCHEDULES, steps: schedulesSteps },

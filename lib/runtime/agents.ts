@@ -1,5 +1,5 @@
 import type { AgentDefinition } from "../config/define.ts";
-import type { Settings } from "../config/settings.ts";
+import type { ModelPrice, Settings } from "../config/settings.ts";
 import type { Toolkit, ToolDefinition } from "./tools/types.ts";
 
 /** An agent as the runtime uses it: its definition and its tools, flattened from toolkits. */
@@ -8,6 +8,8 @@ export interface RuntimeAgent {
   readonly tools: readonly ToolDefinition<unknown>[];
   /** Toolkit ids and loose tool names, as /agents reports them. */
   readonly toolkits: readonly { id: string; name: string; tools: string[] }[];
+  /** The configured model prices (`metrics.prices`, over lib/metrics/prices.ts's built-in table) its runs are priced at. */
+  readonly prices?: Readonly<Record<string, ModelPrice>>;
 }
 
 function isToolkit(value: unknown): value is Toolkit {
@@ -44,6 +46,6 @@ export function findAgent(settings: Settings, agentId: string): RuntimeAgent | u
   const definition = settings.agents.find((a) => a.id === agentId);
   if (!definition) return undefined;
   let agent = cache.get(definition);
-  if (!agent) cache.set(definition, (agent = toRuntimeAgent(definition)));
+  if (!agent || agent.prices !== settings.metrics.prices) cache.set(definition, (agent = { ...toRuntimeAgent(definition), prices: settings.metrics.prices }));
   return agent;
 }

@@ -62,6 +62,8 @@ export interface RunMetrics {
   cache_read_tokens: number;
   cache_write_tokens: number;
   reasoning_tokens: number;
+  /** USD, from the price table (lib/metrics/prices.ts); absent for a model it has no price for. */
+  cost?: number;
   time_to_first_token: number | null;
   duration: number | null;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { addSessionMetrics } from "../db/sessions/session-data.ts";
 import { log } from "../log.ts";
+import { runCost } from "../metrics/prices.ts";
 import { extractMemories } from "./memory/user-memories.ts";
 import { isRetryableErrorType, ModelProviderError } from "./models/model-provider-error.ts";
 import { finishRun, RunCancelledSignal, RunTimeoutSignal } from "./run-registry.ts";
@@ -18,12 +19,22 @@ function writerOf(state: RunState): RunWriter {
   return state.writer ?? unheldRunWriter(state.db, { runId: state.output.run_id, pausedJob: false });
 }
 
+/** Stores the run's cost with its metrics: its tokens at its model's price (none for a model the table has no price for). */
+function priceRun(state: RunState): void {
+  const { output } = state;
+  output.metrics ??= emptyMetrics();
+  const cost = runCost(output, state.agent.prices);
+  if (cost === undefined) delete output.metrics.cost;
+  else output.metrics.cost = cost;
+}
+
 async function persist(state: RunState, status: RunStatus): Promise<void> {
   const { output } = state;
   output.status = status;
   // The end is recorded even for an output another writer stored without metrics.
   output.metrics ??= emptyMetrics();
   output.metrics.duration = (performance.now() - state.startedAt) / 1000;
+  priceRun(state);
   const settled = await writerOf(state).finish(state.scope, runRow(output), { retryable: isRetryableErrorType(output.error?.error_type) });
   // Queued again for another attempt: the run is PENDING, as stored.
   if (settled === "queued") output.status = "PENDING";
@@ -93,6 +104,7 @@ export async function complete(state: RunState): Promise<RunOutput> {
     }
   }
   output.metrics.duration = (performance.now() - state.startedAt) / 1000;
+  priceRun(state);
   await emitFinal(
     state,
     "RunCompleted",
@@ -114,6 +126,7 @@ export async function complete(state: RunState): Promise<RunOutput> {
 }
 
 async function recordSessionMetrics(state: RunState): Promise<void> {
+  priceRun(state);
   const { metrics } = state.output;
   const recorded = await addSessionMetrics(state.db, {
     scope: state.scope,
@@ -125,6 +138,7 @@ async function recordSessionMetrics(state: RunState): Promise<void> {
       cache_read_tokens: metrics.cache_read_tokens,
       cache_write_tokens: metrics.cache_write_tokens,
       reasoning_tokens: metrics.reasoning_tokens,
+      cost: metrics.cost,
     },
     sessionState: state.output.session_state ?? undefined,
   });

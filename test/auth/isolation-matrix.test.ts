@@ -28,6 +28,8 @@ const FULL = [
   "schedules:read",
   "schedules:write",
   "schedules:delete",
+  "metrics:read",
+  "metrics:write",
 ];
 
 type Json = Record<string, unknown>;
@@ -58,6 +60,9 @@ const MATRIX: Record<string, Case> = {
   "POST /sessions/{session_id}/rename": { method: "POST", path: (i) => `/sessions/${i.sessionId}/rename`, init: () => ({ json: { session_name: "hijacked" } }), forB: "denied" },
   "GET /sessions/{session_id}/runs": { method: "GET", path: (i) => `/sessions/${i.sessionId}/runs`, forB: "denied" },
   "GET /sessions/{session_id}/runs/{run_id}": { method: "GET", path: (i) => `/sessions/${i.sessionId}/runs/${i.runId}`, forB: "denied" },
+  // Metrics rows are per user: B (naming A or not) gets its own only, and a refresh answers B's own days.
+  "GET /metrics": { method: "GET", path: () => "/metrics?user_id=alice", forB: "list" },
+  "POST /metrics/refresh": { method: "POST", path: () => "/metrics/refresh?user_id=alice", forB: "list" },
   "GET /memories": { method: "GET", path: () => "/memories", forB: "list" },
   "DELETE /memories": { method: "DELETE", path: () => "/memories", init: (i) => ({ json: { memory_ids: [i.memoryId] } }), forB: "list" },
   "GET /memories/{memory_id}": { method: "GET", path: (i) => `/memories/${i.memoryId}`, forB: "denied" },
@@ -102,6 +107,7 @@ const NOT_OWNED: Record<string, string> = {
   "GET /agents/{agent_id}": "a configured agent",
   "GET /teams": "configured teams",
   "GET /workflows": "configured workflows",
+  "GET /metrics/refresh/status": "the database's refresh state (no user's rows)",
   "POST /sessions": "creates a session owned by the caller",
   "POST /memories": "creates a memory owned by the caller",
   "POST /schedules": "creates a schedule owned by the caller",
@@ -177,7 +183,7 @@ describe("user B, anonymous and admin against user A's data", () => {
 
   it("B, B's service account and anonymous never see or change A's rows", async () => {
     const before = await snapshot();
-    const mine = [ids.sessionId, ids.runId, ids.memoryId, ids.pausedRunId, "A's question", "A likes tea", "drinks", ids.scheduleId, "alices-report"];
+    const mine = [ids.sessionId, ids.runId, ids.memoryId, ids.pausedRunId, "A's question", "A likes tea", "drinks", ids.scheduleId, "alices-report", '"alice"'];
     for (const [key, c] of Object.entries(MATRIX)) {
       const init = c.init?.(ids) ?? {};
       const anonymous = await app.call(c.method, c.path(ids), { ...init, headers: as("anonymous") });

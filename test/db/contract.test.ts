@@ -232,7 +232,8 @@ describe.each(DIALECTS)("storage contract on $name", (dialect) => {
       const date = "2026-01-15";
       await unsafeUpsertDailyMetrics(db, { ...base, user_id: principals.userA, date, token_metrics: { total_tokens: 10 }, model_metrics: [{ model_id: "m", model_provider: "p", count: 2 }] });
       await unsafeUpsertDailyMetrics(db, { ...base, user_id: principals.userB, date, token_metrics: { total_tokens: 5 }, model_metrics: [{ model_id: "m", model_provider: "p", count: 1 }] });
-      await unsafeUpsertDailyMetrics(db, { ...base, user_id: null, date, token_metrics: { total_tokens: 1 }, model_metrics: [] });
+      // A shared bucket counts no user (a row with none but users counted is a pre-v3 one, which per-user rows replace).
+      await unsafeUpsertDailyMetrics(db, { ...base, user_id: null, users_count: 0, date, token_metrics: { total_tokens: 1 }, model_metrics: [] });
       // Upserting the same key replaces, never duplicates.
       await unsafeUpsertDailyMetrics(db, {
         ...base,

@@ -37,6 +37,7 @@ export async function startTestApp({
   queue,
   limits,
   scheduler,
+  metrics,
 }: {
   dialect: TestDialect;
   agents: AgentDefinition[];
@@ -47,6 +48,8 @@ export async function startTestApp({
   limits?: FileConfig["limits"];
   /** agentry.config.ts's `scheduler` section. */
   scheduler?: FileConfig["scheduler"];
+  /** agentry.config.ts's `metrics` section (model prices, the daily refresh). */
+  metrics?: FileConfig["metrics"];
 }): Promise<TestApp> {
   const id = `test-${process.pid}-${Date.now().toString(36)}-${++counter}`;
   const dir = mkdtempSync(join(tmpdir(), "agentry-app-"));
@@ -54,7 +57,7 @@ export async function startTestApp({
   const databaseEnv: Record<string, string> = dialect.name === "sqlite" ? { DATABASE_URL: `file:${join(dir, "agentry.db")}` } : { DATABASE_URL: postgresUrl, AGENTRY_DB_SCHEMA: schema };
   const settings = testSettings({
     env: { ...databaseEnv, ...env },
-    file: { database: { id }, agents, ...(queue ? { queue } : {}), ...(limits ? { limits } : {}), ...(scheduler !== undefined ? { scheduler } : {}) },
+    file: { database: { id }, agents, ...(queue ? { queue } : {}), ...(limits ? { limits } : {}), ...(scheduler !== undefined ? { scheduler } : {}), metrics: { dailyRefresh: false, ...metrics } },
   });
   return {
     settings,

@@ -1,10 +1,13 @@
-import { formatTime } from "@/components/dashboard/format.ts";
+import { formatCount, formatTime } from "@/components/dashboard/format.ts";
+import { DailyChart } from "@/components/dashboard/metrics/daily-chart.tsx";
+import { formatUsd } from "@/components/dashboard/metrics/format-usd.ts";
 import { LiveRefresh } from "@/components/dashboard/live-refresh.tsx";
 import { Section } from "@/components/dashboard/section.tsx";
 import { StatusBadge } from "@/components/dashboard/status-badge.tsx";
 import { dataScopeFor } from "@/lib/auth/principal.ts";
 import { listRunSummaries } from "@/lib/db/runs/run-list.ts";
 import { dashboardSystemStatus, requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
+import { loadOwnRecentMetrics } from "@/lib/http/dashboard/metrics-view.ts";
 
 export const dynamic = "force-dynamic";
 
@@ -15,7 +18,10 @@ export default async function DashboardHome() {
   const { settings, db, principal, user } = await requireDashboardSession();
   const status = await dashboardSystemStatus();
   // The user's own runs, admins included: the workspace pages show admins everyone's.
-  const recent = await listRunSummaries(db, { scope: dataScopeFor(principal, principal.isAdmin ? user.id : undefined), limit: RECENT_RUNS });
+  const [recent, week] = await Promise.all([
+    listRunSummaries(db, { scope: dataScopeFor(principal, principal.isAdmin ? user.id : undefined), limit: RECENT_RUNS }),
+    loadOwnRecentMetrics(db, principal, user.id, 7),
+  ]);
   const live = recent.rows.some((r) => r.status === "PENDING" || r.status === "RUNNING");
   return (
     <main className="mx-auto max-w-5xl p-4 md:p-6">
@@ -67,6 +73,20 @@ export default async function DashboardHome() {
             ))}
           </ul>
         )}
+      </Section>
+      <Section
+        id="last-7-days"
+        title="Your last 7 days"
+        actions={
+          <a className="text-sm underline" href="/dashboard/metrics?days=7">
+            Metrics
+          </a>
+        }
+      >
+        <p className="mb-2 text-sm text-slate-600 dark:text-slate-400" data-testid="week-totals">
+          {formatCount(week.totals.runs)} runs · {formatCount(week.totals.tokens)} tokens · {formatUsd(week.totals.cost)}
+        </p>
+        <DailyChart days={week.days} measure="runs" testId="chart-week-runs" height={160} />
       </Section>
       <Section id="agents" title="Agents">
         <ul className="divide-y divide-slate-200 dark:divide-slate-800">

@@ -12,6 +12,8 @@ const METRIC_FIELDS = [
   "audio_input_tokens",
   "audio_output_tokens",
   "audio_total_tokens",
+  // USD, summed only from runs that have one (Agno's SessionMetrics: a run without a cost adds none).
+  "cost",
 ] as const;
 
 const MAX_ATTEMPTS = 8;

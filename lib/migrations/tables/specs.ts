@@ -85,6 +85,9 @@ const METRIC_COUNTS = ["agent_runs_count", "team_runs_count", "workflow_runs_cou
   default: "0",
 }));
 
+/** Agentry's cost figures of a metrics row (lib/db/metrics): nullable, so Agno still writes rows, and Agno neither reads nor writes it. */
+export const METRICS_COST_COLUMN: ColumnSpec = { name: "cost_metrics", type: "json" };
+
 export const METRICS: TableSpec = {
   name: "agno_metrics",
   columns: [
@@ -98,6 +101,7 @@ export const METRICS: TableSpec = {
     col.bigint("created_at", true),
     col.bigint("updated_at"),
     { name: "completed", type: "bool", notNull: true, default: "false" },
+    METRICS_COST_COLUMN,
   ],
   uniques: [{ name: "agno_metrics_uq_metrics_user_date_period", columns: ["user_id", "date", "aggregation_period"] }],
   indexes: [ix("agno_metrics", "date"), ix("agno_metrics", "user_id")],
