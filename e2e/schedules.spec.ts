@@ -19,14 +19,14 @@ test.use({ timezoneId: VIEWER_ZONE });
 /** Invites a member as the signed-in admin and creates their account in a browser of their own (also in Tokyo). */
 async function inviteMember(admin: Page, browser: Browser): Promise<Page> {
   await admin.goto("/dashboard/admin/users");
-  await admin.getByLabel("Email").fill(MEMBER.email);
+  await admin.getByLabel("Email", { exact: true }).fill(MEMBER.email);
   await admin.getByRole("button", { name: "Create invite link" }).click();
   const link = await admin.getByTestId("one-time-link").inputValue();
   const member = await (await browser.newContext({ timezoneId: VIEWER_ZONE })).newPage();
   await member.goto(link);
-  await member.getByLabel("Name").fill(MEMBER.name);
+  await member.getByLabel("Name", { exact: true }).fill(MEMBER.name);
   await member.getByLabel("Password", { exact: true }).fill(MEMBER.password);
-  await member.getByLabel("Confirm password").fill(MEMBER.password);
+  await member.getByLabel("Confirm password", { exact: true }).fill(MEMBER.password);
   await member.getByRole("button", { name: "Create account" }).click();
   await expect(member).toHaveURL(/\/dashboard$/);
   return member;
@@ -43,13 +43,13 @@ test("create a schedule with the live cron preview, trigger it, and see its run 
   await page.getByRole("link", { name: "New schedule" }).click();
   await expect(page).toHaveURL(/\/dashboard\/schedules\/new$/);
   const form = page.getByRole("form", { name: "New schedule" });
-  await form.getByLabel("Name").fill(name);
-  await expect(form.getByLabel("Agent")).toHaveValue("assistant");
-  await form.getByLabel("Message").fill(message);
+  await form.getByLabel("Name", { exact: true }).fill(name);
+  await expect(form.getByLabel("Agent", { exact: true })).toHaveValue("assistant");
+  await form.getByLabel("Message", { exact: true }).fill(message);
 
   // The preview follows the expression as it is typed: a partial one says what is wrong with it.
   const preview = page.getByTestId("cron-preview");
-  const cron = form.getByLabel("Cron expression");
+  const cron = form.getByLabel("Cron expression", { exact: true });
   await cron.pressSequentially("0 9 *");
   await expect(preview.getByTestId("cron-problem")).toContainText("expected 5 fields (minute hour day-of-month month day-of-week), got 3");
   await cron.pressSequentially(" * 1-5");
@@ -62,13 +62,13 @@ test("create a schedule with the live cron preview, trigger it, and see its run 
   await shot(page, "schedule-new-preview");
 
   // A bad field is refused with a message naming it, and what was typed stays.
-  await form.getByLabel("Time zone").fill("Mars/Olympus");
+  await form.getByLabel("Time zone", { exact: true }).fill("Mars/Olympus");
   await expect(preview.getByTestId("cron-problem")).toContainText("Invalid timezone: Mars/Olympus");
   await form.getByRole("button", { name: "Create schedule" }).click();
   await expect(form.getByRole("alert")).toHaveText("timezone: Invalid timezone: Mars/Olympus (use an IANA name such as Europe/Paris or UTC)");
-  await expect(form.getByLabel("Message")).toHaveValue(message);
+  await expect(form.getByLabel("Message", { exact: true })).toHaveValue(message);
   await shot(page, "schedule-new-error");
-  await form.getByLabel("Time zone").fill("UTC");
+  await form.getByLabel("Time zone", { exact: true }).fill("UTC");
   await form.getByRole("button", { name: "Create schedule" }).click();
 
   // The list: the new schedule with its target, its expression in words, the next fire on the viewer's clock.
@@ -119,12 +119,12 @@ test("create a schedule with the live cron preview, trigger it, and see its run 
   // Edit: a bad expression is a clear error; a good one re-arms it; disable hides Trigger now.
   await row.getByRole("link", { name }).click();
   const edit = page.getByRole("form", { name: "Edit schedule" });
-  await edit.getByLabel("Cron expression").fill("0 25 * * *");
+  await edit.getByLabel("Cron expression", { exact: true }).fill("0 25 * * *");
   await expect(edit.getByTestId("cron-problem")).toBeVisible();
   await edit.getByRole("button", { name: "Save changes" }).click();
   await expect(edit.getByRole("alert")).toContainText("cron_expr: Invalid cron expression: 0 25 * * *");
   await shot(page, "schedule-edit-error");
-  await edit.getByLabel("Cron expression").fill("30 7 * * *");
+  await edit.getByLabel("Cron expression", { exact: true }).fill("30 7 * * *");
   await expect(edit.getByTestId("cron-words")).toHaveText("At 07:30");
   await edit.getByRole("button", { name: "Save changes" }).click();
   await expect(edit.getByRole("status")).toHaveText(`Schedule "${name}" saved.`);
@@ -145,10 +145,10 @@ test("create a schedule with the live cron preview, trigger it, and see its run 
   await member.goto("/dashboard/schedules/new");
   const memberForm = member.getByRole("form", { name: "New schedule" });
   await expect(memberForm.getByText("An endpoint (advanced)")).toHaveCount(0);
-  await expect(memberForm.getByLabel("For user")).toHaveCount(0);
-  await memberForm.getByLabel("Name").fill(`member-${name}`);
-  await memberForm.getByLabel("Message").fill("a member's schedule");
-  await memberForm.getByLabel("Cron expression").fill("0 * * * *");
+  await expect(memberForm.getByLabel("For user", { exact: true })).toHaveCount(0);
+  await memberForm.getByLabel("Name", { exact: true }).fill(`member-${name}`);
+  await memberForm.getByLabel("Message", { exact: true }).fill("a member's schedule");
+  await memberForm.getByLabel("Cron expression", { exact: true }).fill("0 * * * *");
   await memberForm.getByRole("button", { name: "Create schedule" }).click();
   await expect(member).toHaveURL(/\/dashboard\/schedules\?created=/);
   const memberRows = member.getByTestId("schedules-table").getByTestId("table-row");
@@ -161,7 +161,7 @@ test("create a schedule with the live cron preview, trigger it, and see its run 
   const adminRows = page.getByTestId("schedules-table").getByTestId("table-row");
   await expect(adminRows.filter({ hasText: `member-${name}` })).toContainText(MEMBER.email);
   await expect(adminRows.filter({ hasText: name })).toHaveCount(2);
-  await page.getByRole("search").getByLabel("User").selectOption({ label: MEMBER.email });
+  await page.getByRole("search").getByRole("combobox", { name: "User", exact: true }).selectOption({ label: MEMBER.email });
   await page.getByRole("search").getByRole("button", { name: "Apply" }).click();
   await expect(page).toHaveURL(/user=/);
   await expect(adminRows).toHaveCount(1);

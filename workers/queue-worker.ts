@@ -9,6 +9,7 @@ import { readEnv } from "../lib/config/env.ts";
 import { closeRedisCoordinations } from "../lib/coordination/redis-coordination.ts";
 import { log } from "../lib/log.ts";
 import { openMigratedDatabase } from "../lib/migrations/open-migrated.ts";
+import { adoptDatabase } from "../lib/server/app-context.ts";
 import { createQueueWorker } from "../lib/queue/embedded-worker.ts";
 import { serveWorkerHealth } from "../lib/queue/worker-health.ts";
 import { dailyMetricsRefreshTask } from "../lib/metrics/start-refresh.ts";
@@ -22,6 +23,7 @@ if (!settings.queue.durable) {
   process.exit(2);
 }
 const db = await openMigratedDatabase(settings, (m) => log.info(`[migrate] ${m}`));
+adoptDatabase(settings, db);
 const worker = createQueueWorker(settings, db);
 worker.start();
 // Any number of processes may run the scheduler: the claim gives each due schedule to one.

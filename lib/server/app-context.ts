@@ -53,6 +53,15 @@ export function getDatabase(settings: Settings = getSettings(), dbId: string = s
   return db;
 }
 
+/**
+ * Makes a database this process opened itself the one getDatabase hands out (`npm run worker`
+ * opens and migrates its own): the routes its schedule fires call reuse its pool, and no embedded
+ * worker or second scheduler starts on a second handle.
+ */
+export function adoptDatabase(settings: Settings, db: Db): void {
+  appState().databases.set(settings.database.id, Promise.resolve(db));
+}
+
 /** The ids of the databases this AgentOS serves (one today: the configured database). */
 export function databaseIds(settings: Settings = getSettings()): string[] {
   return [settings.database.id];
