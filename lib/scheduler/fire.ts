@@ -111,6 +111,8 @@ export function fireIdempotencyKey(scheduleId: string, slot: number | null, atte
 const TERMINAL = new Set(["COMPLETED", "CANCELLED", "ERROR", "PAUSED"]);
 /** A run read back that is not ended yet (a replica's copy behind the watch): looked at again after this. */
 const FOLLOW_RETRY_MS = 200;
+/** A submit the run queue refused as full (429) is made again after this. */
+const QUEUE_FULL_RETRY_MS = 1000;
 
 async function callRunEndpoint(
   request: FireRequest,
@@ -132,14 +134,23 @@ async function callRunEndpoint(
     form.background = "true";
     // The owner wins over the payload: a schedule never runs as another user.
     if (schedule.user_id !== null) form.user_id = schedule.user_id;
-    const submitted = await caller({
-      method: "POST",
-      path: schedule.endpoint,
-      owner: schedule.user_id,
-      as: "scheduler",
-      form,
-      headers: settings.queue.durable ? { "idempotency-key": idempotencyKey } : {},
-    });
+    const submit = () =>
+      caller({
+        method: "POST",
+        path: schedule.endpoint,
+        owner: schedule.user_id,
+        as: "scheduler",
+        form,
+        headers: settings.queue.durable ? { "idempotency-key": idempotencyKey } : {},
+      });
+    let submitted = await submit();
+    // A full run queue (429) is back-pressure, not a failure of this fire: it submits again (the
+    // Idempotency-Key makes that safe) until timeout_seconds have passed.
+    const submitDeadline = Date.now() + schedule.timeout_seconds * 1000;
+    while (submitted.status === 429 && Date.now() + QUEUE_FULL_RETRY_MS < submitDeadline) {
+      await sleep(QUEUE_FULL_RETRY_MS, signal);
+      submitted = await submit();
+    }
     if (submitted.status >= 400) return failed(errorText(submitted), { status_code: submitted.status });
     const body = asObject(submitted.body);
     runId = typeof body?.run_id === "string" ? body.run_id : null;

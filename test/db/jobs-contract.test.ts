@@ -31,6 +31,7 @@ import {
   type StoredJob,
 } from "@/lib/db/index.ts";
 import { ConflictError, NotFoundError, PaginationError, PermissionError, QueueFullError } from "@/lib/errors/domain-errors.ts";
+import { enqueueJob } from "@/lib/db/jobs/enqueue-job.ts";
 import { DIALECTS, openMigrated, type TestDb, type TestDialect } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";
 import { RUN_JOBS } from "@/test/support/run-jobs.ts";
@@ -223,7 +224,12 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           // A duplicate of a queued job is still answered with the original.
           expect((await submit({ idempotencyKey: "first" })).duplicate).toBe(true);
           await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 1, now: NOW, leaseSeconds: LEASE });
+          // Queued jobs of other kinds (here three schedule fires) do not count against the runs' depth.
+          for (const i of [1, 2, 3]) {
+            await enqueueJob(db, { job: { jobType: "schedule_fire", componentType: "schedule", componentId: `s${i}`, payload: {}, maxAttempts: 1 }, owner: null, now: NOW });
+          }
           expect((await submit()).duplicate).toBe(false);
+          await expect(submit()).rejects.toBeInstanceOf(QueueFullError);
         }),
       );
     });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSchedule, createScheduleRun, getRun, listScheduleRuns, unsafeScheduleById, updateScheduleRun, type StoredSchedule } from "@/lib/db/index.ts";
 import { cronProblem, nextRunAt, nextRuns, slotsBetween } from "@/lib/scheduler/cron.ts";
 import { endpointCallerFor } from "@/lib/scheduler/endpoint-port.ts";
+import { plainJobInsert } from "@/lib/db/jobs/enqueue-job.ts";
 import { executeFire } from "@/lib/scheduler/fire.ts";
 import { wakeScheduler } from "@/lib/scheduler/scheduler.ts";
 import { dispatchDueSchedules, slotsToFire } from "@/lib/scheduler/tick.ts";
@@ -155,6 +156,46 @@ for (const dialect of DIALECTS) {
       expect(runJob).toEqual({ idempotency_key: `schedule-run:${schedule.id}:${schedule.next_run_at}`, job_type: "run", user_id: schedule.user_id });
       const key = `schedule:${schedule.id}:${schedule.next_run_at}`;
       await until("the fire job completed", async () => (await jobsOf(durable, schedule.id)).some((j) => j.idempotency_key === key && j.status === "completed"));
+    });
+
+    it("a fire whose run the full queue refuses (429) submits again until there is room, in the same attempt", async () => {
+      const tight = await startTestApp({
+        dialect,
+        agents: [{ id: "cron-agent", name: "Cron", model: { provider: "openai-compatible" as const, id: "scripted", baseUrl: server.url, apiKey: "t" } }],
+        scheduler: { pollIntervalMs: 100 },
+        queue: { durable: true, pollIntervalMs: 50, lockGraceSeconds: 5, maxQueueDepth: 1 },
+      });
+      try {
+        const db = await tight.db();
+        // One queued run nobody may claim yet fills the queue.
+        const blocker = plainJobInsert(
+          {
+            id: `blocker-${dialect.name}-${Date.now()}`,
+            jobType: "run",
+            componentType: "agent",
+            componentId: "cron-agent",
+            payload: {},
+            maxAttempts: 1,
+            availableAt: Math.floor(Date.now() / 1000) + 3600,
+          },
+          { owner: null },
+        );
+        await db.sql.exec(blocker.text, blocker.params);
+        const schedule = await make(tight);
+        wakeScheduler(tight.settings);
+        const runsOf = async () => (await listScheduleRuns(db, { scope: adminScope(), scheduleId: schedule.id, page: 1, limit: 10 })).runs;
+        await until("the fire started", async () => (await runsOf()).length > 0);
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        expect(await runsOf()).toMatchObject([{ status: "running", attempt: 1, run_id: null }]);
+        await db.sql.exec("DELETE FROM agno_jobs WHERE id = ?", [blocker.params[0]]);
+        await until("the fire succeeded", async () => (await runsOf()).some((r) => r.status === "success"));
+        const runs = await runsOf();
+        expect(runs).toHaveLength(1);
+        expect(runs[0]).toMatchObject({ status: "success", attempt: 1 });
+        expect(await getRun(db, { scope: userScope(schedule.user_id!), runId: runs[0]!.run_id! })).toMatchObject({ status: "COMPLETED" });
+      } finally {
+        await tight.close();
+      }
     });
 
     it("two schedulers dispatching at once over the same due schedules enqueue each slot once", async () => {

@@ -53,7 +53,7 @@ const RUN_INDEX_RACE_RETRIES = 8;
  * submits at the limit may overshoot it by a few).
  *
  * Throws NotFoundError (session missing for this scope), ConflictError (the run id exists),
- * QueueFullError (queue at `maxQueueDepth`).
+ * QueueFullError (`maxQueueDepth` queued runs already: jobs of other kinds, such as schedule fires, do not count).
  */
 export async function enqueueRunJob(db: Db, options: EnqueueRunJobOptions): Promise<EnqueueResult> {
   const { job } = options;
@@ -77,7 +77,7 @@ async function enqueueOnPostgres(db: Db, { scope, run, job, maxQueueDepth, now =
   const runInsert = await runInsertStatement(db, { scope, run: pendingRun, now, onExisting: "insert", extraGuard: { clause: "EXISTS (SELECT 1 FROM job)", params: [] } });
   const ownerScope = scope.kind === "user" ? " AND s.user_id = ?" : "";
   // Bounded: counting stops at the limit, however long the queue.
-  const depth = maxQueueDepth !== undefined ? "WHERE (SELECT COUNT(*) FROM (SELECT 1 FROM agno_jobs q WHERE q.status = 'queued' LIMIT ?) d) < ?" : "";
+  const depth = maxQueueDepth !== undefined ? "WHERE (SELECT COUNT(*) FROM (SELECT 1 FROM agno_jobs q WHERE q.status = 'queued' AND q.job_type = ? LIMIT ?) d) < ?" : "";
   const head = jobInsertHead({ run, job, now }, { sql: "owner.user_id", params: [] });
   const text = `WITH owner AS (SELECT s.user_id FROM agno_sessions s WHERE s.session_id = ?${ownerScope}),
      job AS (
@@ -86,7 +86,13 @@ async function enqueueOnPostgres(db: Db, { scope, run, job, maxQueueDepth, now =
        RETURNING ${JOB_COLUMNS}),
      run AS (${runInsert.text})
      SELECT ${JOB_COLUMNS}, (SELECT COUNT(*) FROM run) AS run_written FROM job`;
-  const params = [run.sessionId, ...(scope.kind === "user" ? [scope.userId] : []), ...head.params, ...(maxQueueDepth !== undefined ? [maxQueueDepth, maxQueueDepth] : []), ...(runInsert.params ?? [])];
+  const params = [
+    run.sessionId,
+    ...(scope.kind === "user" ? [scope.userId] : []),
+    ...head.params,
+    ...(maxQueueDepth !== undefined ? [job.jobType, maxQueueDepth, maxQueueDepth] : []),
+    ...(runInsert.params ?? []),
+  ];
   let rows: Record<string, unknown>[];
   for (let attempt = 0; ; attempt++) {
     try {
@@ -117,7 +123,9 @@ async function explainNotQueued(db: Db, { scope, run, key, maxQueueDepth }: { sc
     if (earlier) return { duplicate: true, job: earlier };
   }
   if (await readJob(db, run.runId)) throw new ConflictError(`A run or job with id ${run.runId} already exists`);
-  if (maxQueueDepth !== undefined && (await queuedCount(db)) >= maxQueueDepth) throw new QueueFullError(maxQueueDepth);
+  // The session, the key and the id are ruled out: the depth guard refused it (the queue may have
+  // drained a little since, which is no reason to call it anything else).
+  if (maxQueueDepth !== undefined) throw new QueueFullError(maxQueueDepth);
   throw new NotFoundError(`Run ${run.runId} was not queued: session ${run.sessionId} does not exist for this user`);
 }
 
@@ -169,7 +177,8 @@ async function enqueueInBatch(db: Db, options: EnqueueRunJobOptions): Promise<En
     const winner = await jobByKey(db, owner, key);
     if (winner) return { duplicate: true, job: winner };
   }
-  if (maxQueueDepth !== undefined && (await queuedCount(db)) >= maxQueueDepth) throw new QueueFullError(maxQueueDepth);
+  // The session (checked above) and the key are ruled out: the depth guard refused it.
+  if (maxQueueDepth !== undefined) throw new QueueFullError(maxQueueDepth);
   throw new NotFoundError(`Run ${run.runId} was not queued: session ${run.sessionId} does not exist for this user`);
 }
 
@@ -202,11 +211,6 @@ export async function jobByKey(db: Db, owner: string | null, key: string): Promi
   return row ? toStoredJob(row) : null;
 }
 
-async function queuedCount(db: Db): Promise<number> {
-  const [row] = await db.sql.query<{ n: number }>(`SELECT COUNT(*) AS n FROM agno_jobs WHERE status = 'queued'`);
-  return Number(row?.n ?? 0);
-}
-
 /**
  * The INSERT INTO agno_jobs head and its SELECT list for a new queued job, with the owner given as
  * SQL (`?` with its value, or a column of the statement's own).
@@ -237,7 +241,7 @@ function jobInsertHead({ run, job, now }: { run: RunInput; job: JobInput; now: n
 
 function jobInsertStatement(db: Db, { run, job, owner, now, maxQueueDepth }: { run: RunInput; job: JobInput; owner: string | null; now: number; maxQueueDepth?: number }) {
   const key = job.idempotencyKey ?? null;
-  const depth = maxQueueDepth !== undefined ? " AND (SELECT COUNT(*) FROM agno_jobs q WHERE q.status = 'queued') < ?" : "";
+  const depth = maxQueueDepth !== undefined ? " AND (SELECT COUNT(*) FROM agno_jobs q WHERE q.status = 'queued' AND q.job_type = ?) < ?" : "";
   // Each conflict target names its partial unique index exactly; any other violation (the id) throws.
   const onConflict =
     key === null
@@ -250,7 +254,7 @@ function jobInsertStatement(db: Db, { run, job, owner, now, maxQueueDepth }: { r
     text: `${head.text}
        WHERE EXISTS (SELECT 1 FROM agno_sessions s WHERE s.session_id = ? AND ${nullSafeEquals(db, "s.user_id")})${depth}
       ${onConflict}`,
-    params: [...head.params, run.sessionId, owner, ...(maxQueueDepth !== undefined ? [maxQueueDepth] : [])],
+    params: [...head.params, run.sessionId, owner, ...(maxQueueDepth !== undefined ? [job.jobType, maxQueueDepth] : [])],
   };
 }
 
@@ -274,7 +278,7 @@ export interface PlainJobInput {
  * The INSERT of a job that is not a run (without RETURNING), for callers that commit it in a
  * transaction with other writes (the scheduler releases a schedule with its fire jobs). With an
  * Idempotency-Key an existing job of the same owner and key wins and nothing is inserted; with
- * `maxQueueDepth` nothing is inserted at that many queued jobs.
+ * `maxQueueDepth` nothing is inserted at that many queued jobs of its type.
  */
 export function plainJobInsert(
   job: PlainJobInput & { id: string },
@@ -282,7 +286,7 @@ export function plainJobInsert(
 ): { text: string; params: unknown[] } {
   const key = job.idempotencyKey ?? null;
   // Bounded: counting stops at the limit. SQLite's upsert after INSERT … SELECT needs a WHERE.
-  const depth = ` WHERE ${maxQueueDepth !== undefined ? "(SELECT COUNT(*) FROM (SELECT 1 FROM agno_jobs q WHERE q.status = 'queued' LIMIT ?) d) < ?" : "1 = 1"}`;
+  const depth = ` WHERE ${maxQueueDepth !== undefined ? "(SELECT COUNT(*) FROM (SELECT 1 FROM agno_jobs q WHERE q.status = 'queued' AND q.job_type = ? LIMIT ?) d) < ?" : "1 = 1"}`;
   const onConflict =
     key === null
       ? ""
@@ -307,7 +311,7 @@ export function plainJobInsert(
       job.availableAt ?? now,
       now,
       now,
-      ...(maxQueueDepth !== undefined ? [maxQueueDepth, maxQueueDepth] : []),
+      ...(maxQueueDepth !== undefined ? [job.jobType, maxQueueDepth, maxQueueDepth] : []),
     ],
   };
 }
@@ -317,7 +321,7 @@ export function plainJobInsert(
  * (null: the system's). With an Idempotency-Key an earlier job of the same owner and key is
  * returned instead (`duplicate: true`, nothing written) — a ConflictError when it is of another
  * kind or subject. ConflictError when the id exists;
- * QueueFullError at `maxQueueDepth` queued jobs.
+ * QueueFullError at `maxQueueDepth` queued jobs of its type.
  */
 export async function enqueueJob(
   db: Db,
