@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from "node:crypto";
 import type { Settings } from "../config/settings.ts";
 import type { Db } from "../db/open-database.ts";
-import { plainJobInsert } from "../db/jobs/enqueue-job.ts";
+import { plainJobsInsert } from "../db/jobs/enqueue-job.ts";
 import { createScheduleRun, unsafeClaimDueSchedules, unsafeReleaseSchedules, type ScheduleRelease, type StoredSchedule } from "../db/schedules/schedules.ts";
 import { log } from "../log.ts";
 import { CronError, slotAfter, slotsBetween } from "./cron.ts";
@@ -51,38 +51,37 @@ export async function dispatchDueSchedules(
   const claimed = await unsafeClaimDueSchedules(db, { workerId, now, limit, lockGraceSeconds: settings.scheduler.lockGraceSeconds });
   if (claimed.length === 0) return { claimed: 0, fires: 0 };
   const releases: ScheduleRelease[] = [];
+  const fireJobs: Parameters<typeof plainJobsInsert>[0][number][] = [];
   const skippedRecords: { schedule: StoredSchedule; slots: number[] }[] = [];
-  let fires = 0;
   for (const schedule of claimed) {
     try {
       const { fire, skipped } = slotsToFire(schedule, now);
       const nextRunAt = slotAfter(schedule.cron_expr, schedule.timezone, Math.max(now, fire[fire.length - 1] ?? now));
-      const statements = fire.map((slot) =>
-        plainJobInsert(
-          {
-            id: randomUUID(),
-            jobType: SCHEDULE_FIRE_JOB_TYPE,
-            componentType: "schedule",
-            componentId: schedule.id,
-            deploymentId: settings.queue.deploymentId ?? null,
-            payload: { schedule_id: schedule.id, slot },
-            maxAttempts: 3,
-            idempotencyKey: `schedule:${schedule.id}:${slot}`,
-            availableAt: slot + (schedule.jitter_seconds > 0 ? randomInt(schedule.jitter_seconds + 1) : 0),
-          },
-          { owner: schedule.user_id, now },
-        ),
-      );
-      fires += fire.length;
+      for (const slot of fire) {
+        fireJobs.push({
+          id: randomUUID(),
+          jobType: SCHEDULE_FIRE_JOB_TYPE,
+          componentType: "schedule",
+          componentId: schedule.id,
+          deploymentId: settings.queue.deploymentId ?? null,
+          payload: { schedule_id: schedule.id, slot },
+          maxAttempts: 3,
+          idempotencyKey: `schedule:${schedule.id}:${slot}`,
+          availableAt: slot + (schedule.jitter_seconds > 0 ? randomInt(schedule.jitter_seconds + 1) : 0),
+          owner: schedule.user_id,
+        });
+      }
       if (skipped.length > 0 && schedule.misfire_policy === "skip") skippedRecords.push({ schedule, slots: skipped });
-      releases.push({ id: schedule.id, nextRunAt, statements });
+      releases.push({ id: schedule.id, nextRunAt });
     } catch (error) {
       const reason = error instanceof CronError ? `invalid_cron: ${error.message}` : `cannot_schedule: ${(error as Error).message}`;
       log.warn(`[scheduler] schedule ${schedule.id} disabled: ${reason}`);
       releases.push({ id: schedule.id, nextRunAt: null, disabledReason: reason });
     }
   }
-  await unsafeReleaseSchedules(db, { workerId, releases, now });
+  const fires = fireJobs.length;
+  // One transaction: the fire jobs (one multi-row INSERT per kind of owner) and the re-armed schedules (one UPDATE).
+  await unsafeReleaseSchedules(db, { workerId, releases, statements: plainJobsInsert(fireJobs, { now }), now });
   for (const { schedule, slots } of skippedRecords) {
     await createScheduleRun(db, {
       scope: fireScope(schedule),

@@ -116,7 +116,6 @@ export async function agnoMetrics(db: Db, todayDate: string): Promise<AgnoRecord
   return records;
 }
 
-
 const pick = <T>(next: () => number, items: readonly T[]): T => items[Math.floor(next() * items.length)];
 
 /**

@@ -163,7 +163,8 @@ for (const dialect of DIALECTS) {
         dialect,
         agents: [{ id: "cron-agent", name: "Cron", model: { provider: "openai-compatible" as const, id: "scripted", baseUrl: server.url, apiKey: "t" } }],
         scheduler: { pollIntervalMs: 100 },
-        queue: { durable: true, pollIntervalMs: 50, lockGraceSeconds: 5, maxQueueDepth: 1 },
+        // A lease long enough that no takeover (another test's subject) happens under a loaded machine.
+        queue: { durable: true, pollIntervalMs: 50, lockGraceSeconds: 60, maxQueueDepth: 1 },
       });
       try {
         const db = await tight.db();
@@ -186,7 +187,8 @@ for (const dialect of DIALECTS) {
         const runsOf = async () => (await listScheduleRuns(db, { scope: adminScope(), scheduleId: schedule.id, page: 1, limit: 10 })).runs;
         await until("the fire started", async () => (await runsOf()).length > 0);
         await new Promise((resolve) => setTimeout(resolve, 1500));
-        expect(await runsOf()).toMatchObject([{ status: "running", attempt: 1, run_id: null }]);
+        const waiting = await runsOf();
+        expect(waiting, JSON.stringify(waiting.map((r) => [r.status, r.attempt, r.error]))).toMatchObject([{ status: "running", attempt: 1, run_id: null }]);
         await db.sql.exec("DELETE FROM agno_jobs WHERE id = ?", [blocker.params[0]]);
         await until("the fire succeeded", async () => (await runsOf()).some((r) => r.status === "success"));
         const runs = await runsOf();

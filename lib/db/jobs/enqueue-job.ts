@@ -207,7 +207,11 @@ async function sessionOwner(db: Db, scope: DataScope, sessionId: string): Promis
 
 /** The job an owner's Idempotency-Key made, while its row exists. */
 export async function jobByKey(db: Db, owner: string | null, key: string): Promise<StoredJob | null> {
-  const [row] = await db.sql.query(`SELECT ${JOB_COLUMNS} FROM agno_jobs WHERE idempotency_key = ? AND ${nullSafeEquals(db, "user_id")}`, [key, owner]);
+  // `user_id = ?` / `IS NULL` (not IS NOT DISTINCT FROM, which no index serves): each form matches its partial unique index.
+  const [row] =
+    owner === null
+      ? await db.sql.query(`SELECT ${JOB_COLUMNS} FROM agno_jobs WHERE idempotency_key = ? AND user_id IS NULL`, [key])
+      : await db.sql.query(`SELECT ${JOB_COLUMNS} FROM agno_jobs WHERE user_id = ? AND idempotency_key = ?`, [owner, key]);
   return row ? toStoredJob(row) : null;
 }
 
@@ -314,6 +318,48 @@ export function plainJobInsert(
       ...(maxQueueDepth !== undefined ? [job.jobType, maxQueueDepth, maxQueueDepth] : []),
     ],
   };
+}
+
+/**
+ * The INSERTs of many jobs that are not runs (without RETURNING), each with an Idempotency-Key:
+ * one multi-row statement per kind of owner (a user's keys and the shared ones have their own
+ * unique indexes), where an existing job of the same owner and key wins. No depth limit: for
+ * callers that bound the number themselves (the scheduler's fires: one per due slot).
+ */
+export function plainJobsInsert(
+  jobs: readonly (PlainJobInput & { id: string; idempotencyKey: string; owner: string | null })[],
+  { now = epochSeconds() }: { now?: number } = {},
+): { text: string; params: unknown[] }[] {
+  const statements: { text: string; params: unknown[] }[] = [];
+  for (const shared of [false, true]) {
+    const group = jobs.filter((job) => (job.owner === null) === shared);
+    if (group.length === 0) continue;
+    const onConflict = shared
+      ? "ON CONFLICT (idempotency_key) WHERE user_id IS NULL AND idempotency_key IS NOT NULL DO NOTHING"
+      : "ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING";
+    statements.push({
+      text: `INSERT INTO agno_jobs
+          (id, component_type, job_type, deployment_id, component_id, session_id, user_id, payload, status,
+           attempt, lease_losses, max_attempts, idempotency_key, available_at, created_at, updated_at)
+        VALUES ${group.map(() => "(?, ?, ?, ?, ?, NULL, ?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?)").join(", ")}
+        ${onConflict}`,
+      params: group.flatMap((job) => [
+        job.id,
+        job.componentType,
+        job.jobType,
+        job.deploymentId ?? null,
+        job.componentId,
+        job.owner,
+        job.payload,
+        job.maxAttempts,
+        job.idempotencyKey,
+        job.availableAt ?? now,
+        now,
+        now,
+      ]),
+    });
+  }
+  return statements;
 }
 
 /**

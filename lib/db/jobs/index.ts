@@ -1,6 +1,17 @@
 /** The durable job queue's data layer: agno_jobs rows (a durable background run's, or a job of another kind of the job catalog) and the statements that move them. */
 export { JOB_STATUSES, FINISHED_JOB_STATUSES, spentAttempts, type JobStatus, type StoredJob } from "./job-row.ts";
-export { enqueueRunJob, enqueueJob, plainJobInsert, duplicateMismatch, jobByKey, type EnqueueResult, type EnqueueRunJobOptions, type JobInput, type PlainJobInput } from "./enqueue-job.ts";
+export {
+  enqueueRunJob,
+  enqueueJob,
+  plainJobInsert,
+  plainJobsInsert,
+  duplicateMismatch,
+  jobByKey,
+  type EnqueueResult,
+  type EnqueueRunJobOptions,
+  type JobInput,
+  type PlainJobInput,
+} from "./enqueue-job.ts";
 export { claimJobs, unsafeOldestReadyJobAge, type ClaimJobsOptions, type ClaimedJob } from "./claim-jobs.ts";
 export {
   heartbeat,

@@ -485,35 +485,51 @@ export async function unsafeNextDueAt(db: Db, { lockGraceSeconds }: { lockGraceS
   return row?.at === null || row?.at === undefined ? null : Number(row.at);
 }
 
-/** What a claimer does with one claimed schedule, written in one transaction with the rest. */
+/** What a claimer does with one claimed schedule, written in one transaction with the rest (unsafeReleaseSchedules). */
 export interface ScheduleRelease {
   id: string;
   /** The next slot to arm (null: none, the schedule is disabled). */
   nextRunAt: number | null;
   /** Set when the schedule can no longer fire (its expression stopped parsing): it is disabled with this reason. */
   disabledReason?: string;
-  /** Statements to commit with the release (the fire jobs of its slots). */
-  statements?: readonly { text: string; params?: readonly unknown[] }[];
 }
 
 /**
- * UNSAFE (unscoped): releases claimed schedules in one transaction: each one's statements (its
- * fire jobs) and its next_run_at, lock cleared — only where this claimer still holds the lock
- * (a claimer that took longer than the grace period lost it, and its release is a no-op; its fire
- * jobs are deduplicated by their idempotency keys).
+ * UNSAFE (unscoped): releases claimed schedules in one transaction: `statements` first (the fire
+ * jobs of their slots), then each one's next_run_at, lock cleared — only where this claimer still
+ * holds the lock (a claimer that took longer than the grace period lost it, and its release is a
+ * no-op; its fire jobs are deduplicated by their idempotency keys). The re-armed schedules are
+ * one statement, however many.
  */
-export async function unsafeReleaseSchedules(db: Db, { workerId, releases, now = nowSeconds() }: { workerId: string; releases: readonly ScheduleRelease[]; now?: number }): Promise<void> {
+export async function unsafeReleaseSchedules(
+  db: Db,
+  {
+    workerId,
+    releases,
+    statements = [],
+    now = nowSeconds(),
+  }: { workerId: string; releases: readonly ScheduleRelease[]; statements?: readonly { text: string; params?: readonly unknown[] }[]; now?: number },
+): Promise<void> {
   if (releases.length === 0) return;
-  const statements = releases.flatMap((r) => [
-    ...(r.statements ?? []),
-    r.disabledReason === undefined
-      ? { text: `UPDATE agno_schedules SET next_run_at = ?, locked_by = NULL, locked_at = NULL, updated_at = ? WHERE id = ? AND locked_by = ?`, params: [r.nextRunAt, now, r.id, workerId] }
-      : {
-          text: `UPDATE agno_schedules SET enabled = ?, next_run_at = NULL, disabled_reason = ?, locked_by = NULL, locked_at = NULL, updated_at = ? WHERE id = ? AND locked_by = ?`,
-          params: [false, r.disabledReason, now, r.id, workerId],
-        },
+  const rearmed = releases.filter((r) => r.disabledReason === undefined);
+  const disabled = releases.filter((r) => r.disabledReason !== undefined);
+  await db.sql.batch([
+    ...statements,
+    ...(rearmed.length === 0
+      ? []
+      : [
+          {
+            text: `WITH v (id, next_run_at) AS (VALUES ${rearmed.map(() => "(CAST(? AS TEXT), CAST(? AS BIGINT))").join(", ")})
+                   UPDATE agno_schedules SET next_run_at = v.next_run_at, locked_by = NULL, locked_at = NULL, updated_at = ?
+                     FROM v WHERE agno_schedules.id = v.id AND agno_schedules.locked_by = ?`,
+            params: [...rearmed.flatMap((r) => [r.id, r.nextRunAt]), now, workerId],
+          },
+        ]),
+    ...disabled.map((r) => ({
+      text: `UPDATE agno_schedules SET enabled = ?, next_run_at = NULL, disabled_reason = ?, locked_by = NULL, locked_at = NULL, updated_at = ? WHERE id = ? AND locked_by = ?`,
+      params: [false, r.disabledReason, now, r.id, workerId],
+    })),
   ]);
-  await db.sql.batch(statements);
 }
 
 /** UNSAFE (unscoped): a schedule by id, for the fire that runs it (as its owner afterwards). */
