@@ -31,7 +31,7 @@ import {
   type StoredJob,
 } from "@/lib/db/index.ts";
 import { ConflictError, NotFoundError, PaginationError, PermissionError, QueueFullError } from "@/lib/errors/domain-errors.ts";
-import { enqueueJob } from "@/lib/db/jobs/enqueue-job.ts";
+import { enqueueJob, plainJobsInsert } from "@/lib/db/jobs/enqueue-job.ts";
 import { DIALECTS, openMigrated, type TestDb, type TestDialect } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";
 import { RUN_JOBS } from "@/test/support/run-jobs.ts";
@@ -233,6 +233,36 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
         }),
       );
     });
+
+    it(
+      "plainJobsInsert writes thousands of jobs in chunked multi-row statements, once per owner and key",
+      withDb(async (db) => {
+        const jobs = Array.from({ length: 2500 }, (_, i) => ({
+          id: `bulk-${i}`,
+          jobType: "schedule_fire",
+          componentType: "schedule",
+          componentId: `s${i}`,
+          payload: { slot: i },
+          maxAttempts: 1,
+          idempotencyKey: `bulk:${i}`,
+          owner: i < 2100 ? "bulk-owner" : null,
+        }));
+        const statements = plainJobsInsert(jobs, { now: NOW });
+        // 2,100 owned rows in chunks of 1,000, 400 shared ones in one.
+        expect(statements.map((s) => s.params.length / 12)).toEqual([1000, 1000, 100, 400]);
+        await db.sql.batch(statements);
+        // The same keys again (new ids) write nothing.
+        await db.sql.batch(
+          plainJobsInsert(
+            jobs.map((job) => ({ ...job, id: `again-${job.id}` })),
+            { now: NOW },
+          ),
+        );
+        expect(await count(db, "agno_jobs")).toBe(2500);
+        const [owned] = await db.sql.query<{ n: number }>("SELECT COUNT(*) AS n FROM agno_jobs WHERE user_id = ?", ["bulk-owner"]);
+        expect(Number(owned!.n)).toBe(2100);
+      }),
+    );
 
     describe("claims", () => {
       it(

@@ -332,34 +332,41 @@ export function plainJobsInsert(
 ): { text: string; params: unknown[] }[] {
   const statements: { text: string; params: unknown[] }[] = [];
   for (const shared of [false, true]) {
-    const group = jobs.filter((job) => (job.owner === null) === shared);
-    if (group.length === 0) continue;
-    const onConflict = shared
-      ? "ON CONFLICT (idempotency_key) WHERE user_id IS NULL AND idempotency_key IS NOT NULL DO NOTHING"
-      : "ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING";
-    statements.push({
-      text: `INSERT INTO agno_jobs
-          (id, component_type, job_type, deployment_id, component_id, session_id, user_id, payload, status,
-           attempt, lease_losses, max_attempts, idempotency_key, available_at, created_at, updated_at)
-        VALUES ${group.map(() => "(?, ?, ?, ?, ?, NULL, ?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?)").join(", ")}
-        ${onConflict}`,
-      params: group.flatMap((job) => [
-        job.id,
-        job.componentType,
-        job.jobType,
-        job.deploymentId ?? null,
-        job.componentId,
-        job.owner,
-        job.payload,
-        job.maxAttempts,
-        job.idempotencyKey,
-        job.availableAt ?? now,
-        now,
-        now,
-      ]),
-    });
+    const owned = jobs.filter((job) => (job.owner === null) === shared);
+    // Chunks keep each statement's parameters under both drivers' limits (12 per row).
+    for (let start = 0; start < owned.length; start += JOBS_PER_INSERT) statements.push(jobsInsert(owned.slice(start, start + JOBS_PER_INSERT), shared, now));
   }
   return statements;
+}
+
+/** Rows per multi-row INSERT of plainJobsInsert. */
+const JOBS_PER_INSERT = 1000;
+
+function jobsInsert(group: Parameters<typeof plainJobsInsert>[0], shared: boolean, now: number): { text: string; params: unknown[] } {
+  const onConflict = shared
+    ? "ON CONFLICT (idempotency_key) WHERE user_id IS NULL AND idempotency_key IS NOT NULL DO NOTHING"
+    : "ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING";
+  return {
+    text: `INSERT INTO agno_jobs
+        (id, component_type, job_type, deployment_id, component_id, session_id, user_id, payload, status,
+         attempt, lease_losses, max_attempts, idempotency_key, available_at, created_at, updated_at)
+      VALUES ${group.map(() => "(?, ?, ?, ?, ?, NULL, ?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?)").join(", ")}
+      ${onConflict}`,
+    params: group.flatMap((job) => [
+      job.id,
+      job.componentType,
+      job.jobType,
+      job.deploymentId ?? null,
+      job.componentId,
+      job.owner,
+      job.payload,
+      job.maxAttempts,
+      job.idempotencyKey,
+      job.availableAt ?? now,
+      now,
+      now,
+    ]),
+  };
 }
 
 /**
