@@ -36,13 +36,13 @@ export const SCHEDULE_FIRE_JOB_KIND = defineJobKind<ScheduleFirePayload>({
   concurrency: (_queue, settings) => settings?.scheduler.maxConcurrentFires ?? 100,
   executor:
     ({ db, settings }) =>
-    async ({ payload, signal }) => {
+    async ({ payload, signal, fence }) => {
       if (!settings) throw new PermanentJobError("A schedule fire needs the OS settings: this worker was built without them");
       const schedule = await unsafeScheduleById(db, payload.schedule_id);
       // Deleted or disabled since the slot was enqueued: nothing fires.
       if (!schedule || !schedule.enabled) return;
       try {
-        await executeFire({ db, settings, schedule, slot: payload.slot, caller: endpointCallerFor(settings), signal });
+        await executeFire({ db, settings, schedule, slot: payload.slot, caller: endpointCallerFor(settings), signal, fence });
       } catch (error) {
         // Deleted while it fired: nothing more to record.
         if (error instanceof NotFoundError) return;

@@ -1,8 +1,10 @@
 import type { Settings } from "../config/settings.ts";
 import type { Db } from "../db/open-database.ts";
 import { unsafeSystemScope, type DataScope } from "../db/scope.ts";
+import type { JobFence } from "../db/jobs/job-fence.ts";
 import {
-  createScheduleRun,
+  createScheduleRun as recordScheduleRun,
+  FireLeaseLostError,
   otherFireRunning,
   scheduleRunsForSlot,
   unsafeDisableSchedule,
@@ -37,6 +39,8 @@ export interface FireRequest {
   slot: number | null;
   caller: EndpointCaller;
   signal?: AbortSignal;
+  /** The fire job's claim: attempts are recorded only while it holds (a fire taken over records nothing beside its taker). */
+  fence?: JobFence;
 }
 
 /** Aborted while sleeping or following: the fire stops where it is (the job is taken over, or the process stops). */
@@ -218,6 +222,14 @@ async function callOtherEndpoint(request: FireRequest): Promise<AttemptOutcome> 
 /** The scope a fire writes in: its schedule's owner (the shared rows for an owner-less one). */
 export const fireScope = (schedule: StoredSchedule): DataScope => unsafeSystemScope("a fire acts for its schedule's owner", { actingAs: schedule.user_id });
 
+/** Records an attempt under the fire job's claim; a lost claim stops the fire where it is. */
+function attemptRecorder(request: FireRequest, scope: DataScope) {
+  return (run: Parameters<typeof recordScheduleRun>[1]["run"]) =>
+    recordScheduleRun(request.db, { scope, run, fence: request.fence }).catch((error: unknown) => {
+      throw error instanceof FireLeaseLostError ? new FireAbortedError(error.message) : error;
+    });
+}
+
 /**
  * Runs one fire (see the file's comment). Returns the last attempt's record, or null when the slot
  * had already been fired to its end. Throws FireAbortedError when `signal` aborts meanwhile (the
@@ -226,6 +238,7 @@ export const fireScope = (schedule: StoredSchedule): DataScope => unsafeSystemSc
 export async function executeFire(request: FireRequest): Promise<StoredScheduleRun | null> {
   const { db, schedule, slot, signal } = request;
   const scope = fireScope(schedule);
+  const createScheduleRun = attemptRecorder(request, scope);
   const now = nowSeconds();
 
   // Taken over: what the slot already holds decides where this fire resumes.
@@ -241,16 +254,13 @@ export async function executeFire(request: FireRequest): Promise<StoredScheduleR
     const since = now - schedule.timeout_seconds * (schedule.max_retries + 1) - schedule.retry_delay_seconds * schedule.max_retries - 60;
     const running = await otherFireRunning(db, { scope, scheduleId: schedule.id, slot, since });
     if (running) {
-      return createScheduleRun(db, {
-        scope,
-        run: {
-          scheduleId: schedule.id,
-          attempt: 1,
-          scheduledFor: slot,
-          status: "skipped",
-          completedAt: now,
-          error: `Skipped: the previous fire (schedule run ${running.id}) is still running and allow_overlap is off`,
-        },
+      return createScheduleRun({
+        scheduleId: schedule.id,
+        attempt: 1,
+        scheduledFor: slot,
+        status: "skipped",
+        completedAt: now,
+        error: `Skipped: the previous fire (schedule run ${running.id}) is still running and allow_overlap is off`,
       });
     }
   }
@@ -260,7 +270,7 @@ export async function executeFire(request: FireRequest): Promise<StoredScheduleR
     const expected = runEndpointOf(schedule.target_type as "agent" | "team" | "workflow", schedule.target_id);
     if (schedule.endpoint.replace(/\/$/, "") !== expected) {
       const error = `Schedule ${schedule.id} endpoint '${schedule.endpoint}' does not match its provenance target ${schedule.target_type}:${schedule.target_id}; refusing to execute`;
-      const record = adopt ?? (await createScheduleRun(db, { scope, run: { scheduleId: schedule.id, attempt, scheduledFor: slot } }));
+      const record = adopt ?? (await createScheduleRun({ scheduleId: schedule.id, attempt, scheduledFor: slot }));
       await unsafeDisableSchedule(db, { id: schedule.id, reason: `endpoint_drift:${schedule.endpoint}!=${schedule.target_type}:${schedule.target_id}` });
       return (await updateScheduleRun(db, { scope, id: record.id, updates: { status: "failed", error, completed_at: nowSeconds() } })) ?? record;
     }
@@ -271,7 +281,7 @@ export async function executeFire(request: FireRequest): Promise<StoredScheduleR
   const manualId = crypto.randomUUID();
   let last: StoredScheduleRun | null = null;
   for (; attempt <= maxAttempts; attempt++) {
-    const record = adopt ?? (await createScheduleRun(db, { scope, run: { scheduleId: schedule.id, attempt, scheduledFor: slot } }));
+    const record = adopt ?? (await createScheduleRun({ scheduleId: schedule.id, attempt, scheduledFor: slot }));
     const adopted = adopt?.run_id && adopt.session_id ? { runId: adopt.run_id, sessionId: adopt.session_id } : null;
     adopt = null;
     let outcome: AttemptOutcome;

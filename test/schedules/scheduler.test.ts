@@ -3,7 +3,7 @@ import { createSchedule, createScheduleRun, getRun, listScheduleRuns, unsafeSche
 import { cronProblem, nextRunAt, nextRuns, slotsBetween } from "@/lib/scheduler/cron.ts";
 import { endpointCallerFor } from "@/lib/scheduler/endpoint-port.ts";
 import { plainJobInsert } from "@/lib/db/jobs/enqueue-job.ts";
-import { executeFire } from "@/lib/scheduler/fire.ts";
+import { executeFire, FireAbortedError } from "@/lib/scheduler/fire.ts";
 import { wakeScheduler } from "@/lib/scheduler/scheduler.ts";
 import { dispatchDueSchedules, slotsToFire } from "@/lib/scheduler/tick.ts";
 import { startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
@@ -182,7 +182,8 @@ for (const dialect of DIALECTS) {
           { owner: null },
         );
         await db.sql.exec(blocker.text, blocker.params);
-        const schedule = await make(tight);
+        // A yearly expression: no second slot comes due while the test waits.
+        const schedule = await make(tight, { cron_expr: "0 0 1 1 *" });
         wakeScheduler(tight.settings);
         const runsOf = async () => (await listScheduleRuns(db, { scope: adminScope(), scheduleId: schedule.id, page: 1, limit: 10 })).runs;
         await until("the fire started", async () => (await runsOf()).length > 0);
@@ -278,6 +279,27 @@ for (const dialect of DIALECTS) {
         [1, "failed"],
       ]);
       expect(runs[1]!.error).toMatch(/Run failed with status ERROR|scripted outage/);
+    });
+
+    it("a fire whose job was taken over by another worker records no attempt beside its taker's", async () => {
+      const db = await app.db();
+      const caller = endpointCallerFor(app.settings);
+      const schedule = await make(app, { next_run_at: null });
+      // The fire job as the taker holds it: attempt 2 on worker "taker".
+      const job = plainJobInsert(
+        { id: `taken-${dialect.name}-${Date.now()}`, jobType: "schedule_fire", componentType: "schedule", componentId: schedule.id, payload: { schedule_id: schedule.id, slot: 4000 }, maxAttempts: 3 },
+        { owner: schedule.user_id },
+      );
+      await db.sql.exec(job.text, job.params);
+      const jobId = String(job.params[0]);
+      await db.sql.exec("UPDATE agno_jobs SET status = 'running', attempt = 2, locked_by = 'taker', locked_at = ? WHERE id = ?", [Math.floor(Date.now() / 1000), jobId]);
+      const stale = executeFire({ db, settings: app.settings, schedule, slot: 4000, caller, fence: { id: jobId, attempt: 1, workerId: "lost" } });
+      await expect(stale).rejects.toBeInstanceOf(FireAbortedError);
+      const slotRuns = async () => (await listScheduleRuns(db, { scope: adminScope(), scheduleId: schedule.id, page: 1, limit: 10 })).runs;
+      expect(await slotRuns()).toEqual([]);
+      const taken = await executeFire({ db, settings: app.settings, schedule, slot: 4000, caller, fence: { id: jobId, attempt: 2, workerId: "taker" } });
+      expect(taken).toMatchObject({ status: "success", attempt: 1 });
+      expect(await slotRuns()).toHaveLength(1);
     });
 
     it("a fire taken over follows the run its dead attempt started, and a finished slot fires nothing", async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError, NotFoundError } from "../../errors/domain-errors.ts";
+import { FENCE_SQL, fenceParams, type JobFence } from "../jobs/job-fence.ts";
 import { isUniqueViolation } from "../jobs/unique-violation.ts";
 import { parseJson } from "../json.ts";
 import type { Db } from "../open-database.ts";
@@ -363,18 +364,32 @@ export interface NewScheduleRun {
   completedAt?: number | null;
 }
 
-/** Records one attempt of a fire, owned by the schedule's owner (the scope acts for it). NotFoundError when the scope has no such schedule (deleted meanwhile). */
-export async function createScheduleRun(db: Db, { scope, run }: { scope: DataScope; run: NewScheduleRun }): Promise<StoredScheduleRun> {
+/** The fire job's claim no longer holds: another worker took the fire over, and records its attempts. */
+export class FireLeaseLostError extends Error {
+  override readonly name = "FireLeaseLostError";
+}
+
+/**
+ * Records one attempt of a fire, owned by the schedule's owner (the scope acts for it).
+ * NotFoundError when the scope has no such schedule (deleted meanwhile). With `fence` (the fire
+ * job's claim) the row is written only while that claim holds, in the same statement: a worker
+ * whose fire was taken over records nothing beside its taker (FireLeaseLostError).
+ */
+export async function createScheduleRun(db: Db, { scope, run, fence }: { scope: DataScope; run: NewScheduleRun; fence?: JobFence }): Promise<StoredScheduleRun> {
   const owner = ownerSql(scope, "s.user_id");
   const now = nowSeconds();
+  const held = fence ? ` AND EXISTS (SELECT 1 FROM agno_jobs WHERE ${FENCE_SQL})` : "";
   const rows = await db.sql.query(
     `INSERT INTO agno_schedule_runs (id, schedule_id, user_id, attempt, triggered_at, completed_at, status, status_code, run_id, session_id,
        error, input, output, requirements, created_at, scheduled_for)
-     SELECT ?, s.id, s.user_id, ?, ?, ?, ?, NULL, NULL, NULL, ?, NULL, NULL, NULL, ?, ? FROM agno_schedules s WHERE s.id = ? AND ${owner.clause}
+     SELECT ?, s.id, s.user_id, ?, ?, ?, ?, NULL, NULL, NULL, ?, NULL, NULL, NULL, ?, ? FROM agno_schedules s WHERE s.id = ? AND ${owner.clause}${held}
      RETURNING ${RUN_COLUMNS}`,
-    [randomUUID(), run.attempt, now, run.completedAt ?? null, run.status ?? "running", run.error ?? null, now, run.scheduledFor, run.scheduleId, ...owner.params],
+    [randomUUID(), run.attempt, now, run.completedAt ?? null, run.status ?? "running", run.error ?? null, now, run.scheduledFor, run.scheduleId, ...owner.params, ...(fence ? fenceParams(fence) : [])],
   );
-  if (!rows[0]) throw new NotFoundError("Schedule not found");
+  if (!rows[0]) {
+    if (fence && (await getSchedule(db, { scope, id: run.scheduleId }))) throw new FireLeaseLostError(`Lease on fire job ${fence.id} was lost; its taker records the attempt`);
+    throw new NotFoundError("Schedule not found");
+  }
   return toStoredScheduleRun(rows[0]);
 }
 
