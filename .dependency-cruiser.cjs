@@ -126,6 +126,7 @@ module.exports = {
       "lib/scheduler/README.md",
       "may import lib/db, lib/queue (the catalog's types, workers, wake-ups), lib/config, lib/errors and lib/log.ts; must not import lib/http, lib/auth, lib/runtime or lib/server (endpoints are called through its port).",
     ),
+    mayImport("evals", [], "lib/evals/README.md", "imports nothing of lib but lib/errors yet (pure computations; the rows are lib/db/evals).", {}),
     mayImport(
       "metrics",
       ["db", "queue", "config", "log.ts"],
