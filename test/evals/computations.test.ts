@@ -81,12 +81,13 @@ describe("reliability (Agno's execution matching)", () => {
 });
 
 describe("accuracy (Agno's judge prompt and AccuracyResult)", () => {
-  it("splices guidelines (a list joined as Agno joins it) and context into the judge's instructions", () => {
+  it("appends the guidelines (one per line) and the context to the judge's instructions", () => {
     const bare = accuracyJudgeInstructions();
-    expect(bare.startsWith("You are an expert judge tasked with comparing the quality of an AI Agent’s output")).toBe(true);
-    expect(bare).toContain("   9-10: Highly accurate and complete, matching the expected answer and given guidelines closely.\n\nRemember: You must only compare");
+    expect(bare).toContain("Treat the reference (expected_output) as correct");
+    expect(bare).not.toContain("Additional");
     const full = accuracyJudgeInstructions({ guidelines: ["Be strict", "Ignore case"], context: "Math homework" });
-    expect(full).toContain("closely.\n\n## Additional Guidelines\nBe strict\n- Ignore case\n\n## Additional Context\nMath homework\n\nRemember:");
+    expect(full.endsWith("\nAdditional guidelines:\n- Be strict\n- Ignore case\n\nAdditional context:\nMath homework\n")).toBe(true);
+    expect(accuracyJudgeInstructions({ guidelines: "Be strict" })).toContain("\nAdditional guidelines:\nBe strict\n");
   });
 
   it("puts the input, the expected output and the agent's output in tags", () => {
