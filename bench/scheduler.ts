@@ -183,9 +183,9 @@ async function stop(children: Child[], how: "SIGTERM" | "stdin"): Promise<void> 
 // ---------------------------------------------------------------------------------------------
 
 /** `count` schedules named `<prefix>-<i>`, schedule i due at `firstDue + floor(i / perSecond)`, ten owners. */
-async function insertSchedules(client: pg.Client, table: "agno_schedules" | "bare_schedules", prefix: string, count: number, firstDue: number, perSecond: number): Promise<void> {
+async function insertSchedules(client: pg.Client, target: "agno_schedules" | "bare_schedules", prefix: string, count: number, firstDue: number, perSecond: number): Promise<void> {
   const now = Math.floor(Date.now() / 1000);
-  if (table === "bare_schedules") {
+  if (target === "bare_schedules") {
     await client.query(`INSERT INTO bare_schedules (id, next_run_at) SELECT $1 || '-' || i, $2 + i / $3 FROM generate_series(0, $4 - 1) AS t(i)`, [prefix, firstDue, perSecond, count]);
     return;
   }
@@ -210,10 +210,10 @@ interface PhaseResult {
 }
 
 /** `skip`: the first schedules (a warm-up) are fired like the rest but left out of the figures. */
-function summarize(due: Map<string, number>, allStarts: Map<string, number>, skip = 0): PhaseResult {
+function summarize(allDue: Map<string, number>, allStarts: Map<string, number>, skip = 0): PhaseResult {
   const measured = (name: string) => Number(name.slice(name.lastIndexOf("-") + 1)) >= skip;
   const starts = new Map([...allStarts].filter(([name]) => measured(name)));
-  due = new Map([...due].filter(([name]) => measured(name)));
+  const due = new Map([...allDue].filter(([name]) => measured(name)));
   const lags = [...starts].map(([id, at]) => at - due.get(id)! * 1000).sort((a, b) => a - b);
   const firstDue = Math.min(...due.values()) * 1000;
   return { fires: starts.size, spanMs: Math.max(...starts.values()) - firstDue, lags };
