@@ -68,3 +68,22 @@ export function storedPerformanceData(result: PerformanceResult): { result: Reco
     runs: run_times.map((runtime, i) => ({ runtime, memory: memory_usages[i] ?? 0, ...(tokens_per_run ? { tokens: tokens_per_run[i]! } : {}) })),
   };
 }
+
+/**
+ * The flat PerformanceResult (run_times and memory_usages lists beside the figures) from the stored
+ * `{result, runs}` — what Agno's `POST /eval-runs` answers for a performance eval. Anything else
+ * (a row of another shape) comes back as it is.
+ */
+export function flatPerformanceData(stored: Record<string, unknown>): Record<string, unknown> {
+  const result = stored.result;
+  const runs = stored.runs;
+  if (!result || typeof result !== "object" || !Array.isArray(runs)) return stored;
+  const list = runs as { runtime?: number; memory?: number; tokens?: number }[];
+  const flat: Record<string, unknown> = {
+    run_times: list.map((r) => r.runtime ?? 0),
+    memory_usages: list.map((r) => r.memory ?? 0),
+    ...(result as Record<string, unknown>),
+  };
+  if (list.some((r) => r.tokens !== undefined)) flat.tokens_per_run = list.map((r) => r.tokens ?? 0);
+  return flat;
+}

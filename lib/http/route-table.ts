@@ -3,6 +3,7 @@ import { config, health, info, landing } from "./routes/core.ts";
 import { migrateAll, migrateOne } from "./routes/databases.ts";
 import { DISABLED_FEATURES } from "./routes/disabled-features.ts";
 import { docsRoutes } from "./routes/docs.ts";
+import { EVAL_ROUTES } from "./routes/evals.ts";
 import { MEMORY_ROUTES } from "./routes/memories.ts";
 import { MEMORY_INSIGHT_ROUTES } from "./routes/memory-insights.ts";
 import { METRICS_ROUTES } from "./routes/metrics.ts";
@@ -34,6 +35,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...SERVICE_ACCOUNT_ROUTES,
   ...QUEUE_ROUTES,
   ...SCHEDULE_ROUTES,
+  ...EVAL_ROUTES,
   ...docsRoutes(() => ROUTES),
   // Catch-alls last: templateForPath keeps this order among templates with as many parameters.
   ...DISABLED_FEATURES,

@@ -4,6 +4,7 @@ import { learningsSteps } from "./steps/learnings.ts";
 import { memoriesSteps } from "./steps/memories.ts";
 import { metricsSteps } from "./steps/metrics.ts";
 import { metricsCostStep } from "./steps/metrics-cost.ts";
+import { evalRunStateStep } from "./steps/eval-run-state.ts";
 import { jobsSteps } from "./steps/jobs.ts";
 import { jsonbStep } from "./steps/jsonb.ts";
 import { ownerColumnStep } from "./steps/owner-column.ts";
@@ -24,7 +25,7 @@ const DECLARED: readonly TableMigrations[] = [
   { tableType: "runs", spec: specs.RUNS, steps: runsSteps, afterCreate: async (ctx) => void (await repairLegacyRuns(ctx)) },
   { tableType: "memories", spec: specs.MEMORIES, steps: memoriesSteps },
   { tableType: "metrics", spec: specs.METRICS, steps: [...metricsSteps, metricsCostStep] },
-  { tableType: "evals", spec: specs.EVAL_RUNS, steps: [ownerColumnStep("agno_eval_runs")] },
+  { tableType: "evals", spec: specs.EVAL_RUNS, steps: [ownerColumnStep("agno_eval_runs"), evalRunStateStep] },
   { tableType: "knowledge", spec: specs.KNOWLEDGE, steps: [ownerColumnStep("agno_knowledge", ["user_id", "linked_to"])] },
   { tableType: "schedules", spec: specs.SCHEDULES, steps: schedulesSteps },
   { tableType: "schedule_runs", spec: specs.SCHEDULE_RUNS, steps: scheduleRunsSteps },

@@ -50,6 +50,8 @@ export interface StartRunRequest {
   defer?: (execute: () => Promise<RunOutput>, run: DeferredRun) => void;
   /** A run id chosen by the caller (a cancel may already be recorded for it); default a new UUID. */
   runId?: string;
+  /** Aborting it aborts the run with its reason (an eval that is cancelled or times out). */
+  signal?: AbortSignal;
 }
 
 export interface StartedRun {

@@ -30,6 +30,9 @@ const FULL = [
   "schedules:delete",
   "metrics:read",
   "metrics:write",
+  "evals:read",
+  "evals:write",
+  "evals:delete",
 ];
 
 type Json = Record<string, unknown>;
@@ -42,6 +45,7 @@ interface Ids {
   requirement: Json;
   scheduleId: string;
   scheduleRunId: string;
+  evalRunId: string;
 }
 interface Case {
   method: string;
@@ -90,6 +94,12 @@ const MATRIX: Record<string, Case> = {
   "POST /schedules/{schedule_id}/trigger": { method: "POST", path: (i) => `/schedules/${i.scheduleId}/trigger`, forB: "denied" },
   "GET /schedules/{schedule_id}/runs": { method: "GET", path: (i) => `/schedules/${i.scheduleId}/runs`, forB: "denied" },
   "GET /schedules/{schedule_id}/runs/{run_id}": { method: "GET", path: (i) => `/schedules/${i.scheduleId}/runs/${i.scheduleRunId}`, forB: "denied" },
+  "GET /eval-runs": { method: "GET", path: () => "/eval-runs?user_id=alice", forB: "list" },
+  "DELETE /eval-runs": { method: "DELETE", path: () => "/eval-runs", init: (i) => ({ json: { eval_run_ids: [i.evalRunId] } }), forB: "list" },
+  "GET /eval-runs/{eval_run_id}": { method: "GET", path: (i) => `/eval-runs/${i.evalRunId}`, forB: "denied" },
+  "PATCH /eval-runs/{eval_run_id}": { method: "PATCH", path: (i) => `/eval-runs/${i.evalRunId}`, init: () => ({ json: { name: "hijacked" } }), forB: "denied" },
+  "DELETE /eval-runs/{eval_run_id}": { method: "DELETE", path: (i) => `/eval-runs/${i.evalRunId}`, forB: "denied" },
+  "POST /eval-runs/{eval_run_id}/cancel": { method: "POST", path: (i) => `/eval-runs/${i.evalRunId}/cancel`, forB: "denied" },
 };
 
 /** Routes that touch no user-owned rows (or only the caller's own new rows), and why. */
@@ -111,6 +121,7 @@ const NOT_OWNED: Record<string, string> = {
   "POST /sessions": "creates a session owned by the caller",
   "POST /memories": "creates a memory owned by the caller",
   "POST /schedules": "creates a schedule owned by the caller",
+  "POST /eval-runs": "runs an eval owned by the caller",
   "POST /optimize-memories": "acts on the caller's own memories",
   "POST /service-accounts": "creates the caller's own account (covered in service-accounts tests)",
   "GET /service-accounts": "lists the caller's own accounts (covered in service-accounts tests)",
@@ -155,7 +166,16 @@ describe("user B, anonymous and admin against user A's data", () => {
       await app.call("POST", "/schedules", { json: { name: "alices-report", cron_expr: "0 6 * * *", endpoint: "/agents/iso/runs", payload: { message: "A's report" } }, headers: as("a") })
     ).json()) as Json;
     const fired = (await (await app.call("POST", `/schedules/${schedule.id}/trigger`, { headers: as("a") })).json()) as Json;
-    expect([run.status, paused.status, memory.user_id, schedule.user_id, fired.status]).toEqual(["COMPLETED", "PAUSED", "alice", "alice", "success"]);
+    const evalRun = (await (await app.call("POST", "/eval-runs", { json: { agent_id: "iso", eval_type: "performance", input: "A's eval", name: "alices-eval" }, headers: as("a") })).json()) as Json;
+    expect([run.status, paused.status, memory.user_id, schedule.user_id, fired.status, evalRun.user_id, evalRun.status]).toEqual([
+      "COMPLETED",
+      "PAUSED",
+      "alice",
+      "alice",
+      "success",
+      "alice",
+      "COMPLETED",
+    ]);
     ids = {
       sessionId: String(run.session_id),
       runId: String(run.run_id),
@@ -165,6 +185,7 @@ describe("user B, anonymous and admin against user A's data", () => {
       requirement: (paused.requirements as Json[])[0],
       scheduleId: String(schedule.id),
       scheduleRunId: String(fired.id),
+      evalRunId: String(evalRun.id),
     };
   });
   afterAll(async () => {
@@ -178,12 +199,27 @@ describe("user B, anonymous and admin against user A's data", () => {
     const paused = await (await app.call("GET", `/agents/iso/runs/${ids.pausedRunId}?session_id=${ids.pausedSessionId}`, { headers: as("admin") })).json();
     const schedule = await (await app.call("GET", `/schedules/${ids.scheduleId}`, { headers: as("admin") })).json();
     const scheduleRuns = await (await app.call("GET", `/schedules/${ids.scheduleId}/runs`, { headers: as("admin") })).json();
-    return JSON.stringify({ session, memory, paused: (paused as Json).status, schedule, scheduleRuns: (scheduleRuns as { data: unknown[] }).data.length });
+    const evalRun = await (await app.call("GET", `/eval-runs/${ids.evalRunId}`, { headers: as("admin") })).json();
+    return JSON.stringify({ session, memory, paused: (paused as Json).status, schedule, scheduleRuns: (scheduleRuns as { data: unknown[] }).data.length, evalRun });
   };
 
   it("B, B's service account and anonymous never see or change A's rows", async () => {
     const before = await snapshot();
-    const mine = [ids.sessionId, ids.runId, ids.memoryId, ids.pausedRunId, "A's question", "A likes tea", "drinks", ids.scheduleId, "alices-report", '"alice"'];
+    const mine = [
+      ids.sessionId,
+      ids.runId,
+      ids.memoryId,
+      ids.pausedRunId,
+      "A's question",
+      "A likes tea",
+      "drinks",
+      ids.scheduleId,
+      "alices-report",
+      ids.evalRunId,
+      "alices-eval",
+      "A's eval",
+      '"alice"',
+    ];
     for (const [key, c] of Object.entries(MATRIX)) {
       const init = c.init?.(ids) ?? {};
       const anonymous = await app.call(c.method, c.path(ids), { ...init, headers: as("anonymous") });
@@ -214,6 +250,7 @@ describe("user B, anonymous and admin against user A's data", () => {
       "GET /agents/{agent_id}/runs/{run_id}",
       "GET /schedules/{schedule_id}",
       "GET /schedules/{schedule_id}/runs/{run_id}",
+      "GET /eval-runs/{eval_run_id}",
     ];
     for (const key of reads) {
       const c = MATRIX[key];

@@ -15,7 +15,7 @@ function agnoScope(method: string, path: string): string | "public" {
   if (first === "queue") return "agent_os:admin";
   if (first === "memory_topics" || first === "user_memory_stats") return "memories:read";
   if (first === "optimize-memories") return "memories:write";
-  const resource = first === "service-accounts" ? "service_accounts" : first;
+  const resource = first === "service-accounts" ? "service_accounts" : first === "eval-runs" ? "evals" : first;
   if (["agents", "teams", "workflows"].includes(first) && method === "POST" && (path.endsWith("/runs") || /\/(continue|cancel|resume)$/.test(path))) {
     return `${resource}:run`;
   }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { createEvalRun } from "@/lib/db/evals/eval-runs.ts";
 import { createScheduleRun, enqueueRunJob, type Db } from "@/lib/db/index.ts";
 import { buildOpenApi } from "@/lib/http/openapi.ts";
 import { nullsOmittedSchema, omitNullFields } from "@/lib/http/omit-nulls.ts";
@@ -77,6 +78,13 @@ const EXCLUDE_NONE: Record<string, boolean> = {
   "POST /schedules/{schedule_id}/trigger": false,
   "GET /schedules/{schedule_id}/runs": false,
   "GET /schedules/{schedule_id}/runs/{run_id}": false,
+  "GET /eval-runs": false,
+  "POST /eval-runs": false,
+  "DELETE /eval-runs": false,
+  "GET /eval-runs/{eval_run_id}": false,
+  "PATCH /eval-runs/{eval_run_id}": false,
+  "DELETE /eval-runs/{eval_run_id}": false,
+  "POST /eval-runs/{eval_run_id}/cancel": false,
   "GET /openapi.json": false,
   "GET /docs": false,
   "GET /docs/{asset}": false,
@@ -95,6 +103,7 @@ interface Ids {
   jobId: string;
   scheduleId: string;
   scheduleRunId: string;
+  evalRunId: string;
 }
 interface Probe {
   request: (ids: Ids) => { method: string; path: string; json?: unknown };
@@ -162,6 +171,10 @@ const PROBES: Record<string, Probe> = {
   "PATCH /schedules/{schedule_id}": { request: (i) => ({ method: "PATCH", path: `/schedules/${i.scheduleId}`, json: { timeout_seconds: 60 } }), nullField: ["description"] },
   "GET /schedules/{schedule_id}/runs": { request: (i) => ({ method: "GET", path: `/schedules/${i.scheduleId}/runs` }), nullField: ["data", 0, "status_code"] },
   "GET /schedules/{schedule_id}/runs/{run_id}": { request: (i) => ({ method: "GET", path: `/schedules/${i.scheduleId}/runs/${i.scheduleRunId}` }), nullField: ["status_code"] },
+  "GET /eval-runs": { request: () => ({ method: "GET", path: "/eval-runs" }), nullField: ["data", 0, "team_id"], keptNulls: [["data", 0, "eval_input", "additional_context"]] },
+  "GET /eval-runs/{eval_run_id}": { request: (i) => ({ method: "GET", path: `/eval-runs/${i.evalRunId}` }), nullField: ["team_id"], keptNulls: [["eval_input", "additional_context"]] },
+  "PATCH /eval-runs/{eval_run_id}": { request: (i) => ({ method: "PATCH", path: `/eval-runs/${i.evalRunId}`, json: { name: "renamed" } }), nullField: ["workflow_id"] },
+  "POST /eval-runs/{eval_run_id}/cancel": { request: (i) => ({ method: "POST", path: `/eval-runs/${i.evalRunId}/cancel` }), nullField: ["team_id"] },
 };
 
 /** Routes without a probe, and why none is needed. */
@@ -192,6 +205,9 @@ const UNPROBED: Record<string, string> = {
   "POST /schedules/{schedule_id}/enable": "the state of a schedule just enabled: next_run_at and updated_at are set",
   "POST /schedules/{schedule_id}/disable": "the same ScheduleStateSchema as enable",
   "POST /schedules/{schedule_id}/trigger": "the same ScheduleRunSchema as GET /schedules/{schedule_id}/runs/{run_id}; needs a model",
+  "POST /eval-runs": "the same EvalSchema as GET /eval-runs/{eval_run_id}; needs a model",
+  "DELETE /eval-runs": "204",
+  "DELETE /eval-runs/{eval_run_id}": "204",
   "GET /openapi.json": "the OpenAPI document",
   "GET /docs": "HTML",
   "GET /docs/{asset}": "static assets",
@@ -282,6 +298,11 @@ beforeAll(async () => {
   ids.scheduleId = ((await schedule.json()) as { id: string }).id;
   const skipped = await createScheduleRun(db, { scope: adminScope(null), run: { scheduleId: ids.scheduleId, attempt: 1, scheduledFor: 1, status: "skipped" } });
   ids.scheduleRunId = skipped.id;
+  const evalRun = await createEvalRun(db, {
+    scope,
+    run: { evalType: "accuracy", evalData: { avg_score: 9 }, evalInput: { input: "2+2", additional_context: null }, agentId: "assistant", userId: "owner-x" },
+  });
+  ids.evalRunId = evalRun.run_id;
   const job = await seedSession(db, { scope, session: { userId: "owner-x" } });
   ids.jobId = uid("job-run");
   await enqueueRunJob(db, {

@@ -96,6 +96,7 @@ export const config = defineRoute({
       session: domain(["agno_sessions", "agno_runs"]),
       memory: domain(["agno_memories"]),
       metrics: domain(["agno_metrics"]),
+      evals: domain(["agno_eval_runs"]),
       agents: settings.agents.map((agent) => ({
         id: agent.id,
         name: agent.name,

@@ -53,6 +53,7 @@ export const ConfigSchema = z.object({
   session: DomainDbsSchema,
   memory: DomainDbsSchema,
   metrics: DomainDbsSchema,
+  evals: DomainDbsSchema,
   agents: z.array(
     z.object({
       id: z.string(),

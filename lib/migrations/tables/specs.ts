@@ -107,6 +107,16 @@ export const METRICS: TableSpec = {
   indexes: [ix("agno_metrics", "date"), ix("agno_metrics", "user_id")],
 };
 
+/**
+ * Agentry's state of an eval run (lib/db/evals): `run_status` (PENDING, RUNNING, COMPLETED, ERROR,
+ * CANCELLED; NULL on a row Agno wrote, which is complete) and `run_details` (progress, the agent
+ * runs it made, the judge, an error). Nullable, so Agno still writes rows and never reads them.
+ */
+export const EVAL_RUN_STATE_COLUMNS: readonly ColumnSpec[] = [
+  { name: "run_status", type: "text" },
+  { name: "run_details", type: "json" },
+];
+
 export const EVAL_RUNS: TableSpec = {
   name: "agno_eval_runs",
   columns: [
@@ -124,6 +134,7 @@ export const EVAL_RUNS: TableSpec = {
     col.text("evaluated_component_name"),
     col.bigint("created_at", true),
     col.bigint("updated_at"),
+    ...EVAL_RUN_STATE_COLUMNS,
   ],
   indexes: [ix("agno_eval_runs", "created_at"), ix("agno_eval_runs", "user_id")],
 };

@@ -1,0 +1,48 @@
+import { z } from "zod";
+import { EVAL_JOB_TYPE, writeEvalRunState } from "../db/evals/eval-runs.ts";
+import { unsafeSystemScope } from "../db/scope.ts";
+import { defineJobKind, PermanentJobError } from "../queue/catalog.ts";
+import { EvalRunInputSchema } from "./eval-input.ts";
+import { planEval } from "./eval-plan.ts";
+import { EvalFailedError, EvalStoppedError, executeEval } from "./run-eval.ts";
+
+/** What an eval job carries: the request as `POST /eval-runs` took it (checked again by the same schema). */
+export const EvalJobPayload = z.object({ input: EvalRunInputSchema });
+export type EvalJobPayload = z.infer<typeof EvalJobPayload>;
+
+/**
+ * An eval started in the background with the durable queue, as a job of the catalog
+ * (lib/queue/job-catalog.ts): its id is the eval run's, its owner the eval's. Any worker runs it
+ * for the owner; every write to the eval's row holds only while this claim does (the fence), so
+ * a worker that lost its lease changes nothing. One attempt: an eval that failed says why in its
+ * row (a retry would spend the model calls again); a lost lease runs it again from the start. A
+ * cancel (the queue's) aborts the runs in flight and ends the eval CANCELLED.
+ */
+export const EVAL_JOB_KIND = defineJobKind<EvalJobPayload>({
+  jobType: EVAL_JOB_TYPE,
+  payload: EvalJobPayload,
+  maxAttempts: () => 1,
+  executor:
+    ({ db, settings }) =>
+    async ({ job, payload, fence, signal }) => {
+      const scope = unsafeSystemScope("an eval job runs for the eval's owner", { actingAs: job.user_id });
+      const fenceCondition = { clause: "j.attempt = ? AND j.locked_by = ? AND j.status = 'running'", params: [fence.attempt, fence.workerId] };
+      if (!settings) throw new PermanentJobError("This worker has no OS settings, so it cannot find the eval's agent");
+      let plan: ReturnType<typeof planEval>;
+      try {
+        plan = planEval(settings, payload.input);
+      } catch (error) {
+        // The agent or a model went away since the submit: the eval says why, and the job fails.
+        const message = error instanceof Error ? error.message : String(error);
+        await writeEvalRunState(db, { scope, id: job.id, fence: fenceCondition, state: { status: "ERROR", details: { error: message } } });
+        throw new PermanentJobError(message);
+      }
+      try {
+        await executeEval({ db, plan, scope, userId: job.user_id, runId: job.id, signal, fence: fenceCondition, background: true });
+      } catch (error) {
+        if (error instanceof EvalStoppedError) return;
+        if (error instanceof EvalFailedError) throw new PermanentJobError(error.message);
+        throw error;
+      }
+    },
+});

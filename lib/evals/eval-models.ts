@@ -1,0 +1,64 @@
+import type { ModelSpec } from "../config/define.ts";
+import type { Settings } from "../config/settings.ts";
+import { HttpError } from "../errors/http-error.ts";
+import type { RuntimeAgent } from "../runtime/agents.ts";
+
+/**
+ * The models of an eval: the one the evaluated agent runs with (its own, or the request's
+ * `model_id`/`model_provider` for this eval only, as Agno's temporary override) and the judge's
+ * (the request's `judge_model_id`/`judge_model_provider`, else the agent's own configured model —
+ * which is also what Agno's judge gets when the request overrides the agent's model).
+ *
+ * A model named in a request is reached with the credentials already configured for its
+ * provider (an agent's model or reasoning model of that provider): a request never carries keys.
+ */
+
+const PROVIDER_ALIASES: Record<string, ModelSpec["provider"]> = {
+  openai: "openai",
+  openaichat: "openai",
+  anthropic: "anthropic",
+  claude: "anthropic",
+  "openai-compatible": "openai-compatible",
+  openai_compatible: "openai-compatible",
+  openailike: "openai-compatible",
+  ollama: "openai-compatible",
+  vllm: "openai-compatible",
+  lmstudio: "openai-compatible",
+};
+
+/** The configured models, each once, in the order agents declare them. */
+function configuredSpecs(settings: Settings): ModelSpec[] {
+  const specs: ModelSpec[] = [];
+  for (const agent of settings.agents) for (const spec of [agent.model, agent.reasoningModel]) if (spec && !specs.includes(spec)) specs.push(spec);
+  return specs;
+}
+
+/**
+ * A model named by id and provider (Agno's provider names too: "OpenAI", "Anthropic", "Ollama"),
+ * with its provider's configured credentials. 400 naming the provider when it is unknown or none
+ * of its models is configured here. `field` names the request's fields in the message.
+ */
+export function namedModel(settings: Settings, { id, provider }: { id: string; provider: string }, field: "model" | "judge_model"): ModelSpec {
+  const kind = PROVIDER_ALIASES[provider.trim().toLowerCase()];
+  if (!kind) throw new HttpError(400, `${field}_provider '${provider}' is not a provider Agentry knows: use openai, anthropic or openai-compatible`);
+  const base = configuredSpecs(settings).find((spec) => spec.provider === kind);
+  if (!base) throw new HttpError(400, `${field}_provider '${provider}': no ${kind} model is configured on this server, so there are no credentials to call '${id}' with`);
+  // The configured spec itself when it is the same model (one AI SDK model per spec: resolveModel caches by spec).
+  if (base.id === id) return base;
+  return { provider: kind, id, baseUrl: base.baseUrl, apiKey: base.apiKey };
+}
+
+/** The agent as the eval runs it: with the override's model, or as configured. */
+export function evaluatedAgent(settings: Settings, agent: RuntimeAgent, override: { modelId?: string | null; modelProvider?: string | null }): RuntimeAgent {
+  if (!override.modelId || !override.modelProvider) return agent;
+  const own = agent.definition.model;
+  if (own && own.id === override.modelId && PROVIDER_ALIASES[override.modelProvider.trim().toLowerCase()] === own.provider) return agent;
+  const model = namedModel(settings, { id: override.modelId, provider: override.modelProvider }, "model");
+  return { ...agent, definition: { ...agent.definition, model } };
+}
+
+/** The judge's model: the request's, else the agent's own configured model; null when neither exists. */
+export function judgeModel(settings: Settings, agent: RuntimeAgent, judge: { modelId?: string | null; modelProvider?: string | null }): ModelSpec | null {
+  if (judge.modelId && judge.modelProvider) return namedModel(settings, { id: judge.modelId, provider: judge.modelProvider }, "judge_model");
+  return agent.definition.model;
+}

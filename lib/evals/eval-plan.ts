@@ -1,0 +1,45 @@
+import type { ModelSpec } from "../config/define.ts";
+import type { Settings } from "../config/settings.ts";
+import { HttpError } from "../errors/http-error.ts";
+import { MODEL_ENV_HINT } from "../config/model-from-env.ts";
+import { findAgent, type RuntimeAgent } from "../runtime/agents.ts";
+import { kindProblem, targetProblem, type EvalRunInput } from "./eval-input.ts";
+import { evaluatedAgent, judgeModel } from "./eval-models.ts";
+
+/** What an eval runs, resolved and checked before anything is stored. */
+export interface EvalPlan {
+  input: EvalRunInput;
+  /** The agent as the eval runs it (with the request's model, if it names one). */
+  agent: RuntimeAgent;
+  /** The judge's model (accuracy, agent_as_judge); null for the kinds without a judge. */
+  judge: ModelSpec | null;
+}
+
+const JUDGED = new Set(["accuracy", "agent_as_judge"]);
+
+/**
+ * Checks an eval request as Agno's route does, in its order — exactly one target (400), the target
+ * exists (404; teams are not served yet, so any team_id is Agno's 404 for an unknown team), what
+ * the kind requires (400) — and resolves its models: the agent must have one to run with (400
+ * naming the fix), and so must the judge.
+ */
+export function planEval(settings: Settings, input: EvalRunInput): EvalPlan {
+  const target = targetProblem(input);
+  if (target) throw target;
+  if (input.team_id) throw new HttpError(404, `Team with id '${input.team_id}' not found`);
+  const configured = findAgent(settings, input.agent_id!);
+  if (!configured) throw new HttpError(404, `Agent with id '${input.agent_id}' not found`);
+  const kind = kindProblem(input);
+  if (kind) throw kind;
+  const agent = evaluatedAgent(settings, configured, { modelId: input.model_id, modelProvider: input.model_provider });
+  if (!agent.definition.model) {
+    throw new HttpError(400, `Agent '${configured.definition.id}' has no model configured, so it cannot be evaluated: ${MODEL_ENV_HINT}, or pass model_id and model_provider`);
+  }
+  let judge: ModelSpec | null = null;
+  if (JUDGED.has(input.eval_type)) {
+    judge = judgeModel(settings, configured, { modelId: input.judge_model_id, modelProvider: input.judge_model_provider });
+    // The agent's own model is the default judge; an agent that only runs on an override has none.
+    judge ??= agent.definition.model;
+  }
+  return { input, agent, judge };
+}
