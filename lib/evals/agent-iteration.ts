@@ -3,6 +3,8 @@ import type { DataScope } from "../db/scope.ts";
 import type { RuntimeAgent } from "../runtime/agents.ts";
 import { startAgentRun } from "../runtime/agent-run.ts";
 import type { AgnoMessage, RunStatus, ToolExecution } from "../runtime/run-output.ts";
+import { RunCancelledSignal, RunTimeoutSignal } from "../runtime/run-registry.ts";
+import { LeaseLostError } from "../runtime/run-writer.ts";
 
 /** One run of the evaluated agent, as an eval reads it. */
 export interface AgentIteration {
@@ -53,9 +55,10 @@ export async function runAgentOnce({
   iteration: number;
   signal?: AbortSignal;
 }): Promise<AgentIteration> {
+  const runSignal = agentRunSignal(signal);
   const heapBefore = process.memoryUsage().heapUsed;
   const started = performance.now();
-  const run = await startAgentRun({ db, agent, scope, userId, message: input, stream: false, metadata: { eval_run_id: evalRunId, eval_iteration: iteration }, signal });
+  const run = await startAgentRun({ db, agent, scope, userId, message: input, stream: false, metadata: { eval_run_id: evalRunId, eval_iteration: iteration }, signal: runSignal });
   const output = await run.done;
   const runTime = (performance.now() - started) / 1000;
   const heapGrowth = Math.max(0, process.memoryUsage().heapUsed - heapBefore) / MIB;
@@ -72,4 +75,22 @@ export async function runAgentOnce({
     tools: output.tools ?? [],
     messages: output.messages ?? [],
   };
+}
+
+/**
+ * The signal the agent run stops by when the eval stops: a timeout or a lost lease as they are
+ * (the runtime knows both), anything else — a cancel of the eval — as the run's own cancel, so the
+ * run ends CANCELLED rather than with an internal error.
+ */
+function agentRunSignal(signal: AbortSignal | undefined): AbortSignal | undefined {
+  if (!signal) return undefined;
+  const controller = new AbortController();
+  const forward = () => {
+    const reason: unknown = signal.reason;
+    const known = reason instanceof RunTimeoutSignal || reason instanceof LeaseLostError || reason instanceof RunCancelledSignal;
+    controller.abort(known ? reason : new RunCancelledSignal(`The eval stopped: ${reason instanceof Error ? reason.message : "cancelled"}`));
+  };
+  if (signal.aborted) forward();
+  else signal.addEventListener("abort", forward, { once: true });
+  return controller.signal;
 }

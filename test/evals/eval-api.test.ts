@@ -343,7 +343,9 @@ describe.each(DIALECTS)("the Evals API on $name", (dialect) => {
       expect(done.eval_data).toMatchObject({ run_id: pending.id, avg_score: 10 });
       expect(done.run_details).toMatchObject({ background: true, progress: { done: 4, total: 4 } });
       // The body's flag does the same.
-      expect((await post({ agent_id: "math", eval_type: "performance", input: "say b", background: true })).status).toBe(202);
+      const flagged = await json(await post({ agent_id: "math", eval_type: "performance", input: "say b", background: true }));
+      expect(flagged.status).toBe(202);
+      await until("the second background eval completes", async () => EvalSchema.parse((await json(await get(`/eval-runs/${flagged.body.id}`))).body).status === "COMPLETED");
     });
 
     it("/config lists the eval database under evals.dbs", async () => {
