@@ -28,9 +28,10 @@ export function ActionButton({
 }) {
   const [state, formAction, pending] = useActionState(action, IDLE_STATE);
   const router = useRouter();
-  // What the action changed shows at once, whichever page it was on.
+  // What the action changed shows at once, whichever page it was on; one that made or removed a page goes where it says.
   useEffect(() => {
-    if (state.ok) router.refresh();
+    if (state.ok && state.href) router.push(state.href);
+    else if (state.ok) router.refresh();
   }, [state, router]);
   const tones = {
     neutral: "border-slate-300 hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800",

@@ -21,6 +21,7 @@ export function navSections(isAdmin: boolean): NavSection[] {
         { href: "/dashboard/queue", label: "Queue" },
         { href: "/dashboard/memories", label: "Memories" },
         { href: "/dashboard/schedules", label: "Schedules" },
+        { href: "/dashboard/evals", label: "Evals" },
         { href: "/dashboard/metrics", label: "Metrics" },
       ],
     },

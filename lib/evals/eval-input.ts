@@ -105,3 +105,30 @@ export function storedEvalInput(input: EvalRunInput): Record<string, unknown> {
       };
   }
 }
+
+/**
+ * The request that runs a stored eval run again: its kind, agent (or team), name and stored
+ * `eval_input` (Agno's keys), the model it ran on when that was an override, and its judge — Agno's
+ * rows, which keep no input for some kinds, give what they have and the schema names the rest.
+ */
+export function rerunInput(run: {
+  eval_type: string;
+  agent_id: string | null;
+  team_id: string | null;
+  name: string | null;
+  model_id: string | null;
+  model_provider: string | null;
+  eval_input: Record<string, unknown> | null;
+  run_details: Record<string, unknown> | null;
+}): Record<string, unknown> {
+  const stored = run.eval_input ?? {};
+  const judge = run.run_details?.judge as { model_id?: string; model_provider?: string } | null | undefined;
+  const body: Record<string, unknown> = { ...stored, eval_type: run.eval_type, agent_id: run.agent_id ?? undefined, team_id: run.team_id ?? undefined, name: run.name ?? undefined };
+  for (const [key, value] of Object.entries(body)) if (value === null) delete body[key];
+  // The model it ran on only when that was an override: otherwise the agent runs as configured now.
+  if (run.run_details?.model_override === true && run.model_id && run.model_provider) Object.assign(body, { model_id: run.model_id, model_provider: run.model_provider });
+  if (judge?.model_id && judge.model_provider && (run.eval_type === "accuracy" || run.eval_type === "agent_as_judge")) {
+    Object.assign(body, { judge_model_id: judge.model_id, judge_model_provider: judge.model_provider });
+  }
+  return body;
+}

@@ -13,6 +13,8 @@ export interface EvalPlan {
   agent: RuntimeAgent;
   /** The judge's model (accuracy, agent_as_judge); null for the kinds without a judge. */
   judge: ModelSpec | null;
+  /** Whether the agent runs on the request's model rather than its own. */
+  modelOverride: boolean;
 }
 
 const JUDGED = new Set(["accuracy", "agent_as_judge"]);
@@ -41,5 +43,5 @@ export function planEval(settings: Settings, input: EvalRunInput): EvalPlan {
     // The agent's own model is the default judge; an agent that only runs on an override has none.
     judge ??= agent.definition.model;
   }
-  return { input, agent, judge };
+  return { input, agent, judge, modelOverride: agent !== configured };
 }

@@ -92,6 +92,7 @@ export async function executeEval(execution: EvalExecution): Promise<StoredEvalR
     progress: { done: 0, total: totalSteps(plan) },
     agent_runs: [] as AgentRunRef[],
     judge: plan.judge ? { model_id: plan.judge.id, model_provider: plan.judge.provider } : null,
+    model_override: plan.modelOverride,
     judge_tokens: 0,
     failures: [] as { iteration: number; error: string }[],
     error: null as string | null,

@@ -12,6 +12,8 @@ type Job = Omit<StoredJob, "payload">;
 export interface JobActionSet {
   /** Cancels the job's run (fields `agentId`, `runId`, `sessionId`). */
   cancel: UserAction;
+  /** Cancels an eval job's eval run (field `evalRunId`). */
+  cancelEval: UserAction;
   /** Requeues a failed or cancelled job (fields `jobId`, `force`, `clearCancellation`). */
   requeue: UserAction;
 }
@@ -53,14 +55,17 @@ function RequeueForm({ job, requeue }: { job: Job; requeue: UserAction }) {
 
 export function JobActions({ job, isAdmin }: { job: Job; isAdmin: boolean }) {
   const actions = useJobActions();
-  const cancellable = (job.status === "queued" || job.status === "running" || job.status === "paused") && job.cancel_requested_at === null;
+  // Runs (they have a session) and evals have a cancel; the other kinds (schedule fires, refreshes) end on their own.
+  const cancelKind = job.session_id !== null ? "run" : job.job_type === "eval_run" ? "eval" : null;
+  const cancellable = cancelKind !== null && (job.status === "queued" || job.status === "running" || job.status === "paused") && job.cancel_requested_at === null;
   const requeueable = isAdmin && (job.status === "failed" || job.status === "cancelled");
   if (!cancellable && !requeueable) return job.cancel_requested_at !== null && job.status === "running" ? <span className="text-xs text-slate-500">cancel requested</span> : null;
   return (
     <div className="flex flex-col gap-1">
-      {cancellable && (
+      {cancellable && cancelKind === "run" && (
         <ActionButton action={actions.cancel} fields={{ agentId: job.component_id, runId: job.id, sessionId: job.session_id ?? "" }} label="Cancel" pendingLabel="Cancelling…" tone="danger" />
       )}
+      {cancellable && cancelKind === "eval" && <ActionButton action={actions.cancelEval} fields={{ evalRunId: job.id }} label="Cancel" pendingLabel="Cancelling…" tone="danger" />}
       {requeueable && <RequeueForm job={job} requeue={actions.requeue} />}
     </div>
   );

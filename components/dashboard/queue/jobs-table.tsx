@@ -47,7 +47,14 @@ const lead = [
     cell: (info) => (
       <span className="flex flex-col">
         <span className="text-xs text-slate-500 dark:text-slate-400">{info.row.original.component_type}</span>
-        <span>{info.getValue()}</span>
+        {/* An eval job's subject is its eval run, whose page shows its progress. */}
+        {info.row.original.job_type === "eval_run" ? (
+          <Link className="font-mono text-xs text-sky-700 hover:underline dark:text-sky-400" href={`/dashboard/evals/${encodeURIComponent(info.getValue())}`}>
+            eval {info.getValue().slice(0, 8)}…
+          </Link>
+        ) : (
+          <span>{info.getValue()}</span>
+        )}
       </span>
     ),
   }),

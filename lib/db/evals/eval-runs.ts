@@ -86,11 +86,12 @@ export interface NewEvalRun {
 
 const COLUMNS =
   "run_id, user_id, eval_type, eval_data, eval_input, name, agent_id, team_id, workflow_id, model_id, model_provider, evaluated_component_name, created_at, updated_at, run_status, run_details";
-const SELECT = `${COLUMNS.split(", ")
+/** The columns a read selects (over EVAL_RUN_FROM): the row and its job's state. */
+export const EVAL_RUN_SELECT = `${COLUMNS.split(", ")
   .map((c) => `e.${c}`)
   .join(", ")}, j.status AS job_status, j.error AS job_error`;
 /** The eval's job, if it has one (an eval started in the background with the durable queue). */
-const FROM = `agno_eval_runs e LEFT JOIN agno_jobs j ON j.id = e.run_id AND j.job_type = '${EVAL_JOB_TYPE}'`;
+export const EVAL_RUN_FROM = `agno_eval_runs e LEFT JOIN agno_jobs j ON j.id = e.run_id AND j.job_type = '${EVAL_JOB_TYPE}'`;
 
 const asObject = (value: unknown): Record<string, unknown> | null => {
   const parsed = parseJson(value);
@@ -111,7 +112,7 @@ function reconciledStatus(row: Record<string, unknown>, nowSeconds: number): { s
   return { status: stored, error: null };
 }
 
-function toStoredEvalRun(row: Record<string, unknown>): StoredEvalRun {
+export function toStoredEvalRun(row: Record<string, unknown>): StoredEvalRun {
   const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
   const { status, error } = reconciledStatus(row, nowSeconds());
   const details = asObject(row.run_details);
@@ -205,7 +206,7 @@ export async function createEvalRunWithJob(
 
 export async function getEvalRun(db: Db, { scope, id }: { scope: DataScope; id: string }): Promise<StoredEvalRun | null> {
   const owner = ownerSql(scope, "e.user_id");
-  const [row] = await db.sql.query(`SELECT ${SELECT} FROM ${FROM} WHERE e.run_id = ? AND ${owner.clause}`, [id, ...owner.params]);
+  const [row] = await db.sql.query(`SELECT ${EVAL_RUN_SELECT} FROM ${EVAL_RUN_FROM} WHERE e.run_id = ? AND ${owner.clause}`, [id, ...owner.params]);
   return row ? toStoredEvalRun(row) : null;
 }
 
@@ -278,7 +279,7 @@ export async function listEvalRuns(
   const field: EvalSortField = (EVAL_SORT_FIELDS as readonly string[]).includes(sortBy) ? (sortBy as EvalSortField) : "created_at";
   const direction = sortOrder === "asc" ? "ASC" : "DESC";
   const [count] = await db.sql.query<{ n: number }>(`SELECT COUNT(*) AS n FROM agno_eval_runs e WHERE ${clause}`, params);
-  const rows = await db.sql.query(`SELECT ${SELECT} FROM ${FROM} WHERE ${clause} ORDER BY e.${field} ${direction}, e.run_id ${direction} LIMIT ? OFFSET ?`, [
+  const rows = await db.sql.query(`SELECT ${EVAL_RUN_SELECT} FROM ${EVAL_RUN_FROM} WHERE ${clause} ORDER BY e.${field} ${direction}, e.run_id ${direction} LIMIT ? OFFSET ?`, [
     ...params,
     window.take ?? limit,
     window.skip,

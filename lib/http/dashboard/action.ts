@@ -17,6 +17,8 @@ export interface ActionState {
   error?: string;
   /** A one-time link to copy (invites, password resets); shown once. */
   link?: string;
+  /** Where the form goes next, when the action made something to open (a started eval's page). */
+  href?: string;
 }
 
 /** What the sign-in, setup and link forms show after submitting (they redirect on success). */

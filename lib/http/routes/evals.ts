@@ -1,13 +1,12 @@
 import type { z } from "zod";
-import { hasScope, type Principal } from "../../auth/principal.ts";
 import { deleteEvalRuns, getEvalRun, listEvalRuns, renameEvalRun, type StoredEvalRun } from "../../db/evals/eval-runs.ts";
 import { HttpError } from "../../errors/http-error.ts";
-import { planEval, type EvalPlan } from "../../evals/eval-plan.ts";
 import { flatPerformanceData } from "../../evals/performance.ts";
 import { cancelEvalRun } from "../../evals/cancel-eval.ts";
 import { isCancelReason } from "../../evals/eval-registry.ts";
 import { EvalFailedError } from "../../evals/run-eval.ts";
 import { runEvalNow, startEvalInBackground } from "../../evals/start-eval.ts";
+import { planEvalFor } from "../eval-access.ts";
 import { defineRoute } from "../route.ts";
 import { DeleteEvalRunsBody, EvalListSchema, EvalRunParams, EvalRunQuery, EvalSchema, ListEvalRunsQuery, RunEvalBody, RunEvalQuery, UpdateEvalRunBody } from "../schemas/evals.ts";
 import { pageOf } from "../schemas/list-query.ts";
@@ -17,7 +16,7 @@ import { utcTimestamp } from "./metrics.ts";
  * Agno's Evals API over lib/evals: evals:read (list, get), evals:write (run, rename), evals:delete.
  * Eval runs are owned by whoever ran them: a member reads and changes its own, an admin everyone's
  * or one user's (`user_id=`). Running an eval runs the agent, so it also needs the caller's right
- * to run that agent (`agents:run` or `agents:<id>:run`), which Agno does not check.
+ * to run that agent (lib/http/eval-access.ts), which Agno does not check.
  */
 
 const TAGS = ["Evals"];
@@ -49,16 +48,6 @@ export function toEvalSchema(run: StoredEvalRun): z.infer<typeof EvalSchema> {
 }
 
 const evalRunNotFound = (id: string) => new HttpError(404, `Eval run with id '${id}' not found`);
-
-/** The plan of a run request, once the caller may run its agent. */
-function plannedEval(settings: Parameters<typeof planEval>[0], principal: Principal, body: z.infer<typeof RunEvalBody>): EvalPlan {
-  const plan = planEval(settings, body);
-  const agentId = plan.agent.definition.id;
-  if (!hasScope(principal, "agents:run") && !hasScope(principal, `agents:${agentId}:run`)) {
-    throw new HttpError(403, "Insufficient permissions. Required scope(s): agents:run (running an eval runs the agent)");
-  }
-  return plan;
-}
 
 export const listEvalRunsRoute = defineRoute({
   method: "GET",
@@ -94,7 +83,7 @@ export const runEvalRoute = defineRoute({
   response: EvalSchema,
   data: { db: { selectFrom: "query", tables: EVAL_TABLES } },
   handler: async ({ input: { query, body }, principal, scope, db, settings }) => {
-    const plan = plannedEval(settings, principal, body);
+    const plan = planEvalFor(settings, principal, body);
     const userId = principal.userId ?? null;
     if (query.background ?? body.background ?? false) {
       const { run } = await startEvalInBackground({ db, settings, plan, scope, userId });

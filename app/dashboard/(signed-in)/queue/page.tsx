@@ -1,5 +1,6 @@
 import { requeueJob } from "@/app/dashboard/_actions/queue.ts";
 import { cancelRun } from "@/app/dashboard/_actions/runs.ts";
+import { cancelEval } from "../evals/actions.ts";
 import { FilterSelect, ListFilters, ListProblems, UserFilter } from "@/components/dashboard/list-filters.tsx";
 import { JobsTable } from "@/components/dashboard/queue/jobs-table.tsx";
 import { QueueLive } from "@/components/dashboard/queue/queue-live.tsx";
@@ -61,7 +62,7 @@ export default async function QueuePage({ searchParams }: { searchParams: Promis
         {principal.isAdmin && <UserFilter labels={labels} value={user} />}
       </ListFilters>
       <JobsTable
-        actions={{ cancel: cancelRun, requeue: requeueJob }}
+        actions={{ cancel: cancelRun, cancelEval, requeue: requeueJob }}
         rows={rows}
         showUser={principal.isAdmin}
         sort={{ field: paging.sort, order: paging.order }}
