@@ -55,11 +55,11 @@ export async function runAgentOnce({
   iteration: number;
   signal?: AbortSignal;
 }): Promise<AgentIteration> {
-  const runSignal = agentRunSignal(signal);
+  const { signal: runSignal, dispose } = agentRunSignal(signal);
   const heapBefore = process.memoryUsage().heapUsed;
   const started = performance.now();
   const run = await startAgentRun({ db, agent, scope, userId, message: input, stream: false, metadata: { eval_run_id: evalRunId, eval_iteration: iteration }, signal: runSignal });
-  const output = await run.done;
+  const output = await run.done.finally(dispose);
   const runTime = (performance.now() - started) / 1000;
   const heapGrowth = Math.max(0, process.memoryUsage().heapUsed - heapBefore) / MIB;
   const failed = output.status !== "COMPLETED";
@@ -82,8 +82,8 @@ export async function runAgentOnce({
  * (the runtime knows both), anything else — a cancel of the eval — as the run's own cancel, so the
  * run ends CANCELLED rather than with an internal error.
  */
-function agentRunSignal(signal: AbortSignal | undefined): AbortSignal | undefined {
-  if (!signal) return undefined;
+function agentRunSignal(signal: AbortSignal | undefined): { signal: AbortSignal | undefined; dispose: () => void } {
+  if (!signal) return { signal: undefined, dispose: () => undefined };
   const controller = new AbortController();
   const forward = () => {
     const reason: unknown = signal.reason;
@@ -92,5 +92,6 @@ function agentRunSignal(signal: AbortSignal | undefined): AbortSignal | undefine
   };
   if (signal.aborted) forward();
   else signal.addEventListener("abort", forward, { once: true });
-  return controller.signal;
+  // The eval's signal outlives its runs: each run's listener goes with the run.
+  return { signal: controller.signal, dispose: () => signal.removeEventListener("abort", forward) };
 }
