@@ -20,10 +20,11 @@ export async function cancelEvalRun(db: Db, settings: Settings, { scope, id }: {
   if (run.run_status !== "PENDING" && run.run_status !== "RUNNING") return run;
   const details = { ...(run.run_details ?? {}), error: EVAL_CANCEL_REASON, finished_at: Math.floor(Date.now() / 1000) };
   await writeEvalRunState(db, { scope, id, state: { status: "CANCELLED", details } });
-  abortEvalRun(id, new EvalCancelledError());
+  // The job's intent first: a job whose executor ends now settles cancelled, never failed.
   if (settings.queue.durable) {
     const job = await requestJobCancel(db, { scope, id, subjects: [], reason: EVAL_CANCEL_REASON });
     if (job === "running") queueCoordination(settings)?.publishCancel(id);
   }
+  abortEvalRun(id, new EvalCancelledError());
   return getEvalRun(db, { scope, id });
 }

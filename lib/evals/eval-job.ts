@@ -16,7 +16,9 @@ export type EvalJobPayload = z.infer<typeof EvalJobPayload>;
  * for the owner; every write to the eval's row holds only while this claim does (the fence), so
  * a worker that lost its lease changes nothing. One attempt: an eval that failed says why in its
  * row (a retry would spend the model calls again); a lost lease runs it again from the start. A
- * cancel (the queue's) aborts the runs in flight and ends the eval CANCELLED.
+ * cancel (the queue's) aborts the runs in flight and ends the eval CANCELLED. A job that fails
+ * before its executor runs (a payload its schema refuses) leaves its row PENDING: reads take the
+ * failed job's error, and once retention has removed the job, the stale rule (lib/db/evals).
  */
 export const EVAL_JOB_KIND = defineJobKind<EvalJobPayload>({
   jobType: EVAL_JOB_TYPE,
@@ -27,10 +29,11 @@ export const EVAL_JOB_KIND = defineJobKind<EvalJobPayload>({
     async ({ job, payload, fence, signal }) => {
       const scope = unsafeSystemScope("an eval job runs for the eval's owner", { actingAs: job.user_id });
       const fenceCondition = { clause: "j.attempt = ? AND j.locked_by = ? AND j.status = 'running'", params: [fence.attempt, fence.workerId] };
-      if (!settings) throw new PermanentJobError("This worker has no OS settings, so it cannot find the eval's agent");
       let plan: ReturnType<typeof planEval>;
       try {
-        plan = planEval(settings, payload.input);
+        if (!settings) throw new Error("This worker has no OS settings, so it cannot find the eval's agent");
+        // Checked as the caller when it was submitted (an admin's request may name any model).
+        plan = planEval(settings, payload.input, { anyModel: true });
       } catch (error) {
         // The agent or a model went away since the submit: the eval says why, and the job fails.
         const message = error instanceof Error ? error.message : String(error);

@@ -11,6 +11,8 @@ import type { RuntimeAgent } from "../runtime/agents.ts";
  *
  * A model named in a request is reached with the credentials already configured for its
  * provider (an agent's model or reasoning model of that provider): a request never carries keys.
+ * Only an admin may name a model that is not configured (`anyModel`): a member's eval spends the
+ * server's credentials on the models the operator chose, and no other.
  */
 
 const PROVIDER_ALIASES: Record<string, ModelSpec["provider"]> = {
@@ -38,27 +40,30 @@ function configuredSpecs(settings: Settings): ModelSpec[] {
  * with its provider's configured credentials. 400 naming the provider when it is unknown or none
  * of its models is configured here. `field` names the request's fields in the message.
  */
-export function namedModel(settings: Settings, { id, provider }: { id: string; provider: string }, field: "model" | "judge_model"): ModelSpec {
+export function namedModel(settings: Settings, { id, provider }: { id: string; provider: string }, field: "model" | "judge_model", anyModel: boolean): ModelSpec {
   const kind = PROVIDER_ALIASES[provider.trim().toLowerCase()];
   if (!kind) throw new HttpError(400, `${field}_provider '${provider}' is not a provider Agentry knows: use openai, anthropic or openai-compatible`);
-  const base = configuredSpecs(settings).find((spec) => spec.provider === kind);
-  if (!base) throw new HttpError(400, `${field}_provider '${provider}': no ${kind} model is configured on this server, so there are no credentials to call '${id}' with`);
+  const specs = configuredSpecs(settings).filter((spec) => spec.provider === kind);
+  if (specs.length === 0) throw new HttpError(400, `${field}_provider '${provider}': no ${kind} model is configured on this server, so there are no credentials to call '${id}' with`);
   // The configured spec itself when it is the same model (one AI SDK model per spec: resolveModel caches by spec).
-  if (base.id === id) return base;
-  return { provider: kind, id, baseUrl: base.baseUrl, apiKey: base.apiKey };
+  const same = specs.find((spec) => spec.id === id);
+  if (same) return same;
+  if (!anyModel)
+    throw new HttpError(403, `${field}_id '${id}' is not a model configured on this server; only admins may name another (configured ${kind} models: ${specs.map((s) => s.id).join(", ")})`);
+  return { provider: kind, id, baseUrl: specs[0]!.baseUrl, apiKey: specs[0]!.apiKey };
 }
 
 /** The agent as the eval runs it: with the override's model, or as configured. */
-export function evaluatedAgent(settings: Settings, agent: RuntimeAgent, override: { modelId?: string | null; modelProvider?: string | null }): RuntimeAgent {
+export function evaluatedAgent(settings: Settings, agent: RuntimeAgent, override: { modelId?: string | null; modelProvider?: string | null }, anyModel: boolean): RuntimeAgent {
   if (!override.modelId || !override.modelProvider) return agent;
   const own = agent.definition.model;
   if (own && own.id === override.modelId && PROVIDER_ALIASES[override.modelProvider.trim().toLowerCase()] === own.provider) return agent;
-  const model = namedModel(settings, { id: override.modelId, provider: override.modelProvider }, "model");
+  const model = namedModel(settings, { id: override.modelId, provider: override.modelProvider }, "model", anyModel);
   return { ...agent, definition: { ...agent.definition, model } };
 }
 
 /** The judge's model: the request's, else the agent's own configured model; null when neither exists. */
-export function judgeModel(settings: Settings, agent: RuntimeAgent, judge: { modelId?: string | null; modelProvider?: string | null }): ModelSpec | null {
-  if (judge.modelId && judge.modelProvider) return namedModel(settings, { id: judge.modelId, provider: judge.modelProvider }, "judge_model");
+export function judgeModel(settings: Settings, agent: RuntimeAgent, judge: { modelId?: string | null; modelProvider?: string | null }, anyModel: boolean): ModelSpec | null {
+  if (judge.modelId && judge.modelProvider) return namedModel(settings, { id: judge.modelId, provider: judge.modelProvider }, "judge_model", anyModel);
   return agent.definition.model;
 }

@@ -23,9 +23,10 @@ const JUDGED = new Set(["accuracy", "agent_as_judge"]);
  * Checks an eval request as Agno's route does, in its order — exactly one target (400), the target
  * exists (404; teams are not served yet, so any team_id is Agno's 404 for an unknown team), what
  * the kind requires (400) — and resolves its models: the agent must have one to run with (400
- * naming the fix), and so must the judge.
+ * naming the fix), and so must the judge. `anyModel`: the request may name a model that is not
+ * configured (admins; an eval job whose request was checked when it was submitted).
  */
-export function planEval(settings: Settings, input: EvalRunInput): EvalPlan {
+export function planEval(settings: Settings, input: EvalRunInput, { anyModel }: { anyModel: boolean }): EvalPlan {
   const target = targetProblem(input);
   if (target) throw target;
   if (input.team_id) throw new HttpError(404, `Team with id '${input.team_id}' not found`);
@@ -33,13 +34,13 @@ export function planEval(settings: Settings, input: EvalRunInput): EvalPlan {
   if (!configured) throw new HttpError(404, `Agent with id '${input.agent_id}' not found`);
   const kind = kindProblem(input);
   if (kind) throw kind;
-  const agent = evaluatedAgent(settings, configured, { modelId: input.model_id, modelProvider: input.model_provider });
+  const agent = evaluatedAgent(settings, configured, { modelId: input.model_id, modelProvider: input.model_provider }, anyModel);
   if (!agent.definition.model) {
     throw new HttpError(400, `Agent '${configured.definition.id}' has no model configured, so it cannot be evaluated: ${MODEL_ENV_HINT}, or pass model_id and model_provider`);
   }
   let judge: ModelSpec | null = null;
   if (JUDGED.has(input.eval_type)) {
-    judge = judgeModel(settings, configured, { modelId: input.judge_model_id, modelProvider: input.judge_model_provider });
+    judge = judgeModel(settings, configured, { modelId: input.judge_model_id, modelProvider: input.judge_model_provider }, anyModel);
     // The agent's own model is the default judge; an agent that only runs on an override has none.
     judge ??= agent.definition.model;
   }

@@ -21,6 +21,11 @@ export function registerEvalRun(id: string, controller: AbortController): () => 
   };
 }
 
+/** How many evals this process runs now. */
+export function runningEvalCount(): number {
+  return runs().size;
+}
+
 /** Stops an eval running here with `reason`; false when this process runs no such eval. */
 export function abortEvalRun(id: string, reason: Error): boolean {
   const controller = runs().get(id);

@@ -138,11 +138,6 @@ export async function executeEval(execution: EvalExecution): Promise<StoredEvalR
     details.finished_at = now();
     details.progress.done = details.progress.total;
     await write("COMPLETED", { evalData });
-    if (execution.storeResultInFile) {
-      const path = resultFilePath(execution.storeResultInFile, { runId, name: plan.input.name });
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, `${JSON.stringify(evalData, null, 2)}\n`);
-    }
   } catch (error) {
     if (error instanceof EvalStoppedError) throw error;
     details.finished_at = now();
@@ -159,6 +154,12 @@ export async function executeEval(execution: EvalExecution): Promise<StoredEvalR
   }
   const stored = await getEvalRun(db, { scope, id: runId });
   if (!stored) throw new EvalStoppedError(`Eval run ${runId} was deleted as it ended`);
+  // After the row is stored COMPLETED: a file that cannot be written fails the call, not the eval.
+  if (execution.storeResultInFile) {
+    const path = resultFilePath(execution.storeResultInFile, { runId, name: plan.input.name });
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, `${JSON.stringify(stored.eval_data, null, 2)}\n`);
+  }
   return stored;
 }
 

@@ -8,7 +8,9 @@ import { wakeWorkers } from "../queue/embedded-worker.ts";
 import { storedEvalInput } from "./eval-input.ts";
 import { EVAL_JOB_KIND } from "./eval-job.ts";
 import type { EvalPlan } from "./eval-plan.ts";
-import { isCancelReason } from "./eval-registry.ts";
+import { QueueFullError } from "../errors/domain-errors.ts";
+import { isCancelReason, runningEvalCount } from "./eval-registry.ts";
+import { resultFileTemplateProblem } from "./result-file.ts";
 import { EvalStoppedError, executeEval } from "./run-eval.ts";
 
 /** The row an eval starts as: the request's names, the evaluated agent and model, no result yet. */
@@ -34,7 +36,8 @@ function newRow(plan: EvalPlan, { runId, userId, status }: { runId: string; user
 /**
  * Runs an eval here and now (Agno's synchronous `POST /eval-runs`): its row is stored RUNNING
  * first, so the dashboard shows it while it runs, and the stored row is returned at the end.
- * EvalFailedError (the row says ERROR) when it produced no result.
+ * EvalFailedError (the row says ERROR) when it produced no result; EvalStoppedError or the cancel
+ * reason (lib/evals/eval-registry.ts) when it was cancelled or deleted while it ran.
  */
 export async function runEvalNow({
   db,
@@ -49,6 +52,9 @@ export async function runEvalNow({
   userId: string | null;
   storeResultInFile?: string;
 }): Promise<StoredEvalRun> {
+  // A template that cannot name this run's file is refused before anything runs ({eval_id} names {run_id}).
+  const problem = storeResultInFile === undefined ? null : resultFileTemplateProblem(storeResultInFile);
+  if (problem) throw new RangeError(problem);
   const runId = randomUUID();
   await createEvalRun(db, { scope, run: newRow(plan, { runId, userId, status: "RUNNING" }) });
   return executeEval({ db, plan, scope, userId, runId, storeResultInFile });
@@ -58,7 +64,8 @@ export async function runEvalNow({
  * Starts an eval in the background and answers at once with its PENDING row. With the durable
  * queue it is a job of the catalog (lib/evals/eval-job.ts), stored with its row in one
  * transaction, which any worker runs (QueueFullError at queue.maxQueueDepth); without, it runs in
- * this process (and is lost with it: its row then reads as interrupted). `done` settles when an
+ * this process (and is lost with it: its row then reads as interrupted), at most
+ * queue.maxConcurrency evals at once (QueueFullError past it, nothing stored). `done` settles when an
  * in-process eval ends (tests wait on it).
  */
 export async function startEvalInBackground({
@@ -92,6 +99,7 @@ export async function startEvalInBackground({
     wakeWorkers(settings);
     return { run };
   }
+  if (runningEvalCount() >= settings.queue.maxConcurrency) throw new QueueFullError(settings.queue.maxConcurrency);
   const run = await createEvalRun(db, { scope, run: newRow(plan, { runId, userId, status: "PENDING" }) });
   const done = executeEval({ db, plan, scope, userId, runId, background: true }).then(
     () => undefined,

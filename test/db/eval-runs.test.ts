@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { createEvalRun, deleteEvalRuns, getEvalRun, listEvalRuns, renameEvalRun, type NewEvalRun } from "@/lib/db/evals/eval-runs.ts";
-import { ConflictError } from "@/lib/errors/domain-errors.ts";
+import {
+  createEvalRun,
+  createEvalRunWithJob,
+  deleteEvalRuns,
+  EVAL_JOB_TYPE,
+  getEvalRun,
+  listEvalRuns,
+  renameEvalRun,
+  STALE_EVAL_SECONDS,
+  writeEvalRunState,
+  type NewEvalRun,
+} from "@/lib/db/evals/eval-runs.ts";
+import { ConflictError, QueueFullError } from "@/lib/errors/domain-errors.ts";
 import { uid } from "../support/agno-runs.ts";
 import { DIALECTS, useMigratedDb, type TestDb } from "../support/databases.ts";
 import { adminScope, userScope } from "../support/scopes.ts";
@@ -95,6 +106,67 @@ for (const dialect of DIALECTS) {
       expect(await getEvalRun(db, { scope: adminScope(), id: mine.run_id })).toBeNull();
       expect(await getEvalRun(db, { scope: adminScope(), id: theirs.run_id })).not.toBeNull();
       expect(await deleteEvalRuns(db, { scope: userScope(a), ids: [] })).toBe(0);
+    });
+
+    it("writes a run's state only while it is PENDING or RUNNING: an ended run (a cancel) is never written again; an Agno row reads COMPLETED", async () => {
+      const a = uid("user-a");
+      const scope = userScope(a);
+      const run = await createEvalRun(db, { scope, run: accuracy({ status: "RUNNING", evalData: {} }) });
+      expect(run.run_status).toBe("RUNNING");
+      expect(await writeEvalRunState(db, { scope: userScope(uid("user-b")), id: run.run_id, state: { status: "CANCELLED", details: {} } })).toBe(false);
+      expect(await writeEvalRunState(db, { scope, id: run.run_id, state: { status: "RUNNING", details: { progress: { done: 1, total: 2 } } } })).toBe(true);
+      expect(await writeEvalRunState(db, { scope, id: run.run_id, state: { status: "CANCELLED", details: { error: "Cancelled by request" } } })).toBe(true);
+      // The runner's late end changes nothing.
+      expect(await writeEvalRunState(db, { scope, id: run.run_id, state: { status: "COMPLETED", details: {}, evalData: { avg_score: 9 } } })).toBe(false);
+      expect(await getEvalRun(db, { scope, id: run.run_id })).toMatchObject({ run_status: "CANCELLED", eval_data: {}, run_details: { error: "Cancelled by request" } });
+      // A row Agno wrote has no status of ours: complete, and never written by a runner.
+      const agno = uid("agno-row");
+      await db.sql.exec("INSERT INTO agno_eval_runs (run_id, eval_type, eval_data, eval_input, created_at) VALUES (?, 'accuracy', ?, ?, ?)", [agno, { avg_score: 7 }, {}, 1_700_000_000]);
+      expect(await getEvalRun(db, { scope: adminScope(), id: agno })).toMatchObject({ run_status: "COMPLETED", run_details: null, eval_data: { avg_score: 7 } });
+      expect(await writeEvalRunState(db, { scope: adminScope(), id: agno, state: { status: "ERROR", details: {} } })).toBe(false);
+    });
+
+    it("reads an active run with no job and no heartbeat for STALE_EVAL_SECONDS as interrupted; a run whose job failed or was cancelled as the job says", async () => {
+      const a = uid("user-a");
+      const scope = userScope(a);
+      const old = Math.floor(Date.now() / 1000) - STALE_EVAL_SECONDS - 5;
+      for (const status of ["RUNNING", "PENDING"] as const) {
+        const run = await createEvalRun(db, { scope, run: accuracy({ status, evalData: {} }) });
+        expect((await getEvalRun(db, { scope, id: run.run_id }))!.run_status).toBe(status);
+        await db.sql.exec("UPDATE agno_eval_runs SET updated_at = ? WHERE run_id = ?", [old, run.run_id]);
+        expect(await getEvalRun(db, { scope, id: run.run_id })).toMatchObject({ run_status: "ERROR", run_details: { error: "Interrupted: the process running this eval stopped before it ended" } });
+      }
+      for (const [jobStatus, status, error] of [
+        ["failed", "ERROR", "This worker has no agent"],
+        ["cancelled", "CANCELLED", "Cancelled by request"],
+      ] as const) {
+        const run = await createEvalRunWithJob(db, {
+          scope,
+          run: { ...accuracy({ evalData: {} }), runId: uid("eval") },
+          job: { jobType: EVAL_JOB_TYPE, componentType: EVAL_JOB_TYPE, componentId: "x", payload: {}, maxAttempts: 1 },
+        });
+        expect(run.run_status).toBe("PENDING");
+        await db.sql.exec("UPDATE agno_jobs SET status = ?, error = ? WHERE id = ?", [jobStatus, error, run.run_id]);
+        const listed = (await listEvalRuns(db, { scope, page: 1, limit: 100 })).runs.find((r) => r.run_id === run.run_id);
+        expect(listed).toMatchObject({ run_status: status, run_details: { error } });
+      }
+    });
+
+    it("stores a background run and its job together, or neither when the queue is full", async () => {
+      const a = uid("user-a");
+      const scope = userScope(a);
+      const job = { jobType: EVAL_JOB_TYPE, componentType: EVAL_JOB_TYPE, componentId: "x", payload: {}, maxAttempts: 1 };
+      // Fill the queue of eval jobs to a depth of what is queued now plus one.
+      const [queued] = await db.sql.query<{ n: number }>("SELECT COUNT(*) AS n FROM agno_jobs WHERE status = 'queued' AND job_type = ?", [EVAL_JOB_TYPE]);
+      const depth = Number(queued?.n ?? 0) + 1;
+      const first = await createEvalRunWithJob(db, { scope, run: { ...accuracy({ evalData: {} }), runId: uid("eval") }, job, maxQueueDepth: depth });
+      expect(first).toMatchObject({ user_id: a, run_status: "PENDING" });
+      const [stored] = await db.sql.query<{ user_id: string; job_type: string }>("SELECT user_id, job_type FROM agno_jobs WHERE id = ?", [first.run_id]);
+      expect(stored).toEqual({ user_id: a, job_type: EVAL_JOB_TYPE });
+      const refusedId = uid("eval");
+      await expect(createEvalRunWithJob(db, { scope, run: { ...accuracy({ evalData: {} }), runId: refusedId }, job, maxQueueDepth: depth })).rejects.toBeInstanceOf(QueueFullError);
+      expect(await getEvalRun(db, { scope: adminScope(), id: refusedId })).toBeNull();
+      expect(await db.sql.query("SELECT id FROM agno_jobs WHERE id = ?", [refusedId])).toEqual([]);
     });
   });
 }

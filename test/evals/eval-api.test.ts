@@ -180,10 +180,19 @@ describe.each(DIALECTS)("the Evals API on $name", (dialect) => {
       expect(allowed.eval_input).toMatchObject({ expected_tool_calls: ["add"], allow_additional_tool_calls: false, expected_tool_call_arguments: { add: { a: 7 } } });
     });
 
-    it("model_id/model_provider run the agent on another model for this eval only; the judge stays the agent's own model unless judge_model_* names one", async () => {
+    it("model_id/model_provider run the agent on another model for this eval only; the judge stays the agent's own model unless judge_model_* names one; only admins name a model that is not configured", async () => {
+      const refused = await json(await post({ agent_id: "math", eval_type: "accuracy", input: "say x", expected_output: "x", model_id: "scripted-large", model_provider: "OpenAILike" }));
+      expect(refused.status).toBe(403);
+      expect(refused.body.detail).toBe("model_id 'scripted-large' is not a model configured on this server; only admins may name another (configured openai-compatible models: scripted)");
+      const judgeRefused = await json(
+        await post({ agent_id: "math", eval_type: "accuracy", input: "say x", expected_output: "x", judge_model_id: "strict-judge", judge_model_provider: "openai-compatible" }),
+      );
+      expect(judgeRefused.status).toBe(403);
+      // A member may name a configured model.
+      expect((await post({ agent_id: "math", eval_type: "performance", input: "say x", model_id: "scripted", model_provider: "openai-compatible" })).status).toBe(200);
       const before = server.requests.length;
       const run = EvalSchema.parse(
-        (await json(await post({ agent_id: "math", eval_type: "accuracy", input: "say x", expected_output: "x", model_id: "scripted-large", model_provider: "OpenAILike" }))).body,
+        (await json(await post({ agent_id: "math", eval_type: "accuracy", input: "say x", expected_output: "x", model_id: "scripted-large", model_provider: "OpenAILike" }, who.admin))).body,
       );
       expect(run).toMatchObject({ model_id: "scripted-large", model_provider: "openai-compatible" });
       expect(server.requests.slice(before).map((r) => [r.body.model, r.body.response_format !== undefined])).toEqual([
@@ -191,7 +200,7 @@ describe.each(DIALECTS)("the Evals API on $name", (dialect) => {
         ["scripted", true],
       ]);
       const judged = server.requests.length;
-      await post({ agent_id: "math", eval_type: "accuracy", input: "say x", expected_output: "x", judge_model_id: "strict-judge", judge_model_provider: "openai-compatible" });
+      await post({ agent_id: "math", eval_type: "accuracy", input: "say x", expected_output: "x", judge_model_id: "strict-judge", judge_model_provider: "openai-compatible" }, who.admin);
       expect(server.requests.slice(judged).map((r) => r.body.model)).toEqual(["scripted", "strict-judge"]);
       // The agent's next ordinary run is back on its own model.
       await app.call("POST", "/agents/math/runs", { form: { message: "hi", stream: "false" }, principal: a });
@@ -304,6 +313,8 @@ describe.each(DIALECTS)("the Evals API on $name", (dialect) => {
       });
       // Bulk delete takes the caller's own among the ids and leaves the others.
       expect((await app.call("DELETE", "/eval-runs", { json: { eval_run_ids: [] }, principal: a })).status).toBe(422);
+      expect((await app.call("DELETE", "/eval-runs", { json: { eval_run_ids: [""] }, principal: a })).status).toBe(422);
+      expect((await app.call("DELETE", "/eval-runs", { json: { eval_run_ids: Array.from({ length: 1001 }, (_, i) => `id-${i}`) }, principal: a })).status).toBe(422);
       expect((await app.call("DELETE", "/eval-runs", { json: { eval_run_ids: [mine.id, theirs.id] }, principal: a })).status).toBe(204);
       expect((await get(`/eval-runs/${mine.id}`)).status).toBe(404);
       expect((await get(`/eval-runs/${theirs.id}`, b)).status).toBe(200);

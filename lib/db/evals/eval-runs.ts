@@ -17,7 +17,8 @@ import { ownerForWrite, ownerSql, unsafeSystemScope, type DataScope } from "../s
  * wrote has neither and is complete). A row is written when the eval starts (PENDING or RUNNING,
  * `eval_data` empty), its progress as it goes, and its result at the end. Reads reconcile the
  * stored status with what is known besides: an eval job the queue failed or cancelled before the
- * eval could say so, and a run whose process stopped (no heartbeat for STALE_EVAL_SECONDS).
+ * eval could say so, and a run nothing runs any more (no job — none, or one retention removed —
+ * and no heartbeat for STALE_EVAL_SECONDS).
  */
 
 export const EVAL_TYPES = ["accuracy", "agent_as_judge", "performance", "reliability"] as const;
@@ -35,8 +36,8 @@ export type EvalRunStatus = (typeof EVAL_RUN_STATUSES)[number];
 export const ACTIVE_EVAL_STATUSES: readonly EvalRunStatus[] = ["PENDING", "RUNNING"];
 
 /**
- * A RUNNING eval with no job whose row has not been touched for this long is taken as interrupted
- * (the process running it stopped): a running eval writes its heartbeat far more often.
+ * A PENDING or RUNNING eval with no job whose row has not been touched for this long is taken as
+ * interrupted (the process running it stopped): a running eval writes its heartbeat far more often.
  */
 export const STALE_EVAL_SECONDS = 300;
 
@@ -106,7 +107,8 @@ function reconciledStatus(row: Record<string, unknown>, nowSeconds: number): { s
   const jobError = row.job_error === null || row.job_error === undefined ? null : String(row.job_error);
   if (job === "failed") return { status: "ERROR", error: jobError ?? "The eval's job failed" };
   if (job === "cancelled") return { status: "CANCELLED", error: jobError ?? "Job cancelled by request" };
-  if (job === null && stored === "RUNNING" && nowSeconds - Number(row.updated_at ?? row.created_at) > STALE_EVAL_SECONDS) {
+  // No job (an in-process eval, or a job retention removed) and no heartbeat: nothing runs it any more.
+  if (job === null && nowSeconds - Number(row.updated_at ?? row.created_at) > STALE_EVAL_SECONDS) {
     return { status: "ERROR", error: "Interrupted: the process running this eval stopped before it ended" };
   }
   return { status: stored, error: null };

@@ -4,7 +4,7 @@ import { HttpError } from "../../errors/http-error.ts";
 import { flatPerformanceData } from "../../evals/performance.ts";
 import { cancelEvalRun } from "../../evals/cancel-eval.ts";
 import { isCancelReason } from "../../evals/eval-registry.ts";
-import { EvalFailedError } from "../../evals/run-eval.ts";
+import { EvalFailedError, EvalStoppedError } from "../../evals/run-eval.ts";
 import { runEvalNow, startEvalInBackground } from "../../evals/start-eval.ts";
 import { planEvalFor } from "../eval-access.ts";
 import { defineRoute } from "../route.ts";
@@ -13,7 +13,7 @@ import { pageOf } from "../schemas/list-query.ts";
 import { utcTimestamp } from "./metrics.ts";
 
 /**
- * Agno's Evals API over lib/evals: evals:read (list, get), evals:write (run, rename), evals:delete.
+ * Agno's Evals API over lib/evals: evals:read (list, get), evals:write (run, rename, cancel), evals:delete.
  * Eval runs are owned by whoever ran them: a member reads and changes its own, an admin everyone's
  * or one user's (`user_id=`). Running an eval runs the agent, so it also needs the caller's right
  * to run that agent (lib/http/eval-access.ts), which Agno does not check.
@@ -96,7 +96,7 @@ export const runEvalRoute = defineRoute({
       return run.eval_type === "performance" ? { ...answer, eval_data: flatPerformanceData(run.eval_data) } : answer;
     } catch (error) {
       if (error instanceof EvalFailedError) throw new HttpError(502, `The eval failed (eval run ${error.evalRunId}, stored with status ERROR): ${error.message}`, { id: error.evalRunId });
-      if (isCancelReason(error)) throw new HttpError(409, "The eval was cancelled while it ran (its run is stored with status CANCELLED)");
+      if (isCancelReason(error) || error instanceof EvalStoppedError) throw new HttpError(409, "The eval was cancelled or deleted while it ran");
       throw error;
     }
   },

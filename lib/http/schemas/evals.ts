@@ -62,7 +62,12 @@ export const RunEvalBody = EvalRunInputSchema.extend({ background: z.boolean().n
 
 export const EvalRunParams = z.object({ eval_run_id: z.string().min(1) });
 
-export const DeleteEvalRunsBody = z.object({ eval_run_ids: z.array(z.string()).min(1, "eval_run_ids must list at least one id") });
+/** At most MAX_DELETE ids a call (each is a bound parameter; the drivers' limits are far above it). */
+export const MAX_DELETE = 1000;
+
+export const DeleteEvalRunsBody = z.object({
+  eval_run_ids: z.array(z.string().min(1)).min(1, "eval_run_ids must list at least one id").max(MAX_DELETE, `eval_run_ids may list at most ${MAX_DELETE} ids a call`),
+});
 
 export const UpdateEvalRunBody = z.object({ name: z.string().min(1).max(255) });
 

@@ -276,7 +276,8 @@ export default async function EvalRunPage({ params }: { params: Promise<{ evalRu
   const active = run.run_status === "PENDING" || run.run_status === "RUNNING";
   const done = run.run_status === "COMPLETED";
   const headline = evalHeadline(run);
-  const trend = done ? await listEvalTrend(db, { scope, evalType: run.eval_type, agentId: run.agent_id, name: run.name }) : [];
+  // The trend is the run owner's (an admin's unfiltered scope would mix in other users' runs of the same name).
+  const trend = done ? await listEvalTrend(db, { scope: dataScopeFor(principal, run.user_id), evalType: run.eval_type, agentId: run.agent_id, name: run.name }) : [];
   const points: TrendPoint[] = trend
     .filter((r) => r.run_status === "COMPLETED")
     .map((r) => ({ r, value: evalHeadline(r).value }))
