@@ -1,8 +1,8 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useActionState, useEffect, useId, useState, useTransition, type FormEvent, type ReactNode } from "react";
-import { primaryButton, textInput } from "@/components/dashboard/form-field.tsx";
+import { useActionState, useEffect, useId, useState, useTransition, type FormEvent } from "react";
+import { Field, primaryButton, textInput } from "@/components/dashboard/form-field.tsx";
 import { ActionResult } from "@/components/dashboard/users/action-result.tsx";
 import { IDLE_STATE, type UserAction } from "@/components/dashboard/users/user-action-types.ts";
 import type { EvalType } from "@/lib/db/evals/eval-runs.ts";
@@ -15,15 +15,17 @@ const KIND_HINTS: Record<EvalType, string> = {
   reliability: "Runs the agent once and checks the tools it called (and their arguments) against the ones you expect.",
 };
 
-function Field({ label, htmlFor, hint, children }: { label: string; htmlFor: string; hint?: ReactNode; children: ReactNode }) {
+/** A configured model to pick, or "" for the agent's own. */
+function ModelSelect({ id, name, models, ownLabel }: { id: string; name: string; models: { value: string; label: string }[]; ownLabel: string }) {
   return (
-    <div>
-      <label htmlFor={htmlFor} className="mb-1 block text-sm font-medium">
-        {label}
-      </label>
-      {children}
-      {hint && <p className="mt-1 text-xs text-slate-500">{hint}</p>}
-    </div>
+    <select id={id} name={name} defaultValue="" className={textInput}>
+      <option value="">{ownLabel}</option>
+      {models.map((m) => (
+        <option key={m.value} value={m.value}>
+          {m.label}
+        </option>
+      ))}
+    </select>
   );
 }
 
@@ -157,25 +159,11 @@ export function EvalForm({
             </Field>
           )}
           <Field label="Run the agent on" htmlFor={f("model")} hint="For this eval only.">
-            <select id={f("model")} name="model" defaultValue="" className={textInput}>
-              <option value="">its own model</option>
-              {models.map((m) => (
-                <option key={m.value} value={m.value}>
-                  {m.label}
-                </option>
-              ))}
-            </select>
+            <ModelSelect id={f("model")} name="model" models={models} ownLabel="its own model" />
           </Field>
           {judged && (
             <Field label="Judge model" htmlFor={f("judge")}>
-              <select id={f("judge")} name="judge_model" defaultValue="" className={textInput}>
-                <option value="">the agent's own model</option>
-                {models.map((m) => (
-                  <option key={m.value} value={m.value}>
-                    {m.label}
-                  </option>
-                ))}
-              </select>
+              <ModelSelect id={f("judge")} name="judge_model" models={models} ownLabel="the agent's own model" />
             </Field>
           )}
         </div>

@@ -1,8 +1,8 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useActionState, useEffect, useId, useRef, useState, useTransition, type FormEvent, type ReactNode } from "react";
-import { textInput } from "@/components/dashboard/form-field.tsx";
+import { useActionState, useEffect, useId, useRef, useState, useTransition, type FormEvent } from "react";
+import { Field, textInput } from "@/components/dashboard/form-field.tsx";
 import { ActionResult } from "@/components/dashboard/users/action-result.tsx";
 import { IDLE_STATE } from "@/components/dashboard/users/user-action-types.ts";
 import { CronPreview } from "./cron-preview.tsx";
@@ -18,18 +18,6 @@ const PRESETS = [
   { cron: "*/15 * * * *", label: "Every 15 minutes" },
   { cron: "0 0 1 * *", label: "Monthly" },
 ];
-
-function Field({ label, htmlFor, hint, children }: { label: string; htmlFor: string; hint?: ReactNode; children: ReactNode }) {
-  return (
-    <div>
-      <label htmlFor={htmlFor} className="mb-1 block text-sm font-medium">
-        {label}
-      </label>
-      {children}
-      {hint && <p className="mt-1 text-xs text-slate-500">{hint}</p>}
-    </div>
-  );
-}
 
 /** Every IANA zone the browser knows, for the time-zone field's suggestions. */
 function timeZones(): string[] {

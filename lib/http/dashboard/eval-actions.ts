@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { deleteEvalRuns, getEvalRun } from "../../db/evals/eval-runs.ts";
+import { deleteEvalRuns, getEvalRun, type StoredEvalRun } from "../../db/evals/eval-runs.ts";
 import { QueueFullError } from "../../errors/domain-errors.ts";
 import { HttpError } from "../../errors/http-error.ts";
 import { cancelEvalRun } from "../../evals/cancel-eval.ts";
 import { EvalRunInputSchema, rerunInput } from "../../evals/eval-input.ts";
 import { startEvalInBackground } from "../../evals/start-eval.ts";
 import { planEvalFor } from "../eval-access.ts";
-import { defineDashboardAction, type ActionState } from "./action.ts";
+import { defineDashboardAction, type ActionContext, type ActionState } from "./action.ts";
 
 /**
  * The Evals pages' actions, open to every signed-in user: start an eval (always in the background,
@@ -114,27 +114,38 @@ function refusal(error: unknown): ActionState | null {
   return null;
 }
 
+/**
+ * Starts an eval in the background from a request body (checked as `POST /eval-runs` checks it)
+ * and answers with its page; a refusal comes back as the form's error, `invalid` before a
+ * schema's message.
+ */
+async function startFrom(
+  { principal, scope, db, settings }: Pick<ActionContext<unknown>, "principal" | "scope" | "db" | "settings">,
+  body: () => Record<string, unknown>,
+  { invalid, started }: { invalid: string; started: (run: StoredEvalRun) => string },
+): Promise<ActionState> {
+  try {
+    const parsed = EvalRunInputSchema.safeParse(body());
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      return { ok: false, status: 422, error: `${invalid}${issue.path.join(".") || "form"}: ${issue.message}` };
+    }
+    const plan = planEvalFor(settings, principal, parsed.data);
+    const { run } = await startEvalInBackground({ db, settings, plan, scope, userId: principal.userId ?? null });
+    return { ok: true, message: started(run), href: `${EVALS_PAGE}/${encodeURIComponent(run.run_id)}` };
+  } catch (error) {
+    const refused = refusal(error);
+    if (refused) return refused;
+    throw error;
+  }
+}
+
 export const startEvalAction = defineDashboardAction({
   name: "startEval",
   access: "signed-in",
   input: EvalFormFields,
   revalidate: EVALS_PAGE,
-  async handler({ input, principal, scope, db, settings }) {
-    try {
-      const parsed = EvalRunInputSchema.safeParse(evalRequestFromForm(input));
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        return { ok: false, status: 422, error: `${issue.path.join(".") || "form"}: ${issue.message}` };
-      }
-      const plan = planEvalFor(settings, principal, parsed.data);
-      const { run } = await startEvalInBackground({ db, settings, plan, scope, userId: principal.userId ?? null });
-      return { ok: true, message: `Eval started${run.name ? `: ${run.name}` : ""}.`, href: `${EVALS_PAGE}/${encodeURIComponent(run.run_id)}` };
-    } catch (error) {
-      const refused = refusal(error);
-      if (refused) return refused;
-      throw error;
-    }
-  },
+  handler: (ctx) => startFrom(ctx, () => evalRequestFromForm(ctx.input), { invalid: "", started: (run) => `Eval started${run.name ? `: ${run.name}` : ""}.` }),
 });
 
 const EvalRunField = z.object({ evalRunId: z.string().min(1, "which eval run?") });
@@ -169,19 +180,9 @@ export const rerunEvalAction = defineDashboardAction({
   access: "signed-in",
   input: EvalRunField,
   revalidate: EVALS_PAGE,
-  async handler({ input, principal, scope, db, settings }) {
-    const run = await getEvalRun(db, { scope, id: input.evalRunId });
+  async handler(ctx) {
+    const run = await getEvalRun(ctx.db, { scope: ctx.scope, id: ctx.input.evalRunId });
     if (!run) return { ok: false, status: 404, error: "Eval run not found." };
-    try {
-      const parsed = EvalRunInputSchema.safeParse(rerunInput(run));
-      if (!parsed.success) return { ok: false, status: 422, error: `This eval run cannot be run again: ${parsed.error.issues[0]!.path.join(".")}: ${parsed.error.issues[0]!.message}` };
-      const plan = planEvalFor(settings, principal, parsed.data);
-      const { run: started } = await startEvalInBackground({ db, settings, plan, scope, userId: principal.userId ?? null });
-      return { ok: true, message: "Started again.", href: `${EVALS_PAGE}/${encodeURIComponent(started.run_id)}` };
-    } catch (error) {
-      const refused = refusal(error);
-      if (refused) return refused;
-      throw error;
-    }
+    return startFrom(ctx, () => rerunInput(run), { invalid: "This eval run cannot be run again: ", started: () => "Started again." });
   },
 });

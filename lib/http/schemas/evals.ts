@@ -1,18 +1,11 @@
 import { z } from "zod";
 import { EVAL_RUN_STATUSES, EVAL_TYPES } from "../../db/evals/eval-runs.ts";
 import { EvalRunInputSchema } from "../../evals/eval-input.ts";
-import { DbSelectionQuery, JsonObject, PageQuery, SortOrder, paginated } from "./list-query.ts";
+import { BoolQuery, DbSelectionQuery, JsonObject, PageQuery, SortOrder, paginated } from "./list-query.ts";
 
 /** Request and response shapes of Agno's Evals API (`/eval-runs`). */
 
 // ── requests ────────────────────────────────────────────────────────────────────────────────
-
-/** pydantic's bool from a query string: true/false, 1/0, yes/no, on/off, t/f, y/n (any case). */
-const BoolQuery = z
-  .string()
-  .transform((value) => value.toLowerCase())
-  .pipe(z.enum(["true", "false", "1", "0", "yes", "no", "on", "off", "t", "f", "y", "n"]))
-  .transform((value) => ["true", "1", "yes", "on", "t", "y"].includes(value));
 
 /**
  * Agno's `eval_types` filter: a comma-separated list of kinds; any other value is a 422 naming it

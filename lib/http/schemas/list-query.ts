@@ -14,6 +14,13 @@ export const PageQuery = {
   page: z.coerce.number().int().min(1).default(1),
 };
 
+/** pydantic's bool from a query string: true/false, 1/0, yes/no, on/off, t/f, y/n (any case). */
+export const BoolQuery = z
+  .string()
+  .transform((value) => value.toLowerCase())
+  .pipe(z.enum(["true", "false", "1", "0", "yes", "no", "on", "off", "t", "f", "y", "n"]))
+  .transform((value) => ["true", "1", "yes", "on", "t", "y"].includes(value));
+
 export const SortOrder = z.enum(["asc", "desc"]).default("desc");
 
 /** `db_id` picks a database; `table` needs `db_id` (400 otherwise, see data-access.ts). */

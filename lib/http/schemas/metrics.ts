@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DbSelectionQuery } from "./list-query.ts";
+import { BoolQuery, DbSelectionQuery } from "./list-query.ts";
 
 /** Request and response shapes of Agno's Metrics API (`/metrics`, `/metrics/refresh`, `/metrics/refresh/status`). */
 
@@ -14,13 +14,6 @@ const DateQuery = z
     return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === value;
   }, "Input should be a valid date in the format YYYY-MM-DD")
   .optional();
-
-/** pydantic's bool from a query string: true/false, 1/0, yes/no, on/off, t/f, y/n (any case). */
-const BoolQuery = z
-  .string()
-  .transform((value) => value.toLowerCase())
-  .pipe(z.enum(["true", "false", "1", "0", "yes", "no", "on", "off", "t", "f", "y", "n"]))
-  .transform((value) => ["true", "1", "yes", "on", "t", "y"].includes(value));
 
 export const MetricsQuery = z.object({
   starting_date: DateQuery,

@@ -15,6 +15,7 @@ import { dataScopeFor } from "@/lib/auth/principal.ts";
 import { listEvalTrend } from "@/lib/db/evals/eval-run-list.ts";
 import { getEvalRun, type StoredEvalRun } from "@/lib/db/evals/eval-runs.ts";
 import { evalHeadline, formatEvalValue, formatSeconds } from "@/lib/evals/eval-summary.ts";
+import type { AgentRunRef } from "@/lib/evals/run-eval.ts";
 import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
 import { pathId } from "@/lib/http/dashboard/search-params.ts";
 import { labelOf, userLabels } from "@/lib/http/dashboard/user-labels.ts";
@@ -23,17 +24,6 @@ import { cancelEval, deleteEval, rerunEval } from "../actions.ts";
 export const dynamic = "force-dynamic";
 
 type Json = Record<string, unknown>;
-
-interface AgentRunRef {
-  run_id: string;
-  session_id: string;
-  iteration: number;
-  phase: "warmup" | "measured";
-  status: string;
-  run_time: number;
-  total_tokens: number;
-  error?: string;
-}
 
 const link = "text-sky-700 hover:underline dark:text-sky-400";
 const cell = "px-2 py-1.5 align-top";
