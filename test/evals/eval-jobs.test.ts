@@ -66,8 +66,10 @@ describe.each(DIALECTS)("evals as durable jobs on $name", (dialect) => {
       const done = await getEval(pending.id);
       expect(done.eval_data).toMatchObject({ run_id: pending.id, avg_score: 10 });
       expect(done.run_details).toMatchObject({ background: true, progress: { done: 4, total: 4 } });
-      const job = (await (await app.call("GET", `/queue/jobs/${pending.id}`, { principal: who.admin })).json()) as Json;
-      expect(job).toMatchObject({ id: pending.id, job_type: "eval_run", component_type: "eval_run", component_id: pending.id, user_id: who.userA, status: "completed" });
+      // The row is written COMPLETED inside the job; the job itself settles just after.
+      const jobOf = async () => (await (await app.call("GET", `/queue/jobs/${pending.id}`, { principal: who.admin })).json()) as Json;
+      await until("the eval job settles", async () => (await jobOf()).status === "completed");
+      expect(await jobOf()).toMatchObject({ id: pending.id, job_type: "eval_run", component_type: "eval_run", component_id: pending.id, user_id: who.userA, status: "completed" });
       // The job's agent runs are the owner's, like any run.
       const first = (done.run_details as { agent_runs: { run_id: string; session_id: string }[] }).agent_runs[0]!;
       const run = (await (await app.call("GET", `/agents/echo/runs/${first.run_id}?session_id=${first.session_id}`, { principal: withScopes(who.a, ["agents:read"]) })).json()) as Json;
