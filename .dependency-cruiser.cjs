@@ -116,9 +116,9 @@ module.exports = {
     }),
     forbid(
       "queue-job-catalog-may-import",
-      "lib/queue/README.md: the product's catalog (job-catalog.ts) also imports the folders that declare kinds (lib/scheduler, lib/metrics, lib/evals).",
+      "lib/queue/README.md: the product's catalog (job-catalog.ts) also imports the folders that declare kinds (lib/scheduler, lib/metrics, lib/evals, lib/knowledge).",
       { path: "^lib/queue/job-catalog\\.ts$" },
-      { path: "^lib/", pathNot: ["^lib/(queue|db|runtime|coordination|config|errors|scheduler|metrics|evals)/", "^lib/log\\.ts$"] },
+      { path: "^lib/", pathNot: ["^lib/(queue|db|runtime|coordination|config|errors|scheduler|metrics|evals|knowledge)/", "^lib/log\\.ts$"] },
     ),
     mayImport(
       "scheduler",
@@ -131,6 +131,12 @@ module.exports = {
       ["db", "runtime", "queue", "config", "log.ts"],
       "lib/evals/README.md",
       "may import lib/db, lib/runtime (running the agent and the judge), lib/queue (the catalog's types, wake-ups, cancel signals), lib/config, lib/errors and lib/log.ts; must not import lib/http, lib/auth or lib/server.",
+    ),
+    mayImport(
+      "knowledge",
+      ["db", "queue", "config", "log.ts"],
+      "lib/knowledge/README.md",
+      "may import lib/db, lib/queue (the catalog's types, wake-ups), lib/config, lib/errors and lib/log.ts; must not import lib/http, lib/auth, lib/runtime or lib/server.",
     ),
     mayImport(
       "metrics",
@@ -168,9 +174,9 @@ module.exports = {
 
     mayImport(
       "http",
-      ["auth", "config", "coordination", "db", "evals", "migrations", "queue", "runs", "runtime", "scheduler", "metrics", "status", "log.ts", "server/app-context.ts"],
+      ["auth", "config", "coordination", "db", "evals", "knowledge", "migrations", "queue", "runs", "runtime", "scheduler", "metrics", "status", "log.ts", "server/app-context.ts"],
       "lib/http/README.md",
-      "may import lib/auth, lib/config, lib/coordination, lib/db, lib/errors, lib/evals, lib/metrics, lib/migrations, lib/queue, lib/runs, lib/runtime, lib/scheduler, lib/status, lib/log.ts and lib/server/app-context.ts.",
+      "may import lib/auth, lib/config, lib/coordination, lib/db, lib/errors, lib/evals, lib/knowledge, lib/metrics, lib/migrations, lib/queue, lib/runs, lib/runtime, lib/scheduler, lib/status, lib/log.ts and lib/server/app-context.ts.",
     ),
 
     // lib/server is the composition root: it may import any of lib/.

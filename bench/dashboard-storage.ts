@@ -38,6 +38,7 @@ export function recording(db: Db): { db: Db; take(): PlannedStatement[] } {
     },
     exec: (text, params) => db.sql.exec(text, params),
     batch: (statements) => db.sql.batch(statements),
+    batchRows: (statements) => db.sql.batchRows(statements),
   };
   return { db: { ...db, sql }, take: () => seen.splice(0) };
 }

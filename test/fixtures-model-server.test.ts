@@ -41,7 +41,7 @@ describe("model-server fixture: wire format", () => {
     const models = await (await fetch(`${server.url}/models`)).json();
     expect(models).toEqual({ object: "list", data: [expect.objectContaining({ id: "scripted", object: "model" })] });
 
-    const missing = await fetch(`${server.url}/embeddings`, { method: "POST", body: "{}" });
+    const missing = await fetch(`${server.url}/images/generations`, { method: "POST", body: "{}" });
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ error: { type: "invalid_request_error", code: "unknown_url" } });
 
@@ -50,7 +50,7 @@ describe("model-server fixture: wire format", () => {
     expect((await bad.json()).error.message).toMatch(/not valid JSON/);
 
     expect(server.requests).toHaveLength(0); // bad requests are not chat requests and consume no step
-    expect(server.allRequests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(["GET /v1/models 200", "POST /v1/embeddings 404", "POST /v1/chat/completions 400"]);
+    expect(server.allRequests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(["GET /v1/models 200", "POST /v1/images/generations 404", "POST /v1/chat/completions 400"]);
   });
 
   it("answers non-streaming requests with a chat.completion (content or tool_calls, finish_reason, usage)", async () => {

@@ -28,6 +28,37 @@ export const REMOVED_AGENT_OPTIONS: Record<string, string> = {
   addCultureToContext: "Knowledge (the culture feature is removed; use Knowledge for shared cross-user information)",
 };
 
+/** An embedding model for knowledge (the AI SDK's OpenAI provider, or any OpenAI-compatible server). */
+export const EmbedderSpecSchema = z
+  .object({
+    provider: z.enum(["openai", "openai-compatible"]),
+    id: z.string().min(1),
+    baseUrl: z.string().url().optional(),
+    apiKey: z.string().optional(),
+    /** The vectors' length; known for OpenAI's models, asked of the server once otherwise. */
+    dimensions: z.number().int().min(1).max(16_000).optional(),
+  })
+  .strict();
+export type EmbedderSpec = z.infer<typeof EmbedderSpecSchema>;
+
+const SQL_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** A knowledge base: its contents (rows of agno_knowledge linked to its name) and its chunk table. */
+export const KnowledgeDefinitionSchema = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "knowledge id: letters, digits, '.', '_' or '-'"),
+    name: z.string().min(1),
+    description: z.string().optional(),
+    /** The table holding its chunks and their vectors (Agno's PgVector `table_name`). */
+    vectorTable: z.string().regex(SQL_IDENTIFIER, "vectorTable: a plain SQL identifier").optional(),
+    /** Default search type (vector needs an embedder; without one, keyword is used). */
+    searchType: z.enum(["vector", "keyword", "hybrid"]).optional(),
+    /** Default number of results a search returns (1–100). */
+    maxResults: z.number().int().min(1).max(100).optional(),
+  })
+  .strict();
+export type KnowledgeDefinition = z.infer<typeof KnowledgeDefinitionSchema>;
+
 export const AgentDefinitionSchema = z
   .object({
     id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "agent id: letters, digits, '.', '_' or '-'"),
@@ -52,6 +83,12 @@ export const AgentDefinitionSchema = z
     metadata: z.record(z.string(), z.unknown()).optional(),
     tools: z.array(z.unknown()).optional(),
     outputSchema: z.unknown().optional(),
+    /** A knowledge base the agent searches through its `search_knowledge_base` tool, as the run's user. */
+    knowledge: KnowledgeDefinitionSchema.optional(),
+    /** Give the agent the search tool (default true when it has knowledge). */
+    searchKnowledge: z.boolean().optional(),
+    /** Add the top chunks for the run's input to its prompt before the model is called (default false). */
+    addKnowledgeToContext: z.boolean().optional(),
   })
   .strict();
 export type AgentDefinition = z.infer<typeof AgentDefinitionSchema>;
@@ -189,6 +226,17 @@ export const FileConfigSchema = z
       })
       .strict()
       .optional(),
+    knowledge: z
+      .object({
+        /** Knowledge bases besides those agents name (with none anywhere, one named "Knowledge" is served). */
+        bases: z.array(KnowledgeDefinitionSchema).optional(),
+        /** The embedder (default: from the environment, OPENAI_EMBEDDING_MODEL or OPENAI_COMPATIBLE_EMBEDDING_MODEL); null for keyword search only. */
+        embedder: EmbedderSpecSchema.nullable().optional(),
+        /** Hosts URL ingestion may fetch even when they resolve to loopback, link-local or private addresses. */
+        allowHosts: z.array(z.string().min(1)).optional(),
+      })
+      .strict()
+      .optional(),
     agents: z.array(AgentDefinitionSchema).optional(),
     /** Chat UI quick prompts per agent id, as /config reports them. */
     quickPrompts: z.record(z.string(), z.array(z.string())).optional(),
@@ -199,4 +247,14 @@ export type FileConfig = z.infer<typeof FileConfigSchema>;
 /** Declares the whole AgentOS; validated again (with env) when settings are resolved. */
 export function defineConfig(config: FileConfig): FileConfig {
   return config;
+}
+
+/** Declares a knowledge base; give it to agents (`knowledge`) or list it under `knowledge.bases`. */
+export function defineKnowledge(definition: KnowledgeDefinition): KnowledgeDefinition {
+  const parsed = KnowledgeDefinitionSchema.safeParse(definition);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "knowledge"}: ${i.message}`).join("; ");
+    throw new ConfigError(`Knowledge '${String(definition.id)}' is invalid: ${issues}`);
+  }
+  return parsed.data;
 }

@@ -91,6 +91,12 @@ export const EnvSchema = z.object({
   OPENAI_COMPATIBLE_BASE_URL: optionalString,
   OPENAI_COMPATIBLE_MODEL: optionalString,
   OPENAI_COMPATIBLE_API_KEY: optionalString,
+  /** Knowledge embedders (lib/config/embedder-from-env.ts). */
+  OPENAI_EMBEDDING_MODEL: optionalString,
+  OPENAI_COMPATIBLE_EMBEDDING_MODEL: optionalString,
+  AGENTRY_EMBEDDING_DIMENSIONS: optionalInt("AGENTRY_EMBEDDING_DIMENSIONS", 1, 16_000),
+  /** Hosts knowledge URL ingestion may fetch even when they resolve to private addresses (comma list). */
+  AGENTRY_KNOWLEDGE_ALLOW_HOSTS: optionalString,
   /** Test harness only: the PostgreSQL and Redis servers the suites use, and whether they must be up. */
   AGENTRY_TEST_POSTGRES_URL: optionalString,
   AGENTRY_TEST_REDIS_URL: optionalString,

@@ -1,4 +1,5 @@
-import { ConfigError, FileConfigSchema, type AgentDefinition, type FileConfig } from "./define.ts";
+import { ConfigError, FileConfigSchema, type AgentDefinition, type EmbedderSpec, type FileConfig, type KnowledgeDefinition } from "./define.ts";
+import { embedderFromEnv } from "./embedder-from-env.ts";
 import type { Env } from "./env.ts";
 import type { AuthMode } from "../auth/principal.ts";
 import { resolveDashboardSettings, type DashboardSettings } from "./dashboard-settings.ts";
@@ -49,10 +50,24 @@ export interface Settings {
   scheduler: SchedulerSettings;
   metrics: MetricsSettings;
   agents: AgentDefinition[];
+  knowledge: KnowledgeSettings;
   quickPrompts: Record<string, string[]>;
   /** Where each setting came from, for the start-up log: `env:NAME`, `config:key` or `default`. */
   sources: Record<string, string>;
 }
+
+/** Knowledge bases and how they embed and fetch (lib/knowledge). */
+export interface KnowledgeSettings {
+  /** Every knowledge base the OS serves: those under knowledge.bases and those agents name, by id. */
+  bases: KnowledgeDefinition[];
+  /** Null: keyword search only. */
+  embedder: EmbedderSpec | null;
+  /** Hosts URL ingestion may fetch even when they resolve to private addresses (lower-cased). */
+  allowHosts: string[];
+}
+
+/** The knowledge base served when the configuration names none. */
+export const DEFAULT_KNOWLEDGE_BASE: KnowledgeDefinition = { id: "knowledge", name: "Knowledge" };
 
 /** Agno's QueueConfig, with its defaults (DEFAULT_QUEUE_SETTINGS). */
 export interface QueueSettings {
@@ -238,6 +253,7 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
     scheduler: resolveScheduler(env, file, pick),
     metrics: { prices: file.metrics?.prices ?? {}, dailyRefresh: file.metrics?.dailyRefresh ?? true },
     agents,
+    knowledge: resolveKnowledge(env, file, agents, pick),
     quickPrompts: file.quickPrompts ?? {},
     sources,
   };
@@ -265,6 +281,33 @@ function resolveQueue(env: Env, file: FileConfig, pick: Pick): QueueSettings {
     embeddedWorker: pick("queue.embeddedWorker", "AGENTRY_EMBEDDED_WORKER", env.AGENTRY_EMBEDDED_WORKER, q.embeddedWorker, d.embeddedWorker),
   };
 }
+
+function resolveKnowledge(env: Env, file: FileConfig, agents: AgentDefinition[], pick: Pick): KnowledgeSettings {
+  const bases = new Map<string, KnowledgeDefinition>();
+  for (const base of [...(file.knowledge?.bases ?? []), ...agents.flatMap((a) => (a.knowledge ? [a.knowledge] : []))]) {
+    const known = bases.get(base.id);
+    if (known && JSON.stringify(known) !== JSON.stringify(base)) throw new ConfigError(`Two different knowledge bases share the id '${base.id}'`);
+    bases.set(base.id, base);
+  }
+  const tables = new Map<string, string>();
+  for (const base of bases.values()) {
+    const table = base.vectorTable ?? DEFAULT_VECTOR_TABLE;
+    const other = tables.get(table);
+    if (other) throw new ConfigError(`Knowledge bases '${other}' and '${base.id}' both store their chunks in '${table}': give one its own vectorTable`);
+    tables.set(table, base.id);
+  }
+  const fromFile = file.knowledge?.embedder;
+  const embedder = fromFile !== undefined ? fromFile : embedderFromEnv(env);
+  const allowHosts = pick<string[]>("knowledge.allowHosts", "AGENTRY_KNOWLEDGE_ALLOW_HOSTS", env.AGENTRY_KNOWLEDGE_ALLOW_HOSTS?.split(","), file.knowledge?.allowHosts, []);
+  return {
+    bases: bases.size > 0 ? [...bases.values()] : [DEFAULT_KNOWLEDGE_BASE],
+    embedder,
+    allowHosts: allowHosts.map((h) => h.trim().toLowerCase()).filter(Boolean),
+  };
+}
+
+/** The chunk table of a knowledge base that names none. */
+export const DEFAULT_VECTOR_TABLE = "agno_knowledge_vectors";
 
 function resolveScheduler(env: Env, file: FileConfig, pick: Pick): SchedulerSettings {
   const raw = file.scheduler;

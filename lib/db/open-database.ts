@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
+import * as sqliteVec from "sqlite-vec";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient as PostgresPrismaClient } from "./generated/postgres/client.ts";
@@ -70,6 +71,8 @@ async function openSqlite(id: string, path: string): Promise<Db> {
   // WAL is persistent on the file; setting it on every connect makes old DELETE-mode files convert.
   connection.pragma("journal_mode = WAL");
   connection.pragma("foreign_keys = ON");
+  // Knowledge search (lib/knowledge/stores/sqlite-store.ts) runs vec0 tables on this connection.
+  sqliteVec.load(connection);
   const prisma = new SqlitePrismaClient({
     adapter: new PrismaBetterSqlite3({ url: path, timeout: SQLITE_BUSY_TIMEOUT_MS }),
   }) as unknown as PrismaClient;
@@ -93,8 +96,9 @@ async function openPostgres(id: string, url: string, schema: string): Promise<Db
   if (!SCHEMA_NAME.test(schema)) {
     throw new DatabaseUrlError(`PostgreSQL schema name '${schema}' is not a plain identifier`);
   }
-  // search_path makes our raw SQL name tables unqualified; Prisma qualifies them itself.
-  const pool = new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: 10 });
+  // search_path makes our raw SQL name tables unqualified; Prisma qualifies them itself. `public`
+  // follows so the pgvector extension's type and operators (installed there by default) resolve.
+  const pool = new pg.Pool({ connectionString: url, options: `-c search_path=${schema},public`, max: 10 });
   pool.on("error", () => undefined); // an idle client's error must not crash the process
   await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
   const prisma = new PostgresPrismaClient({ adapter: new PrismaPg(pool, { schema }) });

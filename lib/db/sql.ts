@@ -25,6 +25,8 @@ export interface SqlExecutor {
    * BEGIN/COMMIT of an interactive Prisma transaction can leave the client stuck).
    */
   batch(statements: readonly Statement[]): Promise<number[]>;
+  /** As `batch`, resolving to each statement's rows (a statement that returns none gives []). */
+  batchRows(statements: readonly Statement[]): Promise<Row[][]>;
 }
 
 /** Rewrites `?` placeholders to `$1…$n`. Our SQL never contains a literal `?`. */
@@ -113,6 +115,10 @@ export function sqliteExecutor(connection: BetterSqlite3.Database): SqlExecutor 
       const transaction = connection.transaction(() => statements.map((s) => run(s).changes));
       return withBusyRetry(() => transaction.immediate());
     },
+    async batchRows(statements) {
+      const transaction = connection.transaction(() => statements.map((s) => run(s).rows ?? []));
+      return withBusyRetry(() => transaction.immediate());
+    },
   };
 }
 
@@ -142,6 +148,21 @@ export function postgresExecutor(pool: pg.Pool): SqlExecutor {
     const text = toPostgresPlaceholders(statement.text);
     return { name: nameOf(text), text, values: (statement.params ?? []).map(postgresParam), types: pgTypes };
   };
+  const inTransaction = async (statements: readonly Statement[]): Promise<pg.QueryResult[]> => {
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      const results: pg.QueryResult[] = [];
+      for (const statement of statements) results.push(await client.query(toQuery(statement)));
+      await client.query("COMMIT");
+      return results;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  };
   return {
     async query<T extends Row>(text: string, params: readonly unknown[] = []) {
       const result = await pool.query(toQuery({ text, params }));
@@ -152,22 +173,10 @@ export function postgresExecutor(pool: pg.Pool): SqlExecutor {
       return result.rowCount ?? 0;
     },
     async batch(statements) {
-      const client = await pool.connect();
-      try {
-        await client.query("BEGIN");
-        const counts: number[] = [];
-        for (const statement of statements) {
-          const result = await client.query(toQuery(statement));
-          counts.push(result.rowCount ?? 0);
-        }
-        await client.query("COMMIT");
-        return counts;
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
+      return (await inTransaction(statements)).map((result) => result.rowCount ?? 0);
+    },
+    async batchRows(statements) {
+      return (await inTransaction(statements)).map((result) => result.rows as Row[]);
     },
   };
 }

@@ -4,6 +4,7 @@ import { migrateAll, migrateOne } from "./routes/databases.ts";
 import { DISABLED_FEATURES } from "./routes/disabled-features.ts";
 import { docsRoutes } from "./routes/docs.ts";
 import { EVAL_ROUTES } from "./routes/evals.ts";
+import { KNOWLEDGE_ROUTES } from "./routes/knowledge.ts";
 import { MEMORY_ROUTES } from "./routes/memories.ts";
 import { MEMORY_INSIGHT_ROUTES } from "./routes/memory-insights.ts";
 import { METRICS_ROUTES } from "./routes/metrics.ts";
@@ -36,6 +37,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...QUEUE_ROUTES,
   ...SCHEDULE_ROUTES,
   ...EVAL_ROUTES,
+  ...KNOWLEDGE_ROUTES,
   ...docsRoutes(() => ROUTES),
   // Catch-alls last: templateForPath keeps this order among templates with as many parameters.
   ...DISABLED_FEATURES,

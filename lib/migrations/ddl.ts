@@ -1,7 +1,7 @@
 import type { Dialect } from "../db/open-database.ts";
 
 /** Portable column types, mapped per dialect the way Agno's SQLAlchemy tables declare them. */
-export type ColumnType = "text" | "bigint" | "json" | "bool" | "date";
+export type ColumnType = "text" | "bigint" | "json" | "bool" | "date" | "bytes";
 
 export interface ColumnSpec {
   readonly name: string;
@@ -30,8 +30,8 @@ export interface TableSpec {
 }
 
 const TYPES: Record<Dialect, Record<ColumnType, string>> = {
-  sqlite: { text: "VARCHAR", bigint: "BIGINT", json: "JSON", bool: "BOOLEAN", date: "DATE" },
-  postgres: { text: "VARCHAR", bigint: "BIGINT", json: "JSONB", bool: "BOOLEAN", date: "DATE" },
+  sqlite: { text: "VARCHAR", bigint: "BIGINT", json: "JSON", bool: "BOOLEAN", date: "DATE", bytes: "BLOB" },
+  postgres: { text: "VARCHAR", bigint: "BIGINT", json: "JSONB", bool: "BOOLEAN", date: "DATE", bytes: "BYTEA" },
 };
 
 export function columnDefinition(dialect: Dialect, column: ColumnSpec): string {
@@ -78,6 +78,7 @@ export const col = {
   bigint: (name: string, notNull = false): ColumnSpec => ({ name, type: "bigint", notNull }),
   json: (name: string, notNull = false): ColumnSpec => ({ name, type: "json", notNull }),
   bool: (name: string, notNull = false): ColumnSpec => ({ name, type: "bool", notNull }),
+  bytes: (name: string, notNull = false): ColumnSpec => ({ name, type: "bytes", notNull }),
 };
 
 export const ix = (table: string, ...columns: string[]): IndexSpec => ({

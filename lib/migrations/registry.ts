@@ -13,6 +13,7 @@ import { runsSteps } from "./steps/runs.ts";
 import { scheduleRunsSteps, schedulesSteps } from "./steps/schedules.ts";
 import { sessionsSteps } from "./steps/sessions.ts";
 import * as dashboardAuth from "./tables/dashboard-auth.ts";
+import { KNOWLEDGE_UPLOADS } from "./tables/knowledge-uploads.ts";
 import * as specs from "./tables/specs.ts";
 import type { TableMigrations } from "./types.ts";
 
@@ -39,6 +40,8 @@ const DECLARED: readonly TableMigrations[] = [
   { tableType: "login_attempts", spec: dashboardAuth.LOGIN_ATTEMPTS, steps: [agentryTableStep(dashboardAuth.LOGIN_ATTEMPTS)] },
   { tableType: "secrets", spec: dashboardAuth.SECRETS, steps: [agentryTableStep(dashboardAuth.SECRETS)] },
   { tableType: "revoked_sessions", spec: dashboardAuth.REVOKED_SESSIONS, steps: [agentryTableStep(dashboardAuth.REVOKED_SESSIONS)] },
+  // Agentry's own: uploads waiting for knowledge ingestion.
+  { tableType: "knowledge_uploads", spec: KNOWLEDGE_UPLOADS, steps: [agentryTableStep(KNOWLEDGE_UPLOADS)] },
 ];
 
 /**

@@ -7,6 +7,7 @@ import { defineTool } from "@/lib/runtime/tools/types.ts";
 import { startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
 import { sqliteDialect } from "../support/databases.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { until } from "../support/until.ts";
 
 /**
  * The isolation matrix: every route of the table is either listed here with a request that
@@ -33,6 +34,9 @@ const FULL = [
   "evals:read",
   "evals:write",
   "evals:delete",
+  "knowledge:read",
+  "knowledge:write",
+  "knowledge:delete",
 ];
 
 type Json = Record<string, unknown>;
@@ -46,6 +50,7 @@ interface Ids {
   scheduleId: string;
   scheduleRunId: string;
   evalRunId: string;
+  contentId: string;
 }
 interface Case {
   method: string;
@@ -100,6 +105,15 @@ const MATRIX: Record<string, Case> = {
   "PATCH /eval-runs/{eval_run_id}": { method: "PATCH", path: (i) => `/eval-runs/${i.evalRunId}`, init: () => ({ json: { name: "hijacked" } }), forB: "denied" },
   "DELETE /eval-runs/{eval_run_id}": { method: "DELETE", path: (i) => `/eval-runs/${i.evalRunId}`, forB: "denied" },
   "POST /eval-runs/{eval_run_id}/cancel": { method: "POST", path: (i) => `/eval-runs/${i.evalRunId}/cancel`, forB: "denied" },
+  "GET /knowledge/content": { method: "GET", path: () => "/knowledge/content", forB: "list" },
+  "DELETE /knowledge/content": { method: "DELETE", path: () => "/knowledge/content", forB: "list" },
+  "GET /knowledge/content/{content_id}": { method: "GET", path: (i) => `/knowledge/content/${i.contentId}`, forB: "denied" },
+  "PATCH /knowledge/content/{content_id}": { method: "PATCH", path: (i) => `/knowledge/content/${i.contentId}`, init: () => ({ form: { name: "hijacked" } }), forB: "denied" },
+  "DELETE /knowledge/content/{content_id}": { method: "DELETE", path: (i) => `/knowledge/content/${i.contentId}`, forB: "denied" },
+  // Agno answers an unknown content's status with a 200 saying it failed: B learns nothing of A's.
+  "GET /knowledge/content/{content_id}/status": { method: "GET", path: (i) => `/knowledge/content/${i.contentId}/status`, forB: "list" },
+  "POST /knowledge/search": { method: "POST", path: () => "/knowledge/search", init: () => ({ json: { query: "alpaca grooming secrets" } }), forB: "list" },
+  "GET /knowledge/config": { method: "GET", path: () => "/knowledge/config", forB: "list" },
 };
 
 /** Routes that touch no user-owned rows (or only the caller's own new rows), and why. */
@@ -122,6 +136,7 @@ const NOT_OWNED: Record<string, string> = {
   "POST /memories": "creates a memory owned by the caller",
   "POST /schedules": "creates a schedule owned by the caller",
   "POST /eval-runs": "runs an eval owned by the caller",
+  "POST /knowledge/content": "adds a content owned by the caller",
   "POST /optimize-memories": "acts on the caller's own memories",
   "POST /service-accounts": "creates the caller's own account (covered in service-accounts tests)",
   "GET /service-accounts": "lists the caller's own accounts (covered in service-accounts tests)",
@@ -167,6 +182,13 @@ describe("user B, anonymous and admin against user A's data", () => {
     ).json()) as Json;
     const fired = (await (await app.call("POST", `/schedules/${schedule.id}/trigger`, { headers: as("a") })).json()) as Json;
     const evalRun = (await (await app.call("POST", "/eval-runs", { json: { agent_id: "iso", eval_type: "performance", input: "A's eval", name: "alices-eval" }, headers: as("a") })).json()) as Json;
+    const content = (await (
+      await app.call("POST", "/knowledge/content", {
+        form: { text_content: "Alpaca grooming secrets of the A team", name: "alices-handbook", metadata: JSON.stringify({ alices_key: "x" }) },
+        headers: as("a"),
+      })
+    ).json()) as Json;
+    await until("A's content is processed", async () => ((await (await app.call("GET", `/knowledge/content/${content.id}/status`, { headers: as("a") })).json()) as Json).status === "completed");
     expect([run.status, paused.status, memory.user_id, schedule.user_id, fired.status, evalRun.user_id, evalRun.status]).toEqual([
       "COMPLETED",
       "PAUSED",
@@ -186,6 +208,7 @@ describe("user B, anonymous and admin against user A's data", () => {
       scheduleId: String(schedule.id),
       scheduleRunId: String(fired.id),
       evalRunId: String(evalRun.id),
+      contentId: String(content.id),
     };
   });
   afterAll(async () => {
@@ -200,7 +223,18 @@ describe("user B, anonymous and admin against user A's data", () => {
     const schedule = await (await app.call("GET", `/schedules/${ids.scheduleId}`, { headers: as("admin") })).json();
     const scheduleRuns = await (await app.call("GET", `/schedules/${ids.scheduleId}/runs`, { headers: as("admin") })).json();
     const evalRun = await (await app.call("GET", `/eval-runs/${ids.evalRunId}`, { headers: as("admin") })).json();
-    return JSON.stringify({ session, memory, paused: (paused as Json).status, schedule, scheduleRuns: (scheduleRuns as { data: unknown[] }).data.length, evalRun });
+    const content = await (await app.call("GET", `/knowledge/content/${ids.contentId}`, { headers: as("admin") })).json();
+    const chunks = await (await app.call("POST", "/knowledge/search", { json: { query: "alpaca grooming" }, headers: as("admin") })).json();
+    return JSON.stringify({
+      session,
+      memory,
+      paused: (paused as Json).status,
+      schedule,
+      scheduleRuns: (scheduleRuns as { data: unknown[] }).data.length,
+      evalRun,
+      content,
+      chunks: (chunks as { data: unknown[] }).data.length,
+    });
   };
 
   it("B, B's service account and anonymous never see or change A's rows", async () => {
@@ -219,6 +253,9 @@ describe("user B, anonymous and admin against user A's data", () => {
       "alices-eval",
       "A's eval",
       '"alice"',
+      "alices-handbook",
+      "Alpaca grooming",
+      "alices_key",
     ];
     for (const [key, c] of Object.entries(MATRIX)) {
       const init = c.init?.(ids) ?? {};
@@ -251,6 +288,7 @@ describe("user B, anonymous and admin against user A's data", () => {
       "GET /schedules/{schedule_id}",
       "GET /schedules/{schedule_id}/runs/{run_id}",
       "GET /eval-runs/{eval_run_id}",
+      "GET /knowledge/content/{content_id}",
     ];
     for (const key of reads) {
       const c = MATRIX[key];

@@ -19,7 +19,8 @@ function agnoScope(method: string, path: string): string | "public" {
   if (["agents", "teams", "workflows"].includes(first) && method === "POST" && (path.endsWith("/runs") || /\/(continue|cancel|resume)$/.test(path))) {
     return `${resource}:run`;
   }
-  if (method === "GET") return `${resource}:read`;
+  // Searches read (knowledge and traces search by POST).
+  if (method === "GET" || (method === "POST" && path.endsWith("/search"))) return `${resource}:read`;
   if (method === "DELETE") return `${resource}:delete`;
   return `${resource}:write`;
 }

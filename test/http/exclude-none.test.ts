@@ -93,6 +93,15 @@ const EXCLUDE_NONE: Record<string, boolean> = {
   "PUT /queue/{path*}": false,
   "PATCH /queue/{path*}": false,
   "DELETE /queue/{path*}": false,
+  "POST /knowledge/content": false,
+  "GET /knowledge/content": false,
+  "DELETE /knowledge/content": false,
+  "GET /knowledge/content/{content_id}": false,
+  "PATCH /knowledge/content/{content_id}": false,
+  "DELETE /knowledge/content/{content_id}": true,
+  "GET /knowledge/content/{content_id}/status": false,
+  "POST /knowledge/search": false,
+  "GET /knowledge/config": false,
 };
 
 type Path = (string | number)[];
@@ -179,6 +188,15 @@ const PROBES: Record<string, Probe> = {
 
 /** Routes without a probe, and why none is needed. */
 const UNPROBED: Record<string, string> = {
+  "POST /knowledge/content": "the same ContentSchema as GET /knowledge/content/{content_id} (test/knowledge/knowledge-api.test.ts checks nulls are sent)",
+  "GET /knowledge/content": "a page of ContentSchema rows (nulls sent; test/knowledge/knowledge-api.test.ts)",
+  "DELETE /knowledge/content": 'answers the JSON string "success"',
+  "GET /knowledge/content/{content_id}": "ContentSchema with access_count null, sent (test/knowledge/knowledge-api.test.ts)",
+  "PATCH /knowledge/content/{content_id}": "the same ContentSchema as GET",
+  "DELETE /knowledge/content/{content_id}": "answers {id}: no nullable field",
+  "GET /knowledge/content/{content_id}/status": "no nullable field set to null for a stored content",
+  "POST /knowledge/search": "hits' nullable fields are set for chunks this server stores",
+  "GET /knowledge/config": "free-form records; the embedder is null without one (sent)",
   "GET /": "no nullable field",
   "GET /health": "no nullable field",
   "POST /databases/all/migrate": "no nullable field",

@@ -78,6 +78,8 @@ function compatibleTypes(field: PrismaField): string[] {
       return ["boolean"];
     case "Json":
       return ["json", "jsonb"];
+    case "Bytes":
+      return ["bytea", "blob"];
     case "DateTime":
       return field.dateOnly ? ["date"] : ["timestamp without time zone", "timestamp with time zone", "timestamp", "datetime"];
     default:

@@ -185,7 +185,7 @@ describe.each(DIALECTS)("Agno v2 → v3 migration on $name", (dialect) => {
           if (!v2) expect(outcomes.every((o) => o.action === "created")).toBe(true);
           else {
             const created = outcomes.filter((o) => o.action === "created").map((o) => o.table);
-            expect(created).toEqual(["agno_runs", "agno_jobs", "agno_service_accounts", ...DASHBOARD_AUTH_TABLES.map((t) => t.name)]);
+            expect(created).toEqual(["agno_runs", "agno_jobs", "agno_service_accounts", ...DASHBOARD_AUTH_TABLES.map((t) => t.name), "agentry_knowledge_uploads"]);
           }
           await expectAllAtLatest(db);
           expect(await v3ShapeProblems(db)).toEqual([]);

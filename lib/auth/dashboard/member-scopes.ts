@@ -1,6 +1,6 @@
 /**
  * What a dashboard member may do through the API: use the agents, teams and workflows, and manage
- * its own sessions, memories, schedules, evals and approvals, and read its own metrics. Isolation confines all of it to the
+ * its own sessions, memories, knowledge contents, schedules, evals and approvals, and read its own metrics. Isolation confines all of it to the
  * member's own rows. Admin-only surfaces (config writes, migrations, the queue, service accounts,
  * user management) are not here.
  */
@@ -19,6 +19,8 @@ export const MEMBER_SCOPES: readonly string[] = Object.freeze([
   "memories:write",
   "memories:delete",
   "knowledge:read",
+  "knowledge:write",
+  "knowledge:delete",
   "learnings:read",
   "evals:read",
   "evals:write",

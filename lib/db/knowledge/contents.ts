@@ -1,0 +1,276 @@
+import { QueueFullError } from "../../errors/domain-errors.ts";
+import { plainJobInsert, type PlainJobInput } from "../jobs/enqueue-job.ts";
+import { parseJson } from "../json.ts";
+import type { Db } from "../open-database.ts";
+import { pageWindow } from "../pagination.ts";
+import { ownerForWrite, type DataScope } from "../scope.ts";
+
+/**
+ * Knowledge contents in `agno_knowledge`, Agno's table: one row per inserted file, URL or text,
+ * `linked_to` its knowledge base's name, `user_id` its owner (null = shared). A member sees its own
+ * contents and the shared ones and changes only its own; an admin sees and changes every row.
+ * Agentry's `agentry_knowledge_uploads` holds an upload's bytes until it is processed.
+ */
+
+export const CONTENT_STATUSES = ["processing", "completed", "failed"] as const;
+export type ContentStatus = (typeof CONTENT_STATUSES)[number];
+
+/** The job type (and component type) of a content's processing job. */
+export const KNOWLEDGE_JOB_TYPE = "knowledge_content";
+
+/**
+ * A content left `processing` with no queued or running job, whose job failed or was cancelled or
+ * whose row has not moved for this long, is taken as interrupted and reads `failed`.
+ */
+export const STALE_CONTENT_SECONDS = 900;
+
+export const CONTENT_SORT_FIELDS = ["created_at", "updated_at", "name", "type", "size", "status"] as const;
+
+export interface StoredContent {
+  id: string;
+  user_id: string | null;
+  name: string;
+  description: string;
+  metadata: Record<string, unknown> | null;
+  type: string | null;
+  size: number | null;
+  linked_to: string | null;
+  access_count: number | null;
+  status: ContentStatus;
+  status_message: string | null;
+  created_at: number | null;
+  updated_at: number | null;
+  external_id: string | null;
+}
+
+export interface NewContent {
+  id: string;
+  name: string;
+  description: string;
+  metadata: Record<string, unknown> | null;
+  type: string | null;
+  size: number | null;
+  linkedTo: string;
+  /** Admins only: the owner to stamp (null = shared); a member's contents are always its own. */
+  userId?: string | null;
+}
+
+export interface ContentUpload {
+  data: Uint8Array;
+  filename: string | null;
+  mimeType: string | null;
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+const COLUMNS = "id, user_id, name, description, metadata, type, size, linked_to, access_count, status, status_message, created_at, updated_at, external_id";
+
+/** The status a read reports: a processing content nothing works on any more reads failed. */
+const STATUS_SQL = `CASE WHEN k.status = 'processing'
+    AND NOT EXISTS (SELECT 1 FROM agno_jobs j WHERE j.component_type = '${KNOWLEDGE_JOB_TYPE}' AND j.component_id = k.id AND j.status IN ('queued', 'running'))
+    AND (coalesce(k.updated_at, k.created_at, 0) < ?
+      OR EXISTS (SELECT 1 FROM agno_jobs j WHERE j.component_type = '${KNOWLEDGE_JOB_TYPE}' AND j.component_id = k.id AND j.status IN ('failed', 'cancelled')))
+  THEN 'interrupted' ELSE k.status END`;
+
+const SELECT = `SELECT k.id, k.user_id, k.name, k.description, k.metadata, k.type, k.size, k.linked_to, k.access_count,
+  ${STATUS_SQL} AS status, k.status_message, k.created_at, k.updated_at, k.external_id FROM agno_knowledge k`;
+
+function toContent(row: Record<string, unknown>): StoredContent {
+  const raw = String(row.status ?? "processing").toLowerCase();
+  const interrupted = raw === "interrupted";
+  const status: ContentStatus = interrupted ? "failed" : raw.includes("fail") ? "failed" : raw.includes("complet") ? "completed" : "processing";
+  const metadata = parseJson(row.metadata);
+  return {
+    id: String(row.id),
+    user_id: (row.user_id as string | null) ?? null,
+    name: String(row.name ?? ""),
+    description: String(row.description ?? ""),
+    metadata: metadata !== null && typeof metadata === "object" && !Array.isArray(metadata) ? (metadata as Record<string, unknown>) : null,
+    type: (row.type as string | null) ?? null,
+    size: row.size === null || row.size === undefined ? null : Number(row.size),
+    linked_to: (row.linked_to as string | null) ?? null,
+    access_count: row.access_count === null || row.access_count === undefined ? null : Number(row.access_count),
+    status,
+    status_message: interrupted ? "Processing was interrupted (the server processing it stopped); upload the content again." : ((row.status_message as string | null) ?? null),
+    created_at: row.created_at === null || row.created_at === undefined ? null : Number(row.created_at),
+    updated_at: row.updated_at === null || row.updated_at === undefined ? null : Number(row.updated_at),
+    external_id: (row.external_id as string | null) ?? null,
+  };
+}
+
+/** The rows a scope sees: a member its own and the shared ones; an admin everyone's (or one user's and the shared ones). */
+function visibleSql(scope: DataScope): { clause: string; params: unknown[] } {
+  const userId = scope.userId;
+  if (scope.kind === "admin" && userId === undefined) return { clause: "1=1", params: [] };
+  if (userId === null || userId === undefined) return { clause: "k.user_id IS NULL", params: [] };
+  return { clause: "(k.user_id = ? OR k.user_id IS NULL)", params: [userId] };
+}
+
+/** Whether the scope may change a content: its owner, or an admin (shared contents: admins only). */
+export function canChangeContent(scope: DataScope, content: StoredContent): boolean {
+  return scope.kind === "admin" || (content.user_id !== null && content.user_id === scope.userId);
+}
+
+export async function getContent(db: Db, { scope, id, linkedTo }: { scope: DataScope; id: string; linkedTo?: string }): Promise<StoredContent | null> {
+  const visible = visibleSql(scope);
+  const linked = linkedTo === undefined ? { clause: "1=1", params: [] } : { clause: "k.linked_to = ?", params: [linkedTo] };
+  const [row] = await db.sql.query(`${SELECT} WHERE k.id = ? AND ${visible.clause} AND ${linked.clause}`, [nowSeconds() - STALE_CONTENT_SECONDS, id, ...visible.params, ...linked.params]);
+  return row ? toContent(row) : null;
+}
+
+export async function listContents(
+  db: Db,
+  {
+    scope,
+    linkedTo,
+    page,
+    limit,
+    sortBy = "created_at",
+    sortOrder = "desc",
+    status,
+  }: { scope: DataScope; linkedTo: string; page: number; limit: number; sortBy?: string; sortOrder?: "asc" | "desc"; status?: ContentStatus },
+): Promise<{ contents: StoredContent[]; totalCount: number }> {
+  const visible = visibleSql(scope);
+  const column = (CONTENT_SORT_FIELDS as readonly string[]).includes(sortBy) ? sortBy : "created_at";
+  const direction = sortOrder === "asc" ? "ASC" : "DESC";
+  const { take, skip } = pageWindow({ page, limit });
+  const where = `k.linked_to = ? AND ${visible.clause}${status ? " AND k.status = ?" : ""}`;
+  const params = [linkedTo, ...visible.params, ...(status ? [status] : [])];
+  const [rows, [count]] = await Promise.all([
+    db.sql.query(`${SELECT} WHERE ${where} ORDER BY k.${column} ${direction}, k.id ${direction} LIMIT ? OFFSET ?`, [nowSeconds() - STALE_CONTENT_SECONDS, ...params, take, skip]),
+    db.sql.query<{ n: number }>(`SELECT count(*) AS n FROM agno_knowledge k WHERE ${where}`, params),
+  ]);
+  return { contents: rows.map(toContent), totalCount: Number(count?.n ?? 0) };
+}
+
+/** The distinct metadata keys of the contents a scope sees (Agno's valid filters). */
+export async function contentMetadataKeys(db: Db, { scope, linkedTo }: { scope: DataScope; linkedTo: string }): Promise<string[]> {
+  const visible = visibleSql(scope);
+  const rows = await db.sql.query<{ metadata: unknown }>(`SELECT k.metadata FROM agno_knowledge k WHERE k.linked_to = ? AND ${visible.clause} AND k.metadata IS NOT NULL LIMIT 10000`, [
+    linkedTo,
+    ...visible.params,
+  ]);
+  const keys = new Set<string>();
+  for (const row of rows) {
+    const value = parseJson(row.metadata);
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) for (const key of Object.keys(value)) keys.add(key);
+  }
+  return [...keys].sort();
+}
+
+export type StoreContentResult = { content: StoredContent; created: boolean };
+
+/**
+ * Stores a new content (status processing) with its upload, and its processing job when a job is
+ * given, in one transaction. The same content again (its id comes from its owner and bytes) is a
+ * no-op answering the stored row, unless that one failed: then it is processed again. With a job,
+ * nothing is stored when the queue is full (QueueFullError).
+ */
+export async function storeContent(
+  db: Db,
+  { scope, content, upload, job, maxQueueDepth }: { scope: DataScope; content: NewContent; upload: ContentUpload; job?: PlainJobInput & { id: string }; maxQueueDepth?: number },
+): Promise<StoreContentResult> {
+  const owner = ownerForWrite(scope, content.userId);
+  const existing = await getContent(db, { scope, id: content.id });
+  if (existing && existing.status !== "failed") return { content: existing, created: false };
+  const now = nowSeconds();
+  const values = [content.id, owner, content.name, content.description, content.metadata, content.type, content.size, content.linkedTo, 0, "processing", "", now, now, null];
+  const guard = job ? " WHERE EXISTS (SELECT 1 FROM agno_jobs WHERE id = ?)" : " WHERE 1 = 1";
+  const guardParams = job ? [job.id] : [];
+  const statements = [
+    ...(job
+      ? [
+          {
+            ...plainJobInsert(job, { owner, maxQueueDepth, now }),
+          },
+        ]
+      : []),
+    {
+      text: `INSERT INTO agno_knowledge (${COLUMNS}) SELECT ${values.map(() => "?").join(", ")}${guard}
+             ON CONFLICT (id) DO UPDATE SET status = 'processing', status_message = '', updated_at = excluded.updated_at`,
+      params: [...values, ...guardParams],
+    },
+    {
+      text: `INSERT INTO agentry_knowledge_uploads (content_id, user_id, data, filename, mime_type, created_at) SELECT ?, ?, ?, ?, ?, ?${guard}
+             ON CONFLICT (content_id) DO UPDATE SET data = excluded.data, filename = excluded.filename, mime_type = excluded.mime_type, created_at = excluded.created_at`,
+      params: [content.id, owner, Buffer.from(upload.data), upload.filename, upload.mimeType, now, ...guardParams],
+    },
+  ];
+  const counts = await db.sql.batch(statements);
+  if (job && counts[0] === 0) throw new QueueFullError(maxQueueDepth ?? 0);
+  const stored = await getContent(db, { scope, id: content.id });
+  if (!stored) throw new Error(`Content ${content.id} was not stored`);
+  return { content: stored, created: true };
+}
+
+/** The upload waiting for a content's processing (null once processed, or never stored). */
+export async function unsafeGetUpload(db: Db, contentId: string): Promise<ContentUpload | null> {
+  const [row] = await db.sql.query<{ data: Uint8Array; filename: string | null; mime_type: string | null }>("SELECT data, filename, mime_type FROM agentry_knowledge_uploads WHERE content_id = ?", [
+    contentId,
+  ]);
+  return row ? { data: new Uint8Array(row.data), filename: row.filename, mimeType: row.mime_type } : null;
+}
+
+/** A content read without a scope: the processing job's, which runs for the content's owner. */
+export async function unsafeGetContent(db: Db, id: string): Promise<StoredContent | null> {
+  const [row] = await db.sql.query(`${SELECT} WHERE k.id = ?`, [nowSeconds() - STALE_CONTENT_SECONDS, id]);
+  return row ? toContent(row) : null;
+}
+
+/**
+ * Ends a content's processing (completed or failed, with a message a person can act on) and
+ * drops its upload, in one transaction; a progress update (processing) keeps the upload.
+ */
+export async function unsafeSetContentStatus(
+  db: Db,
+  { id, status, message, size, type }: { id: string; status: ContentStatus; message?: string; size?: number | null; type?: string | null },
+): Promise<void> {
+  const now = nowSeconds();
+  await db.sql.batch([
+    {
+      text: `UPDATE agno_knowledge SET status = ?, status_message = ?, size = coalesce(?, size), type = coalesce(?, type), updated_at = ? WHERE id = ?`,
+      params: [status, message ?? "", size ?? null, type ?? null, now, id],
+    },
+    ...(status === "processing" ? [] : [{ text: "DELETE FROM agentry_knowledge_uploads WHERE content_id = ?", params: [id] }]),
+  ]);
+}
+
+/** Renames, re-describes or re-tags a content (the caller checked it may). Metadata is replaced. */
+export async function updateContent(
+  db: Db,
+  { scope, id, patch }: { scope: DataScope; id: string; patch: { name?: string; description?: string; metadata?: Record<string, unknown> } },
+): Promise<StoredContent | null> {
+  const sets: string[] = [];
+  const params: unknown[] = [];
+  if (patch.name !== undefined) sets.push("name = ?"), params.push(patch.name);
+  if (patch.description !== undefined) sets.push("description = ?"), params.push(patch.description);
+  if (patch.metadata !== undefined) sets.push("metadata = ?"), params.push(patch.metadata);
+  sets.push("updated_at = ?");
+  params.push(nowSeconds());
+  const owner = scope.kind === "admin" ? { clause: "1=1", params: [] } : { clause: "user_id = ?", params: [scope.userId] };
+  await db.sql.exec(`UPDATE agno_knowledge SET ${sets.join(", ")} WHERE id = ? AND ${owner.clause}`, [...params, id, ...owner.params]);
+  return getContent(db, { scope, id });
+}
+
+/** Deletes contents the scope may change (members: their own; admins: any), with their uploads. Returns the ids deleted. */
+export async function deleteContents(db: Db, { scope, ids, linkedTo }: { scope: DataScope; ids?: readonly string[]; linkedTo: string }): Promise<string[]> {
+  const owner =
+    scope.kind === "admin"
+      ? scope.userId === undefined
+        ? { clause: "1=1", params: [] as unknown[] }
+        : scope.userId === null
+          ? { clause: "user_id IS NULL", params: [] }
+          : { clause: "user_id = ?", params: [scope.userId] }
+      : { clause: "user_id = ?", params: [scope.userId] };
+  const which = ids ? { clause: "id IN (SELECT value FROM json_each(?))", params: [JSON.stringify(ids)] } : { clause: "1=1", params: [] };
+  const whichSql = db.dialect === "postgres" && ids ? { clause: "id IN (SELECT jsonb_array_elements_text(?::jsonb))", params: which.params } : which;
+  const rows = await db.sql.query<{ id: string }>(`SELECT id FROM agno_knowledge WHERE linked_to = ? AND ${owner.clause} AND ${whichSql.clause}`, [linkedTo, ...owner.params, ...whichSql.params]);
+  const found = rows.map((r) => r.id);
+  if (found.length === 0) return [];
+  const list = db.dialect === "postgres" ? "(SELECT jsonb_array_elements_text(?::jsonb))" : "(SELECT value FROM json_each(?))";
+  await db.sql.batch([
+    { text: `DELETE FROM agentry_knowledge_uploads WHERE content_id IN ${list}`, params: [JSON.stringify(found)] },
+    { text: `DELETE FROM agno_knowledge WHERE id IN ${list}`, params: [JSON.stringify(found)] },
+  ]);
+  return found;
+}
