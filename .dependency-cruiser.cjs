@@ -107,6 +107,12 @@ module.exports = {
       { path: "^lib/runtime/" },
       { path: "^lib/(http|queue|runs|server)/" },
     ),
+    forbid(
+      "runtime-only-knowledge-search",
+      "lib/runtime/README.md: of lib/knowledge, only its search (knowledge-bases.ts and what it builds on), never ingestion, which imports lib/queue.",
+      { path: "^lib/runtime/" },
+      { path: "^lib/knowledge/", pathNot: "^lib/knowledge/(knowledge-bases|knowledge-base|embedder|fusion|stores/[a-z-]+)\\.ts$" },
+    ),
     forbid("workspace-not-to-http-db", "lib/runtime/tools/workspace/README.md: must not import from app/, lib/http or lib/db.", { path: "^lib/runtime/tools/workspace/" }, { path: "^lib/(http|db)/" }),
 
     mayImport("coordination", ["db", "runtime", "log.ts"], "lib/coordination/README.md", "may import lib/db, lib/runtime, lib/log.ts; must not import lib/http or lib/queue."),
@@ -170,7 +176,7 @@ module.exports = {
       "may import lib/auth, lib/config, lib/db, lib/runtime, lib/queue, lib/coordination, lib/log; must not import lib/http.",
     ),
 
-    mayImport("cli", ["config", "db", "migrations"], "lib/cli/README.md", "may import lib/config, lib/db, lib/migrations; must not import lib/http."),
+    mayImport("cli", ["config", "db", "migrations", "knowledge"], "lib/cli/README.md", "may import lib/config, lib/db, lib/migrations, lib/knowledge; must not import lib/http."),
 
     mayImport(
       "http",

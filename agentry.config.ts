@@ -1,4 +1,4 @@
-import { defineAgent, defineConfig } from "./lib/config/define.ts";
+import { defineAgent, defineConfig, defineKnowledge } from "./lib/config/define.ts";
 import { modelFromEnv } from "./lib/config/model-from-env.ts";
 import { readEnv } from "./lib/config/env.ts";
 import { calculatorToolkit } from "./lib/runtime/tools/calculator/calculator.ts";
@@ -9,8 +9,12 @@ import { hostToolkit } from "./lib/runtime/tools/host/host.ts";
  * table). This sample has one agent whose model comes from the environment: with no provider
  * variables set it is still listed, and its runs fail with a message naming what to set. Its Host
  * tools show human-in-the-loop runs: server_details waits for the user's confirmation,
- * current_time asks the user for a time zone.
+ * current_time asks the user for a time zone. Its knowledge base (Knowledge in the dashboard,
+ * /knowledge in the API) is searched through its search_knowledge_base tool, each user seeing their
+ * own contents and the shared ones; with no embedder configured it is searched by keyword.
  */
+const handbook = defineKnowledge({ id: "handbook", name: "Handbook", description: "Documents the assistant looks things up in." });
+
 export default defineConfig({
   name: "Agentry",
   agents: [
@@ -21,6 +25,7 @@ export default defineConfig({
       model: modelFromEnv(readEnv()),
       instructions: ["Be concise and accurate.", "Say so when you do not know."],
       tools: [calculatorToolkit, hostToolkit],
+      knowledge: handbook,
       addHistoryToContext: true,
       numHistoryRuns: 3,
     }),

@@ -14,6 +14,13 @@ const appEnv = {
   NEXT_TELEMETRY_DISABLED: "1",
   OPENAI_COMPATIBLE_BASE_URL: `http://127.0.0.1:${modelPort}/v1`,
   OPENAI_COMPATIBLE_MODEL: "scripted",
+  // Knowledge embeds through the scripted model's POST /v1/embeddings (its hashing embedder, 384
+  // dimensions), so vector and hybrid search work; the length is given so none is probed.
+  OPENAI_COMPATIBLE_EMBEDDING_MODEL: "scripted",
+  AGENTRY_EMBEDDING_DIMENSIONS: "384",
+  // URL ingestion refuses loopback addresses unless allowed: the knowledge test serves its pages
+  // from a server of its own on 127.0.0.1.
+  AGENTRY_KNOWLEDGE_ALLOW_HOSTS: "127.0.0.1",
 };
 
 export default defineConfig({

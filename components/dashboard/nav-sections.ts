@@ -2,8 +2,8 @@ import type { NavSection } from "./nav-links.tsx";
 
 /**
  * What the dashboard links to. Admins see everyone's sessions, runs and jobs on the workspace
- * pages (with a user filter); the admin section holds what only admins manage. Schedules, evals, knowledge and metrics get their own entries in
- * "Workspace" when their pages exist.
+ * pages (with a user filter); the admin section holds what only admins manage. Schedules, evals, knowledge and metrics have their own entries in
+ * "Workspace".
  */
 export function navSections(isAdmin: boolean): NavSection[] {
   const sections: NavSection[] = [
@@ -20,6 +20,7 @@ export function navSections(isAdmin: boolean): NavSection[] {
         { href: "/dashboard/runs", label: "Runs" },
         { href: "/dashboard/queue", label: "Queue" },
         { href: "/dashboard/memories", label: "Memories" },
+        { href: "/dashboard/knowledge", label: "Knowledge" },
         { href: "/dashboard/schedules", label: "Schedules" },
         { href: "/dashboard/evals", label: "Evals" },
         { href: "/dashboard/metrics", label: "Metrics" },

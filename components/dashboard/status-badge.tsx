@@ -3,6 +3,7 @@ const TONES: Record<string, string> = {
   completed: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900/60 dark:text-emerald-200",
   RUNNING: "bg-sky-100 text-sky-800 dark:bg-sky-900/60 dark:text-sky-200",
   running: "bg-sky-100 text-sky-800 dark:bg-sky-900/60 dark:text-sky-200",
+  processing: "bg-sky-100 text-sky-800 dark:bg-sky-900/60 dark:text-sky-200",
   PENDING: "bg-slate-100 text-slate-700 dark:bg-slate-800 dark:text-slate-200",
   queued: "bg-slate-100 text-slate-700 dark:bg-slate-800 dark:text-slate-200",
   PAUSED: "bg-amber-100 text-amber-800 dark:bg-amber-900/60 dark:text-amber-200",

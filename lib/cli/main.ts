@@ -5,6 +5,7 @@ import { getSettings } from "../config/load.ts";
 import { readEnv } from "../config/env.ts";
 import { openDatabase } from "../db/open-database.ts";
 import { cleanupLegacyRunsColumn } from "../db/sessions/legacy-runs.ts";
+import { migrateKnowledgeTables, reembedKnowledge } from "../knowledge/maintenance.ts";
 import { MigrationManager } from "../migrations/migration-manager.ts";
 import { describeLegacyRunsRepair } from "../migrations/steps/legacy-runs-repair.ts";
 import { backupSqlite } from "./backup.ts";
@@ -19,6 +20,8 @@ Commands:
   migrate [--target-version V] [--tables a,b] [--repair-runs]
                                  bring the database schema up to date (idempotent); --repair-runs
                                  also checks every legacy runs blob against agno_runs again
+  knowledge reembed              embed every knowledge chunk again with the configured embedder
+                                 (after changing the embedder or its dimensions)
   backup <file>                  copy the live SQLite database with SQLite's backup API
   cleanup-legacy-runs --force    drop the pre-v3 agno_sessions.runs column after verifying every run was copied
 `;
@@ -31,11 +34,11 @@ function option(args: string[], name: string): string | undefined {
   return value;
 }
 
-async function withDatabase<T>(fn: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>): Promise<T> {
+async function withDatabase<T>(fn: (db: Awaited<ReturnType<typeof openDatabase>>, settings: ReturnType<typeof getSettings>) => Promise<T>): Promise<T> {
   const settings = getSettings();
   const db = await openDatabase({ url: settings.database.url, schema: settings.database.schema, id: settings.database.id });
   try {
-    return await fn(db);
+    return await fn(db, settings);
   } finally {
     await db.close();
   }
@@ -47,8 +50,12 @@ async function migrate(args: string[]): Promise<void> {
     .map((t) => t.trim());
   const targetVersion = option(args, "--target-version");
   const repairRuns = args.includes("--repair-runs");
-  await withDatabase(async (db) => {
+  await withDatabase(async (db, settings) => {
     const outcomes = await new MigrationManager(db, { log: (m) => console.log(`  ${m}`) }).up({ targetVersion, tables, repairRuns });
+    // The knowledge vectors step: chunk tables made before per-user isolation get their owner column.
+    for (const table of await migrateKnowledgeTables(db, settings)) {
+      if (table.addedOwnerColumn) console.log(`  knowledge vectors: added user_id to ${table.table} (its existing chunks are shared)`);
+    }
     const repair = outcomes.find((o) => o.repair)?.repair;
     if (repair) console.log(`Legacy runs of ${repair.sessions} sessions checked against agno_runs: ${describeLegacyRunsRepair(repair)}.`);
     else if (repairRuns) console.log("No legacy agno_sessions.runs column (or agno_runs is not at the latest version): no runs to repair.");
@@ -125,6 +132,12 @@ export async function main(args: string[]): Promise<number> {
       case "migrate":
         await migrate(rest);
         return 0;
+      case "knowledge": {
+        if (rest[0] !== "reembed") throw new Error("usage: agentry knowledge reembed");
+        const outcomes = await withDatabase((db, settings) => reembedKnowledge(db, settings, { log: (m) => console.log(`  ${m}`) }));
+        console.log(`Re-embedded ${outcomes.map((o) => `${o.chunks} chunk(s) of ${o.table}`).join(", ")}.`);
+        return 0;
+      }
       case "backup": {
         const file = rest[0];
         if (!file) throw new Error("backup needs a destination file: agentry backup ./backups/agentry-2026-01-01.db");

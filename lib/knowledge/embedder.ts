@@ -40,7 +40,8 @@ export function createEmbedder(spec: EmbedderSpec): Embedder {
       values,
       maxRetries: 2,
       abortSignal: signal,
-      ...(spec.dimensions && spec.provider === "openai" ? { providerOptions: { openai: { dimensions: spec.dimensions } } } : {}),
+      // The configured length is asked for (OpenAI's text-embedding-3 models shorten their vectors to it).
+      ...(spec.dimensions ? { providerOptions: { openai: { dimensions: spec.dimensions } } } : {}),
     });
     return { embeddings: result.embeddings, tokens: result.usage?.tokens ?? 0 };
   };

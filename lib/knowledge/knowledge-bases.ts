@@ -1,3 +1,4 @@
+import type { EmbedderSpec, KnowledgeDefinition } from "../config/define.ts";
 import type { Settings } from "../config/settings.ts";
 import type { Db } from "../db/open-database.ts";
 import { KnowledgeBase } from "./knowledge-base.ts";
@@ -16,19 +17,32 @@ export class KnowledgeSelectionError extends Error {
 const CACHE = Symbol.for("agentry.knowledge.bases");
 type Cache = WeakMap<Db, Map<string, KnowledgeBase>>;
 
-/**
- * The OS's knowledge bases on a database, made once per process and database (on globalThis:
- * route handlers, server actions and workers are separate module graphs in one Next process).
- */
-export function knowledgeBasesOf(db: Db, settings: Settings): Map<string, KnowledgeBase> {
+function cacheFor(db: Db): Map<string, KnowledgeBase> {
   const holder = globalThis as unknown as Record<symbol, Cache | undefined>;
   const cache = (holder[CACHE] ??= new WeakMap());
   let bases = cache.get(db);
-  if (!bases) {
-    bases = new Map(settings.knowledge.bases.map((definition) => [definition.id, new KnowledgeBase(db, definition, settings.knowledge.embedder)]));
-    cache.set(db, bases);
-  }
+  if (!bases) cache.set(db, (bases = new Map()));
   return bases;
+}
+
+/**
+ * The knowledge base of a definition on a database, made once per process and database (on
+ * globalThis: route handlers, server actions, workers and the runtime are separate module graphs
+ * in one Next process) and shared by the API, the dashboard and agents' search tools.
+ */
+export function knowledgeBaseOf(db: Db, definition: KnowledgeDefinition, embedder: EmbedderSpec | null): KnowledgeBase {
+  const bases = cacheFor(db);
+  let base = bases.get(definition.id);
+  if (!base || JSON.stringify([base.definition, base.embedder?.spec ?? null]) !== JSON.stringify([definition, embedder])) {
+    base = new KnowledgeBase(db, definition, embedder);
+    bases.set(definition.id, base);
+  }
+  return base;
+}
+
+/** The OS's knowledge bases on a database, by id. */
+export function knowledgeBasesOf(db: Db, settings: Settings): Map<string, KnowledgeBase> {
+  return new Map(settings.knowledge.bases.map((definition) => [definition.id, knowledgeBaseOf(db, definition, settings.knowledge.embedder)]));
 }
 
 /**

@@ -9,6 +9,7 @@ import type { RuntimeAgent } from "./agents.ts";
 import type { RetryPolicy } from "./model-step.ts";
 import { resolveModel } from "./models/resolve-model.ts";
 import { memoriesSection } from "./memory/user-memories.ts";
+import { log } from "../log.ts";
 import { reasonFirst } from "./reasoning.ts";
 import { registerRun, type LiveRun } from "./run-registry.ts";
 import { emptyMetrics, type AgnoMessage, type RunOutput } from "./run-output.ts";
@@ -16,6 +17,7 @@ import { loop } from "./run-loop.ts";
 import { runRow, settleFailure, storeRun } from "./run-settle.ts";
 import type { RunWriter } from "./run-writer.ts";
 import { emit, newRunState, now, type RunState } from "./run-state.ts";
+import { KNOWLEDGE_TOOL_INSTRUCTIONS, knowledgeSearchTool, searchKnowledgeForRun } from "./tools/knowledge-search.ts";
 import { pastSessionsTool } from "./tools/past-sessions.ts";
 import { schedulesToolkit } from "./tools/schedules.ts";
 import { userMessageContent, type Attachment } from "./user-content.ts";
@@ -231,6 +233,10 @@ export async function prepare(state: RunState): Promise<void> {
   if (output.session_state && Object.keys(output.session_state).length > 0) {
     sections.push(`Session state:\n${JSON.stringify(output.session_state)}`);
   }
+  if (definition.knowledge) {
+    if (definition.searchKnowledge !== false) sections.push(KNOWLEDGE_TOOL_INSTRUCTIONS);
+    if (definition.addKnowledgeToContext) sections.push(await knowledgeContext(state));
+  }
   const system = sections.filter(Boolean).join("\n\n");
   state.contextMessages = system ? [{ role: "system", content: system, created_at: now() }] : [];
   if (definition.addHistoryToContext) {
@@ -261,4 +267,28 @@ export async function prepare(state: RunState): Promise<void> {
     );
   }
   if (definition.manageSchedules) state.tools.push(...(schedulesToolkit({ db, agentId: definition.id }).tools as ToolDefinition<unknown>[]));
+  if (definition.knowledge && definition.searchKnowledge !== false) {
+    state.tools.push(knowledgeSearchTool({ db, knowledge: definition.knowledge, embedder: agent.embedder ?? null, output }) as ToolDefinition<unknown>);
+  }
+}
+
+/**
+ * `addKnowledgeToContext`: the chunks the run's input finds, added to the prompt before the model
+ * is called (and recorded on the run's references). A failed search adds nothing and is logged.
+ */
+async function knowledgeContext(state: RunState): Promise<string> {
+  const { agent, db, output } = state;
+  // A continuation prepares again: the references found at the start stand.
+  const earlier = output.references?.[0];
+  if (earlier) return `Use the following references from the knowledge base if they help:\n<references>\n${JSON.stringify(earlier.references, null, 2)}\n</references>`;
+  const input = output.input.input_content;
+  const query = typeof input === "string" ? input : JSON.stringify(input ?? "");
+  try {
+    const record = await searchKnowledgeForRun({ db, knowledge: agent.definition.knowledge!, embedder: agent.embedder ?? null, output, query });
+    if (record.references.length === 0) return "";
+    return `Use the following references from the knowledge base if they help:\n<references>\n${JSON.stringify(record.references, null, 2)}\n</references>`;
+  } catch (error) {
+    log.warn(`[run ${output.run_id}] knowledge context skipped: ${error instanceof Error ? error.message : String(error)}`);
+    return "";
+  }
 }

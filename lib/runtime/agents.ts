@@ -1,4 +1,4 @@
-import type { AgentDefinition } from "../config/define.ts";
+import type { AgentDefinition, EmbedderSpec } from "../config/define.ts";
 import type { ModelPrice, Settings } from "../config/settings.ts";
 import type { Toolkit, ToolDefinition } from "./tools/types.ts";
 
@@ -10,6 +10,8 @@ export interface RuntimeAgent {
   readonly toolkits: readonly { id: string; name: string; tools: string[] }[];
   /** The configured model prices (`metrics.prices`, over lib/metrics/prices.ts's built-in table) its runs are priced at. */
   readonly prices?: Readonly<Record<string, ModelPrice>>;
+  /** The configured embedder its knowledge base searches with (null: keyword search only). */
+  readonly embedder?: EmbedderSpec | null;
 }
 
 function isToolkit(value: unknown): value is Toolkit {
@@ -46,6 +48,8 @@ export function findAgent(settings: Settings, agentId: string): RuntimeAgent | u
   const definition = settings.agents.find((a) => a.id === agentId);
   if (!definition) return undefined;
   let agent = cache.get(definition);
-  if (!agent || agent.prices !== settings.metrics.prices) cache.set(definition, (agent = { ...toRuntimeAgent(definition), prices: settings.metrics.prices }));
+  if (!agent || agent.prices !== settings.metrics.prices || agent.embedder !== settings.knowledge.embedder) {
+    cache.set(definition, (agent = { ...toRuntimeAgent(definition), prices: settings.metrics.prices, embedder: settings.knowledge.embedder }));
+  }
   return agent;
 }

@@ -99,6 +99,8 @@ export interface RunOutput {
   requirements?: RunRequirement[] | null;
   session_state?: Record<string, unknown> | null;
   metadata?: Record<string, unknown> | null;
+  /** Knowledge the run looked up: one entry per search (lib/runtime/tools/knowledge-search.ts). */
+  references?: { query: string; references: { name?: string; meta_data?: Record<string, unknown>; content: string }[]; time: number }[] | null;
   events?: Record<string, unknown>[];
   created_at: number;
   /** Why the run failed or was cancelled, for clients that poll. */

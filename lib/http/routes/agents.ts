@@ -19,6 +19,7 @@ import type { DataScope } from "../../db/scope.ts";
 import { getLiveRun, requestCancel } from "../../runtime/run-registry.ts";
 import type { RunOutput } from "../../runtime/run-output.ts";
 import { refuseUnsendableAttachments, UnsendableAttachmentError } from "../../runtime/user-content.ts";
+import { DEFAULT_VECTOR_TABLE } from "../../config/settings.ts";
 import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import {
@@ -96,7 +97,16 @@ export function agentResponse(agent: RuntimeAgent, settings: Settings): z.infer<
       })),
     },
     sessions: { session_table: "agno_sessions", add_history_to_context: !!d.addHistoryToContext, num_history_runs: d.numHistoryRuns ?? null },
-    knowledge: null,
+    knowledge: d.knowledge
+      ? {
+          knowledge_table: "agno_knowledge",
+          knowledge_id: d.knowledge.id,
+          name: d.knowledge.name,
+          vector_table: d.knowledge.vectorTable ?? DEFAULT_VECTOR_TABLE,
+          search_knowledge: d.searchKnowledge !== false,
+          add_knowledge_to_context: !!d.addKnowledgeToContext,
+        }
+      : null,
     memory: { update_memory_on_run: !!d.updateMemoryOnRun, search_past_sessions: !!d.searchPastSessions },
     reasoning: d.reasoningModel ? { reasoning_model: { id: d.reasoningModel.id, provider: d.reasoningModel.provider } } : null,
     default_tools: null,

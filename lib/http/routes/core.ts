@@ -97,6 +97,16 @@ export const config = defineRoute({
       memory: domain(["agno_memories"]),
       metrics: domain(["agno_metrics"]),
       evals: domain(["agno_eval_runs"]),
+      knowledge: {
+        ...domain(["agno_knowledge"]),
+        knowledge_instances: settings.knowledge.bases.map((base) => ({
+          id: base.id,
+          name: base.name,
+          db_id: dbId,
+          description: base.description ?? null,
+          search_types: settings.knowledge.embedder ? ["vector", "keyword", "hybrid"] : ["keyword"],
+        })),
+      },
       agents: settings.agents.map((agent) => ({
         id: agent.id,
         name: agent.name,

@@ -8,8 +8,8 @@ export const AgentRunParams = z.object({ agent_id: z.string().min(1), run_id: z.
  * POST /agents/{agent_id}/runs — form fields as Agno's chat UI and Python client send them. The
  * JSON fields follow Agno: one that does not decode is dropped with a logged warning; `metadata`
  * that decodes to a non-object is a 400 (checked by the route); `output_schema` must be a usable
- * JSON Schema (422). `knowledge_filters` is read and checked, and has no effect: no agent here
- * has a knowledge base.
+ * JSON Schema (422). `knowledge_filters` is read and checked, and not yet applied to the agent's
+ * knowledge searches (which filter by the run's user only).
  */
 export const CreateRunForm = z.looseObject({
   message: z.string({ error: "message is required" }).min(1, "message must not be empty"),

@@ -54,6 +54,10 @@ export const ConfigSchema = z.object({
   memory: DomainDbsSchema,
   metrics: DomainDbsSchema,
   evals: DomainDbsSchema,
+  /** Agno's knowledge domain: the contents table's database and the knowledge bases served over /knowledge. */
+  knowledge: DomainDbsSchema.extend({
+    knowledge_instances: z.array(z.object({ id: z.string(), name: z.string(), db_id: z.string(), description: z.string().nullable(), search_types: z.array(z.string()) })),
+  }),
   agents: z.array(
     z.object({
       id: z.string(),

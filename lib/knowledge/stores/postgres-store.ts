@@ -111,10 +111,9 @@ export function postgresStore(db: Db, table: string): VectorStore {
         if (current.hasOwnerColumn) await db.sql.batch(indexStatements(current.dimensions));
         return;
       }
-      // A table with vectors of another length (or none yet) takes the new length only while no chunk has a vector.
-      const [withVectors] = await db.sql.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${t} WHERE embedding IS NOT NULL`);
-      if (Number(withVectors?.n ?? 0) > 0 && current.dimensions !== null) throw new EmbedderDimensionsError(table, current.dimensions, dimensions);
-      if (Number(withVectors?.n ?? 0) > 0) throw new EmbedderDimensionsError(table, 0, dimensions);
+      // A table of another length (or of none: chunks stored without an embedder) takes the new
+      // length only while it holds no chunk; otherwise its chunks must be embedded again.
+      if (current.chunks > 0) throw new EmbedderDimensionsError(table, current.dimensions ?? 0, dimensions);
       await this.resetVectors(dimensions);
     },
     async addOwnerColumn() {
@@ -184,10 +183,11 @@ export function postgresStore(db: Db, table: string): VectorStore {
       if (words.length === 0) return [];
       const owner = await ownerClause(search);
       const filters = filterClause(search);
-      // Any of the words (OR), ranked by cover density: a question rarely holds only a document's words.
+      // Any of the words (OR): a question rarely holds only a document's words. Ranked by term
+      // frequency over 1 + log(length) (normalization 1), so a long chunk does not win by size.
       const tsquery = words.map((w) => `'${w.replace(/'/g, "''")}'`).join(" | ");
       const rows = await db.sql.query(
-        `SELECT ${await selectColumns()}, ts_rank_cd(to_tsvector('${LANGUAGE}', content), q) AS score
+        `SELECT ${await selectColumns()}, ts_rank(to_tsvector('${LANGUAGE}', content), q, 1) AS score
          FROM ${t}, to_tsquery('${LANGUAGE}', ?) AS q
          WHERE to_tsvector('${LANGUAGE}', content) @@ q AND ${owner.clause} AND ${filters.clause}
          ORDER BY score DESC, id LIMIT ?`,

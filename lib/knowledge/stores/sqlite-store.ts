@@ -120,12 +120,8 @@ export function sqliteStore(db: Db, table: string): VectorStore {
         return;
       }
       if (dimensions === null || current.dimensions === dimensions) return;
-      if (current.dimensions !== null) {
-        const [vectors] = await db.sql.query<{ n: number }>(`SELECT count(*) AS n FROM ${vec}`);
-        if (Number(vectors?.n ?? 0) > 0) throw new EmbedderDimensionsError(table, current.dimensions, dimensions);
-      } else if (current.chunks > 0) {
-        throw new EmbedderDimensionsError(table, 0, dimensions);
-      }
+      // As on PostgreSQL: another length (or none) is taken only while the table holds no chunk.
+      if (current.chunks > 0) throw new EmbedderDimensionsError(table, current.dimensions ?? 0, dimensions);
       await this.resetVectors(dimensions);
     },
     async addOwnerColumn() {

@@ -86,9 +86,10 @@ export interface VectorStore {
 /** The table holds vectors of another length than the embedder makes. */
 export class EmbedderDimensionsError extends Error {
   override readonly name = "EmbedderDimensionsError";
+  /** `stored` 0: the table holds chunks stored without vectors (no embedder was configured then). */
   constructor(table: string, stored: number, configured: number) {
     super(
-      `Knowledge table '${table}' holds ${stored}-dimension vectors but the embedder makes ${configured}-dimension ones. ` +
+      `${stored > 0 ? `Knowledge table '${table}' holds ${stored}-dimension vectors` : `Knowledge table '${table}' holds chunks stored without vectors`} but the embedder makes ${configured}-dimension ones. ` +
         "Run `npx agentry knowledge reembed` to re-embed every chunk with the configured embedder, or configure the embedder the table was built with.",
     );
   }
