@@ -6,6 +6,7 @@ import { displayText, formatCount, formatDuration, formatTime } from "@/componen
 import { JsonView } from "@/components/dashboard/json-view.tsx";
 import { LiveRefresh } from "@/components/dashboard/live-refresh.tsx";
 import { ContinuePausedRun } from "@/components/dashboard/runs/continue-paused-run.tsx";
+import { RunReferences } from "@/components/dashboard/runs/run-references.tsx";
 import { Section } from "@/components/dashboard/section.tsx";
 import { StatusBadge } from "@/components/dashboard/status-badge.tsx";
 import { dataScopeFor } from "@/lib/auth/principal.ts";
@@ -113,6 +114,11 @@ export default async function RunPage({ params, searchParams }: { params: Promis
           <p className="text-sm text-slate-500">No tools were called.</p>
         )}
       </Section>
+      {run.references && run.references.length > 0 && (
+        <Section title="Knowledge used" id="references">
+          <RunReferences references={run.references} />
+        </Section>
+      )}
       <Section title={`Events (${events.length})`} id="events">
         {events.length > 0 ? (
           <ol className="relative space-y-1 border-l border-slate-200 pl-4 text-sm dark:border-slate-700" data-testid="events-timeline">
