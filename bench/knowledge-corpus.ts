@@ -23,7 +23,12 @@ export const TOPICS = 200;
 const TOPIC_WORDS = 40;
 /** Topic words are drawn from these ranks of the vocabulary (neither stop words nor hapaxes). */
 const TOPIC_RANKS: [number, number] = [60, 3000];
-const TOPIC_SHARE = 0.25;
+/** Shares of a text's phrases from its content's own phrases and from its topic's; the rest are common phrases. */
+const CONTENT_SHARE = 0.3;
+const TOPIC_SHARE = 0.3;
+const COMMON_PHRASE_COUNT = 5000;
+const TOPIC_PHRASE_COUNT = 80;
+const CONTENT_PHRASE_COUNT = 12;
 
 const SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "sa", "te", "vo", "zi", "pa", "de", "fu", "gi", "ho", "ja", "ke", "li", "mo", "nu", "po", "ra", "si", "tu", "ve", "wa", "bo", "da", "fe", "go", "lu"];
 
@@ -72,11 +77,56 @@ const TOPIC_VOCABULARY: string[][] = Array.from({ length: TOPICS }, (_, topic) =
   return [...words];
 });
 
-/** A text of `words` words on `topic`: a quarter from the topic's words, the rest Zipf over the vocabulary. */
-export function topicText(rand: () => number, topic: number, words: number): string {
-  const own = TOPIC_VOCABULARY[topic % TOPICS]!;
+const rareWord = (rand: () => number) => VOCABULARY[TOPIC_RANKS[0] + Math.floor(rand() * (VOCABULARY.length - TOPIC_RANKS[0]))]!;
+
+/** A phrase of 2–5 words: each word from `own` with probability `share`, else Zipf over the vocabulary. */
+function phrase(rand: () => number, own: readonly string[], share: number, pick = (r: () => number) => own[Math.floor(r() * own.length)]!): string[] {
+  return Array.from({ length: 2 + Math.floor(rand() * 4) }, () => (own.length > 0 && rand() < share ? pick(rand) : zipfWord(rand)));
+}
+
+/** Phrases everyone writes (Zipf-popular), each topic's phrases, each content's own phrases. */
+const COMMON_PHRASES = (() => {
+  const rand = prng(31);
+  return Array.from({ length: COMMON_PHRASE_COUNT }, () => phrase(rand, [], 0));
+})();
+const COMMON_CUMULATIVE = (() => {
+  const out = new Float64Array(COMMON_PHRASES.length);
+  let sum = 0;
+  for (let r = 0; r < out.length; r++) out[r] = sum += 1 / (r + 1);
+  for (let r = 0; r < out.length; r++) out[r]! /= sum;
+  return out;
+})();
+const TOPIC_PHRASES: string[][][] = TOPIC_VOCABULARY.map((words, topic) => {
+  const rand = prng(2_000_003 + topic);
+  return Array.from({ length: TOPIC_PHRASE_COUNT }, () => phrase(rand, words, 0.6));
+});
+function contentPhrases(seed: number, content: number): string[][] {
+  const rand = prng(seed * 15_485_863 + content);
+  const words = TOPIC_VOCABULARY[topicOf(seed, content)]!;
+  // A document's own terms: its topic's words and names of its own (rare words).
+  return Array.from({ length: CONTENT_PHRASE_COUNT }, () => phrase(rand, words, 0.7, (r) => (r() < 0.5 ? words[Math.floor(r() * words.length)]! : rareWord(r))));
+}
+
+function commonPhrase(rand: () => number): string[] {
+  const x = rand();
+  let lo = 0;
+  let hi = COMMON_CUMULATIVE.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (COMMON_CUMULATIVE[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return COMMON_PHRASES[lo]!;
+}
+
+/** Phrases until `words` words: a content phrase, a topic phrase or a common one. */
+function compose(rand: () => number, own: readonly string[][], topic: number, words: number): string {
   const out: string[] = [];
-  for (let i = 0; i < words; i++) out.push(rand() < TOPIC_SHARE ? own[Math.floor(rand() * own.length)]! : zipfWord(rand));
+  while (out.length < words) {
+    const x = rand();
+    const next = x < CONTENT_SHARE ? own[Math.floor(rand() * own.length)]! : x < CONTENT_SHARE + TOPIC_SHARE ? TOPIC_PHRASES[topic]![Math.floor(rand() * TOPIC_PHRASE_COUNT)]! : commonPhrase(rand);
+    out.push(...next);
+  }
   const text = out.join(" ");
   return `${text[0]!.toUpperCase()}${text.slice(1)}.`;
 }
@@ -86,7 +136,7 @@ export function corpusChunk(seed: number, index: number, perContent: number): st
   const content = Math.floor(index / perContent);
   const rand = prng(seed * 1_000_003 + index);
   // 60–100 words (about 400–650 characters): a small chunk of a document.
-  return topicText(rand, topicOf(seed, content), 60 + Math.floor(rand() * 41));
+  return compose(rand, contentPhrases(seed, content), topicOf(seed, content), 60 + Math.floor(rand() * 41));
 }
 
 /** The topic of content `content` in corpus `seed`. */
@@ -94,8 +144,11 @@ export function topicOf(seed: number, content: number): number {
   return Math.floor(prng(seed * 7919 + content)() * TOPICS);
 }
 
-/** `count` questions (6–12 words, each on a random topic) from a seed of their own. */
-export function queryTexts(seed: number, count: number): string[] {
+/** `count` questions of 6–12 words, each about one of the `contents` contents of corpus `corpusSeed`, from a seed of their own. */
+export function queryTexts(seed: number, count: number, corpusSeed: number, contents: number): string[] {
   const rand = prng(seed);
-  return Array.from({ length: count }, () => topicText(rand, Math.floor(rand() * TOPICS), 6 + Math.floor(rand() * 7)));
+  return Array.from({ length: count }, () => {
+    const content = Math.floor(rand() * contents);
+    return compose(rand, contentPhrases(corpusSeed, content), topicOf(corpusSeed, content), 6 + Math.floor(rand() * 7));
+  });
 }

@@ -11,7 +11,7 @@ import pg from "pg";
 import type { Db } from "../lib/db/open-database.ts";
 import { toPostgresPlaceholders, type Statement } from "../lib/db/sql.ts";
 import { unsafeSystemScope } from "../lib/db/scope.ts";
-import { postgresStore } from "../lib/knowledge/stores/postgres-store.ts";
+import type { VectorStore } from "../lib/knowledge/stores/vector-store.ts";
 
 export interface PlanSummary {
   kind: "custom" | "generic";
@@ -61,8 +61,8 @@ function summarize(kind: PlanSummary["kind"], explained: { Plan: PgNode; "Execut
   };
 }
 
-/** The custom and generic plans of `postgresStore(db, table).vectorSearch(embedding, { scope: userId's, limit })`, executed. */
-export async function explainVectorSearch(db: Db, url: string, table: string, embedding: readonly number[], userId: string, limit: number): Promise<PlanSummary[]> {
+/** The custom and generic plans of `makeStore(db).vectorSearch(embedding, { scope: userId's, limit })` on `table`, executed. */
+export async function explainVectorSearch(db: Db, url: string, table: string, makeStore: (db: Db) => VectorStore, embedding: readonly number[], userId: string, limit: number): Promise<PlanSummary[]> {
   let captured: readonly Statement[] = [];
   const tracing = {
     ...db.sql,
@@ -71,7 +71,7 @@ export async function explainVectorSearch(db: Db, url: string, table: string, em
       return db.sql.batchRows(statements);
     },
   };
-  await postgresStore({ ...db, sql: tracing }, table).vectorSearch(embedding, { scope: unsafeSystemScope("bench", { actingAs: userId }), limit });
+  await makeStore({ ...db, sql: tracing }).vectorSearch(embedding, { scope: unsafeSystemScope("bench", { actingAs: userId }), limit });
   const search = captured[captured.length - 1];
   if (!search) throw new Error("the store's vector search sent no statement");
   const settings = captured.slice(0, -1);

@@ -18,9 +18,7 @@ test("the playground agent searches its knowledge base and the run page shows th
   });
   expect(added.status()).toBe(202);
   const { id } = (await added.json()) as { id: string };
-  await expect
-    .poll(async () => ((await (await request.get(`/knowledge/content/${id}/status`)).json()) as { status: string }).status, { timeout: 20_000 })
-    .toBe("completed");
+  await expect.poll(async () => ((await (await request.get(`/knowledge/content/${id}/status`)).json()) as { status: string }).status, { timeout: 20_000 }).toBe("completed");
 
   await signInAsAdmin(page);
   await page.goto("/dashboard/agents/assistant");

@@ -166,6 +166,10 @@ test("knowledge: add text, a file and a URL, follow them live, see a failure, se
     await expect(page.getByText("4 in all")).toBeVisible();
     expect(await page.evaluate(() => (window as unknown as { knowledgeNoReload?: boolean }).knowledgeNoReload)).toBe(true);
     await shot(page, "knowledge-list");
+    const desktop = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot(page, "knowledge-list-phone");
+    await page.setViewportSize(desktop);
 
     // The status filter is a plain GET form.
     await page.getByRole("combobox", { name: "Status" }).selectOption("failed");

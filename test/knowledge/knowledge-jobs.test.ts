@@ -32,7 +32,9 @@ describe.each(DIALECTS)("knowledge processing as durable jobs on $name", (dialec
     });
 
     it("an upload stores the content, its bytes and its knowledge_content job together; a worker processes it for its owner; the upload is dropped after", async () => {
-      const accepted = ContentSchema.parse(await (await app.call("POST", "/knowledge/content", { form: { text_content: "Crampons attach to stiff mountaineering boots.", name: "crampons" }, principal: a })).json());
+      const accepted = ContentSchema.parse(
+        await (await app.call("POST", "/knowledge/content", { form: { text_content: "Crampons attach to stiff mountaineering boots.", name: "crampons" }, principal: a })).json(),
+      );
       expect(accepted.status).toBe("processing");
       const status = async () => ((await (await app.call("GET", `/knowledge/content/${accepted.id}/status`, { principal: a })).json()) as Json).status;
       await until("the job processes the content", async () => (await status()) === "completed");
@@ -45,7 +47,9 @@ describe.each(DIALECTS)("knowledge processing as durable jobs on $name", (dialec
       const hits = (await (await app.call("POST", "/knowledge/search", { json: { query: "crampons boots" }, principal: a })).json()) as { data: Json[] };
       expect(hits.data[0]).toMatchObject({ content_id: accepted.id });
       // The same upload again changes nothing and enqueues nothing.
-      const again = ContentSchema.parse(await (await app.call("POST", "/knowledge/content", { form: { text_content: "Crampons attach to stiff mountaineering boots.", name: "crampons" }, principal: a })).json());
+      const again = ContentSchema.parse(
+        await (await app.call("POST", "/knowledge/content", { form: { text_content: "Crampons attach to stiff mountaineering boots.", name: "crampons" }, principal: a })).json(),
+      );
       expect(again).toMatchObject({ id: accepted.id, status: "completed" });
       const after = (await (await app.call("GET", "/queue/jobs?job_type=knowledge_content", { principal: who.admin })).json()) as { data: Json[] };
       expect(after.data.filter((j) => j.component_id === accepted.id)).toHaveLength(1);

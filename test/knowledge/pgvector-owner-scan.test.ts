@@ -7,7 +7,8 @@ import { userScope } from "../support/scopes.ts";
 
 /** A seeded stream of words, so the corpus and its queries are the same on every run. */
 function words(seed: number) {
-  const vocabulary = "tent stove boot jacket trail river summit camp rope lantern map compass glove pack tarp kayak paddle snow rain wind moss cedar granite canyon ridge valley lake ember dawn dusk".split(" ");
+  const vocabulary =
+    "tent stove boot jacket trail river summit camp rope lantern map compass glove pack tarp kayak paddle snow rain wind moss cedar granite canyon ridge valley lake ember dawn dusk".split(" ");
   let state = seed;
   return (count: number) =>
     Array.from({ length: count }, () => {
@@ -29,7 +30,18 @@ describe.skipIf(postgresDialect.skipReason)("pgvector: the owner filter inside t
         const text = next(12);
         // Every 100th chunk (the first of each content) is the rare user's: 50 of 5,000.
         const userId = i === 0 ? "rare" : `bulk-${(content * 100 + i) % 40}`;
-        return { id: `c${content}-${i}`, name: `content-${content}`, content: text, metadata: {}, filters: null, contentId: `content-${content}`, contentHash: "h", userId, embedding: hashingEmbedding(text), usage: null };
+        return {
+          id: `c${content}-${i}`,
+          name: `content-${content}`,
+          content: text,
+          metadata: {},
+          filters: null,
+          contentId: `content-${content}`,
+          contentHash: "h",
+          userId,
+          embedding: hashingEmbedding(text),
+          usage: null,
+        };
       });
       await store.replaceContent(`content-${content}`, chunks);
     }

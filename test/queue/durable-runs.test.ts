@@ -116,6 +116,8 @@ describe.each(DIALECTS)("durable background runs on $name", (dialect: TestDialec
       open.resolve();
       await until("all COMPLETED", async () => (await Promise.all(runs.map((r) => status(r.run_id)))).every((s) => s === "COMPLETED"));
       if (gate === open) gate = deferred();
+      // A run is COMPLETED by its final write; its job's settlement is group-committed just after.
+      await until("every job settled", async () => (await Promise.all(runs.map((r) => job(r.run_id)))).every((j) => j?.status !== "running"));
       const jobs = await Promise.all(runs.map((r) => job(r.run_id)));
       expect(jobs.every((j) => j?.status === "completed" && j.attempt === 1)).toBe(true);
     });

@@ -114,11 +114,11 @@ export function ContentAddForm({ action, knowledgeId, shared, maxUploadBytes }: 
           {MODES.map((m) => (
             <label
               key={m.value}
-              className={`cursor-pointer border-slate-300 px-3 py-1.5 not-first:border-l has-[:focus-visible]:ring-2 has-[:focus-visible]:ring-slate-400 dark:border-slate-700 ${
+              className={`relative cursor-pointer border-slate-300 px-3 py-1.5 not-first:border-l has-[:focus-visible]:ring-2 has-[:focus-visible]:ring-slate-400 dark:border-slate-700 ${
                 mode === m.value ? "bg-slate-900 text-white dark:bg-slate-100 dark:text-slate-900" : "bg-white hover:bg-slate-50 dark:bg-slate-950 dark:hover:bg-slate-800"
               }`}
             >
-              <input type="radio" name="mode" value={m.value} checked={mode === m.value} onChange={() => setMode(m.value)} className="sr-only" />
+              <input type="radio" name="mode" value={m.value} checked={mode === m.value} onChange={() => setMode(m.value)} className="absolute inset-0 cursor-pointer opacity-0" />
               {m.label}
             </label>
           ))}

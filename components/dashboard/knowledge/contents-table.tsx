@@ -14,7 +14,7 @@ import { contentAnchor, formatBytes, type ContentRow, type KnowledgeAction } fro
 const SORTABLE = ["created_at", "name"] as const;
 
 /** What the row cells share: the page's delete action and the knowledge base it acts on. */
-const ContentsTableContext = createContext<{ remove: KnowledgeAction; knowledgeId: string } | null>(null);
+const ContentsTableContext = createContext<{ remove: KnowledgeAction; knowledgeId: string; showOwner: boolean } | null>(null);
 
 function useContentsTable() {
   const state = useContext(ContentsTableContext);
@@ -55,29 +55,29 @@ function DeleteContentButton({ row }: { row: ContentRow }) {
   );
 }
 
+/** A content's name and description; members see which rows are shared (admins read it in the User column). */
+function NameCell({ content }: { content: ContentRow }) {
+  const { showOwner } = useContentsTable();
+  return (
+    <div id={contentAnchor(content.id)} className="max-w-md min-w-40 scroll-mt-4">
+      <span className="font-medium break-words" data-testid="content-name">
+        {content.name}
+      </span>
+      {content.shared && !showOwner && <span className="ml-1.5 rounded bg-slate-100 px-1 py-0.5 align-middle text-[11px] text-slate-600 dark:bg-slate-800 dark:text-slate-300">shared</span>}
+      {content.description && <p className="mt-0.5 text-xs break-words text-slate-500">{content.description}</p>}
+    </div>
+  );
+}
+
 const helper = createColumnHelper<DashboardTableFeatures, ContentRow>();
 
-const nameColumn = helper.accessor("name", {
-  header: "Name",
-  cell: ({ row }) => {
-    const content = row.original;
-    return (
-      <div id={contentAnchor(content.id)} className="max-w-md min-w-40 scroll-mt-4">
-        <span className="font-medium break-words" data-testid="content-name">
-          {content.name}
-        </span>
-        {content.shared && <span className="ml-1.5 rounded bg-slate-100 px-1 py-0.5 align-middle text-[11px] text-slate-600 dark:bg-slate-800 dark:text-slate-300">shared</span>}
-        {content.description && <p className="mt-0.5 text-xs break-words text-slate-500">{content.description}</p>}
-      </div>
-    );
-  },
-});
+const nameColumn = helper.accessor("name", { header: "Name", cell: ({ row }) => <NameCell content={row.original} /> });
 const typeColumn = helper.accessor("type", { header: "Type", cell: (info) => <span className="whitespace-nowrap">{info.getValue()}</span> });
 const sizeColumn = helper.accessor("size", { header: "Size", cell: (info) => <span className="whitespace-nowrap tabular-nums">{formatBytes(info.getValue())}</span> });
 const statusColumn = helper.accessor("status", {
   header: "Status",
   cell: ({ row }) => (
-    <div className="max-w-xs min-w-24" data-testid="content-status">
+    <div className="max-w-xs min-w-44" data-testid="content-status">
       <StatusBadge status={row.original.status} />
       {row.original.message && (
         <p className="mt-1 text-xs break-words text-red-700 dark:text-red-300" data-testid="status-message">
@@ -116,7 +116,7 @@ export function ContentsTable({
   remove: KnowledgeAction;
   knowledgeId: string;
 }) {
-  const shared = useMemo(() => ({ remove, knowledgeId }), [remove, knowledgeId]);
+  const shared = useMemo(() => ({ remove, knowledgeId, showOwner }), [remove, knowledgeId, showOwner]);
   return (
     <ContentsTableContext value={shared}>
       <DataTable

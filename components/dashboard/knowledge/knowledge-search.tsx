@@ -129,8 +129,11 @@ export function KnowledgeSearch({
                 <li key={hit.id} className="rounded border border-slate-200 p-3 dark:border-slate-800" data-testid="search-hit">
                   <div className="mb-1.5 flex flex-wrap items-baseline gap-x-3 gap-y-1 text-sm">
                     <span className="text-slate-500">#{index + 1}</span>
-                    <span className="font-mono font-medium tabular-nums" data-testid="hit-score" title="Score: higher is more relevant">
-                      {hit.score === null ? "—" : hit.score.toFixed(4)}
+                    <span title="Higher is more relevant">
+                      <span className="text-slate-500">score </span>
+                      <span className="font-mono font-medium tabular-nums" data-testid="hit-score">
+                        {hit.score === null ? "—" : hit.score.toFixed(4)}
+                      </span>
                     </span>
                     <span data-testid="hit-source">
                       {hit.contentId && listed.has(hit.contentId) ? (

@@ -11,7 +11,10 @@ export function RunReferences({ references }: { references: References }) {
           <p className="mb-2 text-sm">
             <span className="text-slate-500">Searched for </span>
             <span className="font-medium">“{search.query}”</span>
-            <span className="text-slate-500"> · {search.references.length} chunk(s) in {Math.round(search.time * 1000)} ms</span>
+            <span className="text-slate-500">
+              {" "}
+              · {search.references.length} chunk(s) in {Math.round(search.time * 1000)} ms
+            </span>
           </p>
           <ul className="space-y-2">
             {search.references.map((chunk, j) => {

@@ -62,24 +62,41 @@ export interface ContentUpload {
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
+const twice = <T>(value: T): [T, T] => [value, value];
 
 const COLUMNS = "id, user_id, name, description, metadata, type, size, linked_to, access_count, status, status_message, created_at, updated_at, external_id";
 
-/** The status a read reports: a processing content nothing works on any more reads failed. */
-const STATUS_SQL = `CASE WHEN k.status = 'processing'
+/** The message a content interrupted in processing reads. */
+const INTERRUPTED_MESSAGE = "Processing was interrupted (the server processing it stopped); upload the content again.";
+
+/** True when a processing content has no queued or running job and its job ended or its row went stale (one `?`: the stale time). */
+const INTERRUPTED_SQL = `(k.status = 'processing'
     AND NOT EXISTS (SELECT 1 FROM agno_jobs j WHERE j.component_type = '${KNOWLEDGE_JOB_TYPE}' AND j.component_id = k.id AND j.status IN ('queued', 'running'))
     AND (coalesce(k.updated_at, k.created_at, 0) < ?
-      OR EXISTS (SELECT 1 FROM agno_jobs j WHERE j.component_type = '${KNOWLEDGE_JOB_TYPE}' AND j.component_id = k.id AND j.status IN ('failed', 'cancelled')))
-  THEN 'interrupted' ELSE k.status END`;
+      OR EXISTS (SELECT 1 FROM agno_jobs j WHERE j.component_type = '${KNOWLEDGE_JOB_TYPE}' AND j.component_id = k.id AND j.status IN ('failed', 'cancelled'))))`;
 
-const SELECT = `SELECT k.id, k.user_id, k.name, k.description, k.metadata, k.type, k.size, k.linked_to, k.access_count,
-  ${STATUS_SQL} AS status, k.status_message, k.created_at, k.updated_at, k.external_id FROM agno_knowledge k`;
+/** The status a read reports, one of CONTENT_STATUSES (one `?`: the stale time). Agno's rows may spell theirs in other cases. */
+export const REPORTED_STATUS_SQL = `(CASE WHEN ${INTERRUPTED_SQL} THEN 'failed'
+    WHEN lower(coalesce(k.status, '')) LIKE '%fail%' THEN 'failed'
+    WHEN lower(coalesce(k.status, '')) LIKE '%complet%' THEN 'completed'
+    ELSE 'processing' END)`;
 
-function toContent(row: Record<string, unknown>): StoredContent {
-  const raw = String(row.status ?? "processing").toLowerCase();
-  const interrupted = raw === "interrupted";
-  const status: ContentStatus = interrupted ? "failed" : raw.includes("fail") ? "failed" : raw.includes("complet") ? "completed" : "processing";
+/** The columns every read of a content selects from `agno_knowledge k` (two `?`: the stale time, twice; see staleBefore). */
+export const CONTENT_COLUMNS_SQL = `k.id, k.user_id, k.name, k.description, k.metadata, k.type, k.size, k.linked_to, k.access_count, k.status_message,
+  k.created_at, k.updated_at, k.external_id, ${REPORTED_STATUS_SQL} AS reported_status, CASE WHEN ${INTERRUPTED_SQL} THEN 1 ELSE 0 END AS interrupted`;
+
+/** The stale time the reads' `?` take: rows processing since before it with no job are interrupted. */
+export const staleBefore = (): number => nowSeconds() - STALE_CONTENT_SECONDS;
+
+const SELECT = `SELECT ${CONTENT_COLUMNS_SQL} FROM agno_knowledge k`;
+
+const numberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+/** A row read with CONTENT_COLUMNS_SQL as a StoredContent. */
+export function toStoredContent(row: Record<string, unknown>): StoredContent {
   const metadata = parseJson(row.metadata);
+  const interrupted = Number(row.interrupted) === 1 || row.interrupted === true;
+  const status = (CONTENT_STATUSES as readonly string[]).includes(String(row.reported_status)) ? (row.reported_status as ContentStatus) : "processing";
   return {
     id: String(row.id),
     user_id: (row.user_id as string | null) ?? null,
@@ -87,19 +104,19 @@ function toContent(row: Record<string, unknown>): StoredContent {
     description: String(row.description ?? ""),
     metadata: metadata !== null && typeof metadata === "object" && !Array.isArray(metadata) ? (metadata as Record<string, unknown>) : null,
     type: (row.type as string | null) ?? null,
-    size: row.size === null || row.size === undefined ? null : Number(row.size),
+    size: numberOrNull(row.size),
     linked_to: (row.linked_to as string | null) ?? null,
-    access_count: row.access_count === null || row.access_count === undefined ? null : Number(row.access_count),
+    access_count: numberOrNull(row.access_count),
     status,
-    status_message: interrupted ? "Processing was interrupted (the server processing it stopped); upload the content again." : ((row.status_message as string | null) ?? null),
-    created_at: row.created_at === null || row.created_at === undefined ? null : Number(row.created_at),
-    updated_at: row.updated_at === null || row.updated_at === undefined ? null : Number(row.updated_at),
+    status_message: interrupted ? INTERRUPTED_MESSAGE : ((row.status_message as string | null) ?? null),
+    created_at: numberOrNull(row.created_at),
+    updated_at: numberOrNull(row.updated_at),
     external_id: (row.external_id as string | null) ?? null,
   };
 }
 
 /** The rows a scope sees: a member its own and the shared ones; an admin everyone's (or one user's and the shared ones). */
-function visibleSql(scope: DataScope): { clause: string; params: unknown[] } {
+export function contentVisibleSql(scope: DataScope): { clause: string; params: unknown[] } {
   const userId = scope.userId;
   if (scope.kind === "admin" && userId === undefined) return { clause: "1=1", params: [] };
   if (userId === null || userId === undefined) return { clause: "k.user_id IS NULL", params: [] };
@@ -112,10 +129,10 @@ export function canChangeContent(scope: DataScope, content: StoredContent): bool
 }
 
 export async function getContent(db: Db, { scope, id, linkedTo }: { scope: DataScope; id: string; linkedTo?: string }): Promise<StoredContent | null> {
-  const visible = visibleSql(scope);
+  const visible = contentVisibleSql(scope);
   const linked = linkedTo === undefined ? { clause: "1=1", params: [] } : { clause: "k.linked_to = ?", params: [linkedTo] };
-  const [row] = await db.sql.query(`${SELECT} WHERE k.id = ? AND ${visible.clause} AND ${linked.clause}`, [nowSeconds() - STALE_CONTENT_SECONDS, id, ...visible.params, ...linked.params]);
-  return row ? toContent(row) : null;
+  const [row] = await db.sql.query(`${SELECT} WHERE k.id = ? AND ${visible.clause} AND ${linked.clause}`, [...twice(staleBefore()), id, ...visible.params, ...linked.params]);
+  return row ? toStoredContent(row) : null;
 }
 
 export async function listContents(
@@ -130,22 +147,22 @@ export async function listContents(
     status,
   }: { scope: DataScope; linkedTo: string; page: number; limit: number; sortBy?: string; sortOrder?: "asc" | "desc"; status?: ContentStatus },
 ): Promise<{ contents: StoredContent[]; totalCount: number }> {
-  const visible = visibleSql(scope);
+  const visible = contentVisibleSql(scope);
   const column = (CONTENT_SORT_FIELDS as readonly string[]).includes(sortBy) ? sortBy : "created_at";
   const direction = sortOrder === "asc" ? "ASC" : "DESC";
   const { take, skip } = pageWindow({ page, limit });
   const where = `k.linked_to = ? AND ${visible.clause}${status ? " AND k.status = ?" : ""}`;
   const params = [linkedTo, ...visible.params, ...(status ? [status] : [])];
   const [rows, [count]] = await Promise.all([
-    db.sql.query(`${SELECT} WHERE ${where} ORDER BY k.${column} ${direction}, k.id ${direction} LIMIT ? OFFSET ?`, [nowSeconds() - STALE_CONTENT_SECONDS, ...params, take, skip]),
+    db.sql.query(`${SELECT} WHERE ${where} ORDER BY k.${column} ${direction}, k.id ${direction} LIMIT ? OFFSET ?`, [...twice(staleBefore()), ...params, take, skip]),
     db.sql.query<{ n: number }>(`SELECT count(*) AS n FROM agno_knowledge k WHERE ${where}`, params),
   ]);
-  return { contents: rows.map(toContent), totalCount: Number(count?.n ?? 0) };
+  return { contents: rows.map(toStoredContent), totalCount: Number(count?.n ?? 0) };
 }
 
 /** The distinct metadata keys of the contents a scope sees (Agno's valid filters). */
 export async function contentMetadataKeys(db: Db, { scope, linkedTo }: { scope: DataScope; linkedTo: string }): Promise<string[]> {
-  const visible = visibleSql(scope);
+  const visible = contentVisibleSql(scope);
   const rows = await db.sql.query<{ metadata: unknown }>(`SELECT k.metadata FROM agno_knowledge k WHERE k.linked_to = ? AND ${visible.clause} AND k.metadata IS NOT NULL LIMIT 10000`, [
     linkedTo,
     ...visible.params,
@@ -213,8 +230,8 @@ export async function unsafeGetUpload(db: Db, contentId: string): Promise<Conten
 
 /** A content read without a scope: the processing job's, which runs for the content's owner. */
 export async function unsafeGetContent(db: Db, id: string): Promise<StoredContent | null> {
-  const [row] = await db.sql.query(`${SELECT} WHERE k.id = ?`, [nowSeconds() - STALE_CONTENT_SECONDS, id]);
-  return row ? toContent(row) : null;
+  const [row] = await db.sql.query(`${SELECT} WHERE k.id = ?`, [...twice(staleBefore()), id]);
+  return row ? toStoredContent(row) : null;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { canChangeContent, contentMetadataKeys, deleteContents, getContent, listContents, updateContent, type StoredContent } from "../../db/knowledge/contents.ts";
+import { canChangeContent, contentMetadataKeys, getContent, listContents, updateContent, type StoredContent } from "../../db/knowledge/contents.ts";
 import { HttpError, validationError } from "../../errors/http-error.ts";
 import { ChunkOptionsError, resolveChunkOptions } from "../../knowledge/chunking/chunk.ts";
 import { CHUNKERS, chunkerFor } from "../../knowledge/chunking/registry.ts";

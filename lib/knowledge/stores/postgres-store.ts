@@ -8,7 +8,6 @@ import {
   searchOwnerSql,
   VectorTableMigrationError,
   type ChunkHit,
-  type ChunkRecord,
   type StoreInfo,
   type StoreSearch,
   type VectorStore,

@@ -8,7 +8,6 @@ import {
   searchOwnerSql,
   VectorTableMigrationError,
   type ChunkHit,
-  type ChunkRecord,
   type StoreInfo,
   type StoreSearch,
   type VectorStore,
@@ -62,7 +61,7 @@ export function sqliteStore(db: Db, table: string): VectorStore {
     const entries = Object.entries(search.filters ?? {});
     if (entries.length === 0) return { clause: "1=1", params: [] as unknown[] };
     // Each key must hold the value: scalars compare as SQL values, objects and arrays as JSON.
-    const parts = entries.map(([key, value]) => (value !== null && typeof value === "object" ? `json(json_extract(${column}, ?)) = json(?)` : `json_extract(${column}, ?) = ?`));
+    const parts = entries.map(([_key, value]) => (value !== null && typeof value === "object" ? `json(json_extract(${column}, ?)) = json(?)` : `json_extract(${column}, ?) = ?`));
     const params = entries.flatMap(([key, value]) => [
       `$."${key.replace(/"/g, '""')}"`,
       value !== null && typeof value === "object" ? JSON.stringify(value) : typeof value === "boolean" ? (value ? 1 : 0) : value,

@@ -106,7 +106,15 @@ export default async function KnowledgePage({ searchParams }: { searchParams: Pr
           ))}
         </nav>
       )}
-      {view.description && <p className="mb-4 text-sm text-slate-600 dark:text-slate-400">{view.description}</p>}
+      <p className="mb-4 text-sm text-slate-600 dark:text-slate-400" data-testid="knowledge-base">
+        {choices.length === 1 && (
+          <>
+            Knowledge base <span className="font-medium text-slate-900 dark:text-slate-100">{view.name}</span>
+            {view.description && " · "}
+          </>
+        )}
+        {view.description}
+      </p>
 
       <Section id="add-content" title="Add content">
         <ContentAddForm action={submitContent} knowledgeId={base.id} shared={isAdmin} maxUploadBytes={settings.limits.maxUploadBytes} />
