@@ -2,25 +2,14 @@ import { randomUUID } from "node:crypto";
 import type { Settings } from "../config/settings.ts";
 import { KNOWLEDGE_JOB_TYPE, storeContent, type StoredContent } from "../db/knowledge/contents.ts";
 import type { Db } from "../db/open-database.ts";
-import { ownerForWrite, type DataScope } from "../db/scope.ts";
+import type { DataScope } from "../db/scope.ts";
 import { wakeWorkers } from "../queue/embedded-worker.ts";
-import { contentHash, contentIdOf } from "./content-hash.ts";
-import { processContent, type ProcessOptions } from "./ingest.ts";
+import { processContent } from "./ingest.ts";
 import type { KnowledgeBase } from "./knowledge-base.ts";
 import { KNOWLEDGE_JOB_KIND } from "./ingest-job.ts";
+import { prepareContent, type ContentSubmission } from "./prepare-content.ts";
 
-/** What is inserted: a file's bytes, text, or a URL to fetch. */
-export type ContentSource = { file: { bytes: Uint8Array; filename: string | null; mimeType: string | null } } | { text: string } | { url: string };
-
-export interface ContentSubmission {
-  source: ContentSource;
-  name?: string | null;
-  description?: string | null;
-  metadata?: Record<string, unknown> | null;
-  /** Admins only: the owner (null = shared with every user); a member's content is its own. */
-  userId?: string | null;
-  options?: Omit<ProcessOptions, "url" | "contentHash">;
-}
+export type { ContentSource, ContentSubmission } from "./prepare-content.ts";
 
 export interface SubmittedContent {
   content: StoredContent;
@@ -28,13 +17,6 @@ export interface SubmittedContent {
   created: boolean;
   /** Settles when in-process processing ends (absent with the durable queue, or for a no-op). */
   done?: Promise<void>;
-}
-
-/** The kind of content Agno's `type` column records: the file's media type, "url", or "manual" for pasted text. */
-function typeOf(source: ContentSource): string | null {
-  if ("url" in source) return "url";
-  if ("text" in source) return "manual";
-  return source.file.mimeType;
 }
 
 /**
@@ -57,30 +39,7 @@ export async function submitContent({
   scope: DataScope;
   submission: ContentSubmission;
 }): Promise<SubmittedContent> {
-  const { source } = submission;
-  const owner = ownerForWrite(scope, submission.userId);
-  const bytes = "file" in source ? source.file.bytes : "text" in source ? new TextEncoder().encode(source.text) : new Uint8Array();
-  const hash = contentHash({
-    userId: owner,
-    name: submission.name,
-    description: submission.description,
-    metadata: submission.metadata,
-    source: "url" in source ? { url: source.url } : { bytes },
-  });
-  const id = contentIdOf(hash);
-  const name = submission.name || ("file" in source ? source.file.filename : null) || ("url" in source ? source.url : null) || "Text";
-  const options: ProcessOptions = { ...submission.options, contentHash: hash, ...("url" in source ? { url: source.url } : {}) };
-  const content = {
-    id,
-    name,
-    description: submission.description ?? "",
-    metadata: submission.metadata ?? null,
-    type: typeOf(source),
-    size: "url" in source ? null : bytes.byteLength,
-    linkedTo: base.name,
-    userId: owner,
-  };
-  const upload = { data: bytes, filename: "file" in source ? source.file.filename : null, mimeType: "file" in source ? source.file.mimeType : "text" in source ? "text/plain" : null };
+  const { id, content, upload, options } = prepareContent({ base, scope, submission });
   if (settings.queue.durable) {
     const payload = KNOWLEDGE_JOB_KIND.payload.parse({ contentId: id, knowledgeId: base.id, options }) as Record<string, unknown>;
     const job = {
