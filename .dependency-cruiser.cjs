@@ -140,9 +140,9 @@ module.exports = {
     ),
     mayImport(
       "knowledge",
-      ["db", "queue", "config", "log.ts"],
+      ["db", "queue", "config", "log.ts", "runtime/models/resolve-model.ts"],
       "lib/knowledge/README.md",
-      "may import lib/db, lib/queue (the catalog's types, wake-ups), lib/config, lib/errors and lib/log.ts; must not import lib/http, lib/auth, lib/runtime or lib/server.",
+      "may import lib/db, lib/queue (the catalog's types, wake-ups), lib/config, lib/errors, lib/log.ts and, of lib/runtime, only the model resolution (the reranker's model); must not import lib/http, lib/auth or lib/server.",
     ),
     mayImport(
       "metrics",

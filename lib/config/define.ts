@@ -55,6 +55,8 @@ export const KnowledgeDefinitionSchema = z
     searchType: z.enum(["vector", "keyword", "hybrid"]).optional(),
     /** Default number of results a search returns (1–100). */
     maxResults: z.number().int().min(1).max(100).optional(),
+    /** A model that reorders vector and hybrid results by relevance after fusion (one call per search). */
+    reranker: ModelSpecSchema.optional(),
   })
   .strict();
 export type KnowledgeDefinition = z.infer<typeof KnowledgeDefinitionSchema>;

@@ -4,6 +4,7 @@ import type { Db } from "../db/open-database.ts";
 import type { DataScope } from "../db/scope.ts";
 import { createEmbedder, type Embedder } from "./embedder.ts";
 import { reciprocalRankFusion } from "./fusion.ts";
+import { rerank } from "./reranker.ts";
 import { postgresStore } from "./stores/postgres-store.ts";
 import { sqliteStore } from "./stores/sqlite-store.ts";
 import type { ChunkHit, SearchType, VectorStore } from "./stores/vector-store.ts";
@@ -100,9 +101,17 @@ export class KnowledgeBase {
       return this.store.vectorSearch(embedding!, { ...base, limit: count });
     };
     if (searchType === "keyword") return { hits: await this.store.keywordSearch(request.query, { ...base, limit }), searchType };
-    if (searchType === "vector") return { hits: await vector(limit), searchType };
-    const candidates = Math.max(20, limit * HYBRID_CANDIDATES_PER_RESULT);
-    const [byMeaning, byWords] = await Promise.all([vector(candidates), this.store.keywordSearch(request.query, { ...base, limit: candidates })]);
-    return { hits: reciprocalRankFusion([byMeaning, byWords], limit), searchType };
+    // With a reranker, twice the results are fetched and it keeps the best `limit` of them.
+    const reranker = this.definition.reranker;
+    const wanted = reranker ? limit * 2 : limit;
+    let hits: ChunkHit[];
+    if (searchType === "vector") hits = await vector(wanted);
+    else {
+      const candidates = Math.max(20, wanted * HYBRID_CANDIDATES_PER_RESULT);
+      const [byMeaning, byWords] = await Promise.all([vector(candidates), this.store.keywordSearch(request.query, { ...base, limit: candidates })]);
+      hits = reciprocalRankFusion([byMeaning, byWords], wanted);
+    }
+    if (reranker) hits = (await rerank({ model: reranker, query: request.query, hits, signal: request.signal })).slice(0, limit);
+    return { hits, searchType };
   }
 }
