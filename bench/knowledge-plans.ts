@@ -71,7 +71,7 @@ export async function explainVectorSearch(db: Db, url: string, table: string, ma
       return db.sql.batchRows(statements);
     },
   };
-  await makeStore({ ...db, sql: tracing }).vectorSearch(embedding, { scope: unsafeSystemScope("bench", { actingAs: userId }), limit });
+  await makeStore({ ...db, sql: tracing }).vectorSearch(embedding, { scope: unsafeSystemScope("the benchmark searches as the user it measures", { actingAs: userId }), limit });
   const search = captured[captured.length - 1];
   if (!search) throw new Error("the store's vector search sent no statement");
   const settings = captured.slice(0, -1);

@@ -349,7 +349,7 @@ interface SeriesResult {
 
 async function searchSeries(backend: Backend, corpus: (typeof CORPORA)[number], queries: readonly Query[]): Promise<SeriesResult> {
   const store = backend.store(corpus.table);
-  const scope = unsafeSystemScope("bench", { actingAs: corpus.user });
+  const scope = unsafeSystemScope("the benchmark searches as the user it measures", { actingAs: corpus.user });
   let exactSearch: (embedding: number[]) => Promise<ChunkHit[]>;
   if (backend.db.dialect === "postgres") {
     const exact = postgresVariant(backend.db, corpus.table, "exact", { prepend: EXACT });
@@ -441,7 +441,7 @@ async function variantSeries(
   options: { prepend?: string[]; settings?: Record<string, string | number> },
 ): Promise<VariantResult> {
   const store = postgresVariant(pgDb, series.table, tag, options);
-  const scope = unsafeSystemScope("bench", { actingAs: series.user });
+  const scope = unsafeSystemScope("the benchmark searches as the user it measures", { actingAs: series.user });
   const measured = queries.slice(WARMUP, WARMUP + series.exactHits.length);
   for (const q of queries.slice(0, SLOW_WARMUP)) await store.vectorSearch(q.embedding, { scope, limit: LIMIT });
   const times: number[] = [];
