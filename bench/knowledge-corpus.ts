@@ -6,20 +6,24 @@
  *   agent workloads) followed by pronounceable pseudo-words made of two or three syllables, 8,000
  *   words in all, in a fixed order.
  * - Word frequencies follow Zipf's law (the word of rank r is drawn with weight 1/r), as in natural
- *   text: "the", "a", "of" fill a large share of every chunk, most words are rare.
- * - Topics: each content (a document of many chunks) has one of TOPICS topics, a set of
- *   TOPIC_WORDS mid-frequency words; a quarter of a chunk's words come from its topic. Chunks of one
- *   document share vocabulary, and a question about a topic resembles that topic's chunks more
- *   than the others.
+ *   text: "the", "a", "of" fill a large share of every text, most words are rare.
+ * - Phrases: texts are sequences of 2–5-word phrases, because real text repeats its terms and the
+ *   hashing embedder's features are words and word pairs. There are COMMON_PHRASE_COUNT common
+ *   phrases (Zipf-popular), TOPIC_PHRASE_COUNT per topic (TOPICS topics, each with TOPIC_WORDS
+ *   mid-frequency words of its own) and CONTENT_PHRASE_COUNT per content (its topic's words and
+ *   rare words of its own, as a document's names and terms).
+ * - A chunk takes CONTENT_SHARE of its phrases from its content, TOPIC_SHARE from its content's
+ *   topic and the rest from the common pool; a question is made the same way for one stored
+ *   content, so it resembles that content's chunks more than the others.
  *
- * Uniform draws from 122 words would make every chunk contain most of the vocabulary: every
- * keyword query would match nearly every row, and every pair of vectors would be about equally
- * close, which no real corpus does.
+ * Words drawn one by one would make nearly every word pair unique to its text (noise in half of
+ * every vector's features), and uniform draws from 122 words would make every keyword query match
+ * nearly every row: no real corpus behaves either way.
  */
 import { prng, WORDS } from "./synthetic-text.ts";
 
-export const VOCABULARY_SIZE = 8000;
-export const TOPICS = 200;
+const VOCABULARY_SIZE = 8000;
+const TOPICS = 200;
 const TOPIC_WORDS = 40;
 /** Topic words are drawn from these ranks of the vocabulary (neither stop words nor hapaxes). */
 const TOPIC_RANKS: [number, number] = [60, 3000];
@@ -46,28 +50,32 @@ function buildVocabulary(): string[] {
   return [...WORDS, ...pseudo.filter((w) => !known.has(w))].slice(0, VOCABULARY_SIZE);
 }
 
-export const VOCABULARY = buildVocabulary();
+const VOCABULARY = buildVocabulary();
 
-/** Cumulative Zipf weights (rank r weighs 1/r), for drawing a word by binary search. */
-const CUMULATIVE = (() => {
-  const out = new Float64Array(VOCABULARY.length);
+/** Cumulative Zipf weights of `n` ranks (rank r weighs 1/r), for drawing a rank by binary search. */
+function zipfCumulative(n: number): Float64Array {
+  const out = new Float64Array(n);
   let sum = 0;
-  for (let r = 0; r < VOCABULARY.length; r++) out[r] = sum += 1 / (r + 1);
-  for (let r = 0; r < out.length; r++) out[r]! /= sum;
+  for (let r = 0; r < n; r++) out[r] = sum += 1 / (r + 1);
+  for (let r = 0; r < n; r++) out[r]! /= sum;
   return out;
-})();
+}
 
-function zipfWord(rand: () => number): string {
+/** A rank drawn from cumulative weights. */
+function drawRank(cumulative: Float64Array, rand: () => number): number {
   const x = rand();
   let lo = 0;
-  let hi = CUMULATIVE.length - 1;
+  let hi = cumulative.length - 1;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (CUMULATIVE[mid]! < x) lo = mid + 1;
+    if (cumulative[mid]! < x) lo = mid + 1;
     else hi = mid;
   }
-  return VOCABULARY[lo]!;
+  return lo;
 }
+
+const WORD_WEIGHTS = zipfCumulative(VOCABULARY.length);
+const zipfWord = (rand: () => number) => VOCABULARY[drawRank(WORD_WEIGHTS, rand)]!;
 
 /** Each topic's words, fixed by its number. */
 const TOPIC_VOCABULARY: string[][] = Array.from({ length: TOPICS }, (_, topic) => {
@@ -84,39 +92,24 @@ function phrase(rand: () => number, own: readonly string[], share: number, pick 
   return Array.from({ length: 2 + Math.floor(rand() * 4) }, () => (own.length > 0 && rand() < share ? pick(rand) : zipfWord(rand)));
 }
 
-/** Phrases everyone writes (Zipf-popular), each topic's phrases, each content's own phrases. */
+/** Phrases everyone writes, drawn by popularity (Zipf over their order). */
 const COMMON_PHRASES = (() => {
   const rand = prng(31);
   return Array.from({ length: COMMON_PHRASE_COUNT }, () => phrase(rand, [], 0));
 })();
-const COMMON_CUMULATIVE = (() => {
-  const out = new Float64Array(COMMON_PHRASES.length);
-  let sum = 0;
-  for (let r = 0; r < out.length; r++) out[r] = sum += 1 / (r + 1);
-  for (let r = 0; r < out.length; r++) out[r]! /= sum;
-  return out;
-})();
+const COMMON_WEIGHTS = zipfCumulative(COMMON_PHRASE_COUNT);
+const commonPhrase = (rand: () => number) => COMMON_PHRASES[drawRank(COMMON_WEIGHTS, rand)]!;
+
+/** Each topic's phrases: mostly its own words. */
 const TOPIC_PHRASES: string[][][] = TOPIC_VOCABULARY.map((words, topic) => {
   const rand = prng(2_000_003 + topic);
   return Array.from({ length: TOPIC_PHRASE_COUNT }, () => phrase(rand, words, 0.6));
 });
+/** A content's own phrases: its topic's words and names of its own (rare words). */
 function contentPhrases(seed: number, content: number): string[][] {
   const rand = prng(seed * 15_485_863 + content);
   const words = TOPIC_VOCABULARY[topicOf(seed, content)]!;
-  // A document's own terms: its topic's words and names of its own (rare words).
   return Array.from({ length: CONTENT_PHRASE_COUNT }, () => phrase(rand, words, 0.7, (r) => (r() < 0.5 ? words[Math.floor(r() * words.length)]! : rareWord(r))));
-}
-
-function commonPhrase(rand: () => number): string[] {
-  const x = rand();
-  let lo = 0;
-  let hi = COMMON_CUMULATIVE.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (COMMON_CUMULATIVE[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return COMMON_PHRASES[lo]!;
 }
 
 /** Phrases until `words` words: a content phrase, a topic phrase or a common one. */
@@ -135,12 +128,12 @@ function compose(rand: () => number, own: readonly string[][], topic: number, wo
 export function corpusChunk(seed: number, index: number, perContent: number): string {
   const content = Math.floor(index / perContent);
   const rand = prng(seed * 1_000_003 + index);
-  // 60–100 words (about 400–650 characters): a small chunk of a document.
+  // 60–100 words (about 500 characters): a small chunk of a document.
   return compose(rand, contentPhrases(seed, content), topicOf(seed, content), 60 + Math.floor(rand() * 41));
 }
 
 /** The topic of content `content` in corpus `seed`. */
-export function topicOf(seed: number, content: number): number {
+function topicOf(seed: number, content: number): number {
   return Math.floor(prng(seed * 7919 + content)() * TOPICS);
 }
 
