@@ -1,5 +1,5 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
-import { E2E_ADMIN, cspViolations, fillSetup, fillSignIn, signInAsAdmin } from "./fixtures/dashboard.ts";
+import { expect, test, type Page } from "@playwright/test";
+import { E2E_ADMIN, cspViolations, fillSetup, fillSignIn, signInAsAdmin, inviteMember } from "./fixtures/dashboard.ts";
 import { E2E_PORTS } from "./fixtures/ports.ts";
 
 /**
@@ -24,22 +24,6 @@ async function apiRun(page: Page, base: string, form: Record<string, string>): P
   const response = await page.request.post(`${base || origin}/agents/assistant/runs`, { form: { stream: "false", ...form }, headers: { origin } });
   expect(response.status(), await response.text()).toBeLessThan(300);
   return (await response.json()) as Accepted & Record<string, unknown>;
-}
-
-/** Invites a member as the signed-in admin and creates their account in a browser of their own. */
-async function inviteMember(admin: Page, browser: Browser, who: typeof MEMBER_B, base = ""): Promise<Page> {
-  await admin.goto(`${base}/dashboard/admin/users`);
-  await admin.getByLabel("Email").fill(who.email);
-  await admin.getByRole("button", { name: "Create invite link" }).click();
-  const link = await admin.getByTestId("one-time-link").inputValue();
-  const member = await (await browser.newContext()).newPage();
-  await member.goto(link);
-  await member.getByLabel("Name").fill(who.name);
-  await member.getByLabel("Password", { exact: true }).fill(who.password);
-  await member.getByLabel("Confirm password").fill(who.password);
-  await member.getByRole("button", { name: "Create account" }).click();
-  await expect(member).toHaveURL(/\/dashboard$/);
-  return member;
 }
 
 test("Runs and Sessions show the signed-in user's runs with their content; sessions rename; user B sees none of user A's", async ({ page, browser }) => {

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { expect, test, type Browser, type Page } from "@playwright/test";
-import { cspViolations, signInAsAdmin } from "./fixtures/dashboard.ts";
+import { expect, test, type Page } from "@playwright/test";
+import { cspViolations, signInAsAdmin, inviteMember } from "./fixtures/dashboard.ts";
 
 /**
  * The Knowledge page against `next start` on SQLite, embedding through the scripted model's
@@ -64,22 +64,6 @@ async function search(page: Page, query: string, type: "Hybrid" | "Vector" | "Ke
   await form.getByRole("radio", { name: new RegExp(`^${type}`) }).check();
   await form.getByRole("button", { name: "Search" }).click();
   await expect(form.getByRole("button", { name: "Search" })).toBeEnabled();
-}
-
-/** Invites a member as the signed-in admin and creates their account in a browser of their own. */
-async function inviteMember(admin: Page, browser: Browser, who: { email: string; name: string; password: string }): Promise<Page> {
-  await admin.goto("/dashboard/admin/users");
-  await admin.getByLabel("Email").fill(who.email);
-  await admin.getByRole("button", { name: "Create invite link" }).click();
-  const link = await admin.getByTestId("one-time-link").inputValue();
-  const member = await (await browser.newContext()).newPage();
-  await member.goto(link);
-  await member.getByLabel("Name").fill(who.name);
-  await member.getByLabel("Password", { exact: true }).fill(who.password);
-  await member.getByLabel("Confirm password").fill(who.password);
-  await member.getByRole("button", { name: "Create account" }).click();
-  await expect(member).toHaveURL(/\/dashboard$/);
-  return member;
 }
 
 /** Adds pasted text from the page's form. */
