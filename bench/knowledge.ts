@@ -30,7 +30,7 @@ import { postgresExecutor, type Row, type Statement } from "../lib/db/sql.ts";
 import { chunkRecordId, contentIdOf } from "../lib/knowledge/content-hash.ts";
 import { createEmbedder } from "../lib/knowledge/embedder.ts";
 import { reciprocalRankFusion } from "../lib/knowledge/fusion.ts";
-import { postgresStore } from "../lib/knowledge/stores/postgres-store.ts";
+import { efSearchFor, HNSW_DEFAULTS, type HnswSettings, postgresStore } from "../lib/knowledge/stores/postgres-store.ts";
 import { sqliteStore } from "../lib/knowledge/stores/sqlite-store.ts";
 import type { ChunkHit, ChunkRecord, VectorStore } from "../lib/knowledge/stores/vector-store.ts";
 import { corpusChunk, queryTexts } from "./knowledge-corpus.ts";
@@ -39,9 +39,11 @@ import { table } from "./report.ts";
 
 const args = process.argv.slice(2);
 const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-const unknown = args.filter((a) => !/^--(chunks|insert-chunks|queries|exact-queries|keyword-queries|url)=.+$|^--keep$/.test(a));
+const unknown = args.filter((a) => !/^--(chunks|insert-chunks|queries|exact-queries|keyword-queries|url|hnsw-m|hnsw-ef-construction|hnsw-ef-search)=.+$|^--keep$/.test(a));
 if (unknown.length > 0 || args.includes("--help")) {
-  console.error("usage: tsx bench/knowledge.ts [--chunks=100000] [--insert-chunks=20000] [--queries=200] [--exact-queries=50] [--keyword-queries=20] [--url=postgresql://…] [--keep]");
+  console.error(
+    "usage: tsx bench/knowledge.ts [--chunks=100000] [--insert-chunks=20000] [--queries=200] [--exact-queries=50] [--keyword-queries=20] [--hnsw-m=16] [--hnsw-ef-construction=200] [--hnsw-ef-search=400] [--url=postgresql://…] [--keep]",
+  );
   process.exit(2);
 }
 const CHUNKS = Number(option("chunks") ?? 100_000);
@@ -65,9 +67,14 @@ const SLOW_WARMUP = 3;
 const EXACT_QUERIES = Number(option("exact-queries") ?? 50);
 const KEYWORD_QUERIES = Number(option("keyword-queries") ?? 20);
 /** ef_search values tried for the user holding every row. */
-const EF_SWEEP = [100, 200, 400, 1000];
-/** The ef_search the pgvector store sets for LIMIT, computed as it does. */
-const STORE_EF_SEARCH = Math.min(1000, Math.max(40, LIMIT * 2));
+const EF_SWEEP = [100, 200, 400, 800, 1000];
+/** The pgvector store's HNSW settings (its defaults unless given) and the ef_search it sets for LIMIT. */
+const HNSW: HnswSettings = {
+  m: Number(option("hnsw-m") ?? HNSW_DEFAULTS.m),
+  efConstruction: Number(option("hnsw-ef-construction") ?? HNSW_DEFAULTS.efConstruction),
+  efSearch: Number(option("hnsw-ef-search") ?? HNSW_DEFAULTS.efSearch),
+};
+const STORE_EF_SEARCH = efSearchFor(LIMIT, HNSW);
 const RECALL_TARGET = 0.95;
 /** Contents loaded at once into PostgreSQL (SQLite writes are synchronous: one at a time). */
 const LOAD_CONCURRENCY = 2;
@@ -140,7 +147,7 @@ interface Backend {
   store: (table: string) => VectorStore;
 }
 const backends: Backend[] = [
-  { label: "pgvector", db: pgDb, store: (t) => postgresStore(pgDb, t) },
+  { label: "pgvector", db: pgDb, store: (t) => postgresStore(pgDb, t, HNSW) },
   { label: "sqlite-vec", db: sqliteDb, store: (t) => sqliteStore(sqliteDb, t) },
 ];
 
@@ -248,7 +255,7 @@ async function loadCorpus(backend: Backend, corpus: Corpus, tableName: string, o
   let indexMs: number | null = null;
   if (backend.db.dialect === "postgres") {
     const t = performance.now();
-    await postgresStore({ ...backend.db, sql: bulkSql }, tableName).ensure(DIMENSIONS);
+    await postgresStore({ ...backend.db, sql: bulkSql }, tableName, HNSW).ensure(DIMENSIONS);
     indexMs = performance.now() - t;
     const [rebuilt] = await backend.db.sql.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ?", [hnswIndex]);
     if (rebuilt?.n !== 1) throw new Error(`the pgvector store's ensure() did not create ${hnswIndex}: update bench/knowledge.ts`);
@@ -287,7 +294,7 @@ function postgresVariant(db: Db, tableName: string, tag: string, { prepend = [],
       return (await db.sql.batchRows([...prepend.map((text) => ({ text })), ...adjusted])).slice(prepend.length);
     },
   };
-  return postgresStore({ ...db, sql }, tableName);
+  return postgresStore({ ...db, sql }, tableName, HNSW);
 }
 const EXACT = ["SET LOCAL enable_indexscan = off"];
 
@@ -471,7 +478,7 @@ async function main() {
   const [sqliteVersion] = await sqliteDb.sql.query<{ vec: string; sqlite: string }>("SELECT vec_version() AS vec, sqlite_version() AS sqlite");
   console.log(
     `bench:knowledge — ${fmt(CHUNKS)} chunks per table (${PER_CONTENT} per content), ${DIMENSIONS}-dimension hashing embeddings, limit ${LIMIT}; ` +
-      `PostgreSQL ${version?.pg ?? "?"} (schema ${schema}), SQLite ${sqliteVersion?.sqlite} + sqlite-vec ${sqliteVersion?.vec}; load average ${load1!.toFixed(2)} on ${availableParallelism()} CPUs`,
+      `PostgreSQL ${version?.pg ?? "?"} (schema ${schema}; HNSW m ${HNSW.m}, ef_construction ${HNSW.efConstruction}, ef_search ${STORE_EF_SEARCH}), SQLite ${sqliteVersion?.sqlite} + sqlite-vec ${sqliteVersion?.vec}; load average ${load1!.toFixed(2)} on ${availableParallelism()} CPUs`,
   );
 
   // 1. Insert throughput.
@@ -540,7 +547,7 @@ async function main() {
   const plans: [string, PlanSummary][] = [];
   const storePlan = new Map<string, PlanSummary>();
   for (const s of [pgAll, pgOne]) {
-    const [custom, generic] = await explainVectorSearch(pgDb, URL, s.table, (db) => postgresStore(db, s.table), q0, s.user, LIMIT);
+    const [custom, generic] = await explainVectorSearch(pgDb, URL, s.table, (db) => postgresStore(db, s.table, HNSW), q0, s.user, LIMIT);
     const [exact] = await explainVectorSearch(pgDb, URL, s.table, (db) => postgresVariant(db, s.table, "exact", { prepend: EXACT }), q0, s.user, LIMIT);
     plans.push([`user ${s.share}, the store, custom plan`, custom!], [`user ${s.share}, the store, generic plan`, generic!], [`user ${s.share}, index scans off (exact)`, exact!]);
     storePlan.set(s.share, custom!);

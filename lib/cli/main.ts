@@ -55,6 +55,7 @@ async function migrate(args: string[]): Promise<void> {
     // The knowledge vectors step: chunk tables made before per-user isolation get their owner column.
     for (const table of await migrateKnowledgeTables(db, settings)) {
       if (table.addedOwnerColumn) console.log(`  knowledge vectors: added user_id to ${table.table} (its existing chunks are shared)`);
+      if (table.addedKeywordColumn) console.log(`  knowledge vectors: added the stored keyword text content_tsv to ${table.table}`);
     }
     const repair = outcomes.find((o) => o.repair)?.repair;
     if (repair) console.log(`Legacy runs of ${repair.sessions} sessions checked against agno_runs: ${describeLegacyRunsRepair(repair)}.`);

@@ -57,6 +57,20 @@ export const KnowledgeDefinitionSchema = z
     maxResults: z.number().int().min(1).max(100).optional(),
     /** A model that reorders vector and hybrid results by relevance after fusion (one call per search). */
     reranker: ModelSpecSchema.optional(),
+    /**
+     * The pgvector HNSW index (PostgreSQL only; sqlite-vec searches exactly): `m` and
+     * `efConstruction` take effect when the index is built, `efSearch` on every search.
+     * Defaults in lib/knowledge/stores/postgres-store.ts.
+     */
+    vectorIndex: z
+      .object({
+        m: z.number().int().min(2).max(100).optional(),
+        efConstruction: z.number().int().min(4).max(1000).optional(),
+        efSearch: z.number().int().min(1).max(1000).optional(),
+      })
+      .strict()
+      .refine((v) => v.m === undefined || v.efConstruction === undefined || v.efConstruction >= 2 * v.m, "vectorIndex: efConstruction must be at least twice m")
+      .optional(),
   })
   .strict();
 export type KnowledgeDefinition = z.infer<typeof KnowledgeDefinitionSchema>;

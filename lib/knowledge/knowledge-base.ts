@@ -57,7 +57,7 @@ export class KnowledgeBase {
     this.name = definition.name;
     this.description = definition.description;
     const table = definition.vectorTable ?? DEFAULT_VECTOR_TABLE;
-    this.store = db.dialect === "postgres" ? postgresStore(db, table) : sqliteStore(db, table);
+    this.store = db.dialect === "postgres" ? postgresStore(db, table, definition.vectorIndex) : sqliteStore(db, table);
     this.embedder = embedderSpec ? createEmbedder(embedderSpec) : null;
   }
 

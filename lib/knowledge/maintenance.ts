@@ -6,12 +6,15 @@ import { knowledgeBasesOf } from "./knowledge-bases.ts";
  * The knowledge vectors step of `npx agentry migrate`: each configured base's chunk table that was
  * created before per-user isolation (an Agno 2.x PgVector table, or an older Agentry one) gets its
  * `user_id` column and index; its existing chunks become shared (NULL owner), as in Agno's v2 → v3
- * vector migration. Tables that do not exist yet are left to be created on first use.
+ * vector migration. On PostgreSQL, a table without the stored keyword text (`content_tsv`: Agno's
+ * tables, and Agentry's before it) gets it, so keyword search stops parsing every matching chunk.
+ * Tables that do not exist yet are left to be created on first use.
  */
-export async function migrateKnowledgeTables(db: Db, settings: Settings): Promise<{ table: string; addedOwnerColumn: boolean }[]> {
-  const outcomes: { table: string; addedOwnerColumn: boolean }[] = [];
+export async function migrateKnowledgeTables(db: Db, settings: Settings): Promise<{ table: string; addedOwnerColumn: boolean; addedKeywordColumn: boolean }[]> {
+  const outcomes: { table: string; addedOwnerColumn: boolean; addedKeywordColumn: boolean }[] = [];
   for (const base of knowledgeBasesOf(db, settings).values()) {
-    outcomes.push({ table: base.store.table, addedOwnerColumn: await base.store.addOwnerColumn() });
+    const addedOwnerColumn = await base.store.addOwnerColumn();
+    outcomes.push({ table: base.store.table, addedOwnerColumn, addedKeywordColumn: await base.store.addKeywordColumn() });
   }
   return outcomes;
 }

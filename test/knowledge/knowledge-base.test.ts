@@ -122,6 +122,15 @@ describe.each(DIALECTS)("knowledge base on $name", (dialect) => {
       expect(await legacyBase.store.addOwnerColumn()).toBe(true);
       const after = await legacyBase.search({ scope: userScope("kb-legacy"), query: "kayaks" });
       expect(after.hits.map((h) => [h.name, h.userId])).toEqual([["old", null]]);
+      // PostgreSQL: the keyword text becomes a stored column with its own GIN index, once.
+      expect(await legacyBase.store.addKeywordColumn()).toBe(db.dialect === "postgres");
+      expect(await legacyBase.store.addKeywordColumn()).toBe(false);
+      expect((await legacyBase.search({ scope: userScope("kb-legacy"), query: "kayak" })).hits.map((h) => h.name)).toEqual(["old"]);
+      if (db.dialect === "postgres") {
+        const indexes = await db.sql.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ? ORDER BY 1", [legacy]);
+        expect(indexes.map((i) => i.indexname)).toContain(`${legacy}_content_tsv_index`);
+        expect(indexes.map((i) => i.indexname)).not.toContain(`${legacy}_content_gin_index`);
+      }
     },
   );
 

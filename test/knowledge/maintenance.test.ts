@@ -49,8 +49,8 @@ describe.each(DIALECTS)("knowledge maintenance on $name", (dialect) => {
     await base.ready();
     if (db.dialect === "sqlite") await db.sql.exec("DROP INDEX idx_old_vectors_user_id");
     await db.sql.exec("ALTER TABLE old_vectors DROP COLUMN user_id");
-    expect(await migrateKnowledgeTables(db, settings)).toEqual([{ table: "old_vectors", addedOwnerColumn: true }]);
-    expect(await migrateKnowledgeTables(db, settings)).toEqual([{ table: "old_vectors", addedOwnerColumn: false }]);
+    expect(await migrateKnowledgeTables(db, settings)).toEqual([{ table: "old_vectors", addedOwnerColumn: true, addedKeywordColumn: false }]);
+    expect(await migrateKnowledgeTables(db, settings)).toEqual([{ table: "old_vectors", addedOwnerColumn: false, addedKeywordColumn: false }]);
     expect((await base.store.info()).hasOwnerColumn).toBe(true);
   });
 });

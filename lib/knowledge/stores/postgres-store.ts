@@ -14,17 +14,28 @@ import {
 } from "./vector-store.ts";
 
 /**
- * HNSW build parameters (pgvector's defaults) and the candidate list a search keeps at least:
- * 200 rather than pgvector's 40, since bench:knowledge at 100,000 chunks measured recall@10 0.63
- * at 40 and 0.82 at 200 for a user holding every row, and at 200 the planner takes the exact plan
- * for a user holding 1% of them (bench/README.md).
+ * How the HNSW index of a pgvector table is built and searched (`vectorIndex` of a knowledge
+ * definition). `m` and `efConstruction` apply when the index is built; `efSearch` is the candidate
+ * list a search keeps at least (pgvector's default is 40; a search for more results keeps twice
+ * their number, up to 1,000).
  */
-const HNSW_M = 16;
-const HNSW_EF_CONSTRUCTION = 64;
-const MIN_EF_SEARCH = 200;
+export type HnswSettings = { m: number; efConstruction: number; efSearch: number };
+
+/**
+ * Defaults: `m` and `efConstruction` as Agno's `HNSW` index (16, 200). `efSearch` 400: at 100,000
+ * chunks bench:knowledge measured recall@10 0.63 at pgvector's 40 (build 16/64) and the figures in
+ * bench/README.md for these settings.
+ */
+export const HNSW_DEFAULTS: HnswSettings = { m: 16, efConstruction: 200, efSearch: 800 };
+
+/** The `hnsw.ef_search` a search for `limit` results runs with. */
+export const efSearchFor = (limit: number, settings: HnswSettings = HNSW_DEFAULTS): number => Math.min(1000, Math.max(settings.efSearch, limit * 2));
 
 /** Text search configuration of the keyword index (Agno's `content_language` default). */
 const LANGUAGE = "english";
+/** The keyword search's text: Agno's expression, stored in a generated column in our tables. */
+const KEYWORD_EXPRESSION = `to_tsvector('${LANGUAGE}', coalesce(content, ''))`;
+const KEYWORD_COLUMN = "content_tsv";
 
 const vectorLiteral = (embedding: readonly number[]): string => `[${embedding.join(",")}]`;
 
@@ -37,11 +48,14 @@ const vectorLiteral = (embedding: readonly number[]): string => `[${embedding.jo
  * inside the index scan still returns the requested number of hits for a user holding a sliver of
  * the rows.
  */
-export function postgresStore(db: Db, table: string): VectorStore {
+export function postgresStore(db: Db, table: string, hnsw: Partial<HnswSettings> = {}): VectorStore {
+  const index: HnswSettings = { ...HNSW_DEFAULTS, ...hnsw };
   const t = quoteIdentifier(table);
   const hnswIndex = quoteIdentifier(`${table}_hnsw_index`);
   const ginIndex = quoteIdentifier(`${table}_content_gin_index`);
+  const keywordIndex = quoteIdentifier(`${table}_content_tsv_index`);
   let ownerColumn: boolean | undefined;
+  let keywordColumn: boolean | undefined;
 
   const info = async (): Promise<StoreInfo> => {
     const columns = await db.sql.query<{ column_name: string; typmod: number; udt: string }>(
@@ -53,11 +67,22 @@ export function postgresStore(db: Db, table: string): VectorStore {
     if (columns.length === 0) return { exists: false, dimensions: null, hasOwnerColumn: true, chunks: 0 };
     const embedding = columns.find((c) => c.column_name === "embedding");
     ownerColumn = columns.some((c) => c.column_name === "user_id");
+    keywordColumn = columns.some((c) => c.column_name === KEYWORD_COLUMN);
     const [count] = await db.sql.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${t}`);
     return { exists: true, dimensions: embedding && embedding.typmod > 0 ? embedding.typmod : null, hasOwnerColumn: ownerColumn, chunks: Number(count?.n ?? 0) };
   };
 
   const hasOwnerColumn = async (): Promise<boolean> => ownerColumn ?? (await info()).hasOwnerColumn;
+
+  /**
+   * The text searched by keyword: the stored `content_tsv` column where the table has it (made
+   * with the table, or added by `npx agentry migrate`), else the same expression computed per row
+   * (a table Agno created), which its GIN index finds but ts_rank must parse again for every match.
+   */
+  const keywordText = async (): Promise<string> => {
+    if (keywordColumn === undefined) await info();
+    return keywordColumn ? KEYWORD_COLUMN : KEYWORD_EXPRESSION;
+  };
 
   /** The owner clause of a search; a user's search on a pre-v3 table is refused, never answered empty. */
   const ownerClause = async (search: StoreSearch) => {
@@ -80,12 +105,14 @@ export function postgresStore(db: Db, table: string): VectorStore {
     score: Number(row.score),
   });
 
-  const indexStatements = (dimensions: number | null): Statement[] => [
+  const indexStatements = (dimensions: number | null, withKeywordColumn: boolean): Statement[] => [
     ...["id", "name", "content_hash", "content_id", "user_id"].map((column) => ({
       text: `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`idx_${table}_${column}`)} ON ${t} (${column})`,
     })),
-    { text: `CREATE INDEX IF NOT EXISTS ${ginIndex} ON ${t} USING gin (to_tsvector('${LANGUAGE}', content))` },
-    ...(dimensions ? [{ text: `CREATE INDEX IF NOT EXISTS ${hnswIndex} ON ${t} USING hnsw (embedding vector_cosine_ops) WITH (m = ${HNSW_M}, ef_construction = ${HNSW_EF_CONSTRUCTION})` }] : []),
+    withKeywordColumn
+      ? { text: `CREATE INDEX IF NOT EXISTS ${keywordIndex} ON ${t} USING gin (${KEYWORD_COLUMN})` }
+      : { text: `CREATE INDEX IF NOT EXISTS ${ginIndex} ON ${t} USING gin (${KEYWORD_EXPRESSION})` },
+    ...(dimensions ? [{ text: `CREATE INDEX IF NOT EXISTS ${hnswIndex} ON ${t} USING hnsw (embedding vector_cosine_ops) WITH (m = ${index.m}, ef_construction = ${index.efConstruction})` }] : []),
   ];
 
   const selectColumns = async () => `id, name, meta_data, content, content_id, usage${(await hasOwnerColumn()) ? ", user_id" : ""}`;
@@ -104,15 +131,17 @@ export function postgresStore(db: Db, table: string): VectorStore {
             text: `CREATE TABLE IF NOT EXISTS ${t} (
               id varchar PRIMARY KEY, name varchar, meta_data jsonb DEFAULT '{}'::jsonb, filters jsonb DEFAULT '{}'::jsonb,
               content text, embedding ${vectorType}, usage jsonb, created_at timestamptz DEFAULT now(), updated_at timestamptz,
-              content_hash varchar, content_id varchar, user_id varchar)`,
+              content_hash varchar, content_id varchar, user_id varchar,
+              ${KEYWORD_COLUMN} tsvector GENERATED ALWAYS AS (${KEYWORD_EXPRESSION}) STORED)`,
           },
-          ...indexStatements(dimensions),
+          ...indexStatements(dimensions, true),
         ]);
         ownerColumn = true;
+        keywordColumn = true;
         return;
       }
       if (dimensions === null || current.dimensions === dimensions) {
-        if (current.hasOwnerColumn) await db.sql.batch(indexStatements(current.dimensions));
+        if (current.hasOwnerColumn) await db.sql.batch(indexStatements(current.dimensions, keywordColumn === true));
         return;
       }
       // A table of another length (or of none: chunks stored without an embedder) takes the new
@@ -125,6 +154,18 @@ export function postgresStore(db: Db, table: string): VectorStore {
       if (!current.exists || current.hasOwnerColumn) return false;
       await db.sql.batch([{ text: `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS user_id varchar` }, { text: `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`idx_${table}_user_id`)} ON ${t} (user_id)` }]);
       ownerColumn = true;
+      return true;
+    },
+    async addKeywordColumn() {
+      const current = await info();
+      if (!current.exists || keywordColumn) return false;
+      // Rewrites the table once (the column is stored); the expression index it replaces goes.
+      await db.sql.batch([
+        { text: `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${KEYWORD_COLUMN} tsvector GENERATED ALWAYS AS (${KEYWORD_EXPRESSION}) STORED` },
+        { text: `CREATE INDEX IF NOT EXISTS ${keywordIndex} ON ${t} USING gin (${KEYWORD_COLUMN})` },
+        { text: `DROP INDEX IF EXISTS ${ginIndex}` },
+      ]);
+      keywordColumn = true;
       return true;
     },
     async replaceContent(contentId, chunks) {
@@ -165,7 +206,7 @@ export function postgresStore(db: Db, table: string): VectorStore {
       const owner = await ownerClause(search);
       const filters = filterClause(search);
       const limit = Math.max(1, Math.floor(search.limit));
-      const efSearch = Math.min(1000, Math.max(MIN_EF_SEARCH, limit * 2));
+      const efSearch = efSearchFor(limit, index);
       // relaxed_order lets the scan go on past ef_search until enough rows pass the filters; the
       // materialized CTE's outer ORDER BY puts the few out-of-order hits back in order.
       const [, , rows] = await db.sql.batchRows([
@@ -190,10 +231,11 @@ export function postgresStore(db: Db, table: string): VectorStore {
       // Any of the words (OR): a question rarely holds only a document's words. Ranked by term
       // frequency over 1 + log(length) (normalization 1), so a long chunk does not win by size.
       const tsquery = words.map((w) => `'${w.replace(/'/g, "''")}'`).join(" | ");
+      const text = await keywordText();
       const rows = await db.sql.query(
-        `SELECT ${await selectColumns()}, ts_rank(to_tsvector('${LANGUAGE}', content), q, 1) AS score
+        `SELECT ${await selectColumns()}, ts_rank(${text}, q, 1) AS score
          FROM ${t}, to_tsquery('${LANGUAGE}', ?) AS q
-         WHERE to_tsvector('${LANGUAGE}', content) @@ q AND ${owner.clause} AND ${filters.clause}
+         WHERE ${text} @@ q AND ${owner.clause} AND ${filters.clause}
          ORDER BY score DESC, id LIMIT ?`,
         [tsquery, ...owner.params, ...filters.params, Math.max(1, Math.floor(search.limit))],
       );
@@ -201,7 +243,11 @@ export function postgresStore(db: Db, table: string): VectorStore {
     },
     eachChunk: (batchSize, visit) => eachChunkOf(db, t, batchSize, visit),
     async resetVectors(dimensions) {
-      await db.sql.batch([{ text: `DROP INDEX IF EXISTS ${hnswIndex}` }, { text: `ALTER TABLE ${t} ALTER COLUMN embedding TYPE vector(${dimensions}) USING NULL` }, ...indexStatements(dimensions)]);
+      await db.sql.batch([
+        { text: `DROP INDEX IF EXISTS ${hnswIndex}` },
+        { text: `ALTER TABLE ${t} ALTER COLUMN embedding TYPE vector(${dimensions}) USING NULL` },
+        ...indexStatements(dimensions, (await keywordText()) === KEYWORD_COLUMN),
+      ]);
     },
     async setEmbeddings(rows) {
       if (rows.length === 0) return;

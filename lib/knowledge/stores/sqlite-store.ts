@@ -131,6 +131,8 @@ export function sqliteStore(db: Db, table: string): VectorStore {
       known = undefined;
       return true;
     },
+    // FTS5 keeps its own index of the text (the table's triggers).
+    addKeywordColumn: async () => false,
     async replaceContent(contentId, chunks) {
       const current = await shape();
       if (!current.hasOwnerColumn && chunks.some((c) => c.userId !== null)) throw new VectorTableMigrationError(table);

@@ -69,6 +69,8 @@ export interface VectorStore {
   ensure(dimensions: number | null): Promise<void>;
   /** Adds the owner column to a table created before per-user isolation (existing rows become shared). */
   addOwnerColumn(): Promise<boolean>;
+  /** Stores the keyword search's text in its own indexed column where the store has one (PostgreSQL); false when nothing changed. */
+  addKeywordColumn(): Promise<boolean>;
   /** Replaces a content's chunks with these, in one transaction. */
   replaceContent(contentId: string, chunks: readonly ChunkRecord[]): Promise<void>;
   deleteContents(contentIds: readonly string[]): Promise<void>;
