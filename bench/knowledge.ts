@@ -42,7 +42,7 @@ const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.s
 const unknown = args.filter((a) => !/^--(chunks|insert-chunks|queries|exact-queries|keyword-queries|url|hnsw-m|hnsw-ef-construction|hnsw-ef-search)=.+$|^--keep$/.test(a));
 if (unknown.length > 0 || args.includes("--help")) {
   console.error(
-    "usage: tsx bench/knowledge.ts [--chunks=100000] [--insert-chunks=20000] [--queries=200] [--exact-queries=50] [--keyword-queries=20] [--hnsw-m=16] [--hnsw-ef-construction=200] [--hnsw-ef-search=400] [--url=postgresql://…] [--keep]",
+    "usage: tsx bench/knowledge.ts [--chunks=100000] [--insert-chunks=20000] [--queries=200] [--exact-queries=50] [--keyword-queries=20] [--hnsw-m=16] [--hnsw-ef-construction=200] [--hnsw-ef-search=800] [--url=postgresql://…] [--keep]",
   );
   process.exit(2);
 }
@@ -62,7 +62,7 @@ const SLOW_WARMUP = 3;
 /**
  * The exact scans, keyword and hybrid searches run on the first measured queries only: on
  * PostgreSQL at 100,000 chunks one exact scan of every row takes ~0.5 s and one keyword search
- * ~1 s (several at worst), and the whole benchmark is meant to take about 10 minutes on 2 cores.
+ * ~1 s (several at worst), and the whole benchmark is meant to take about 12 minutes on 2 cores.
  */
 const EXACT_QUERIES = Number(option("exact-queries") ?? 50);
 const KEYWORD_QUERIES = Number(option("keyword-queries") ?? 20);

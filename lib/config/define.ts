@@ -128,6 +128,104 @@ export function defineAgent(definition: AgentDefinition & Record<string, unknown
   return parsed.data;
 }
 
+/** How a team's leader works with its members (Agno's TeamMode). */
+export const TEAM_MODES = ["coordinate", "route", "broadcast", "tasks"] as const;
+export type TeamMode = (typeof TEAM_MODES)[number];
+
+const COMPONENT_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+/**
+ * A team: a leader model with its own tools, plus delegation to its members (agents or teams).
+ * `coordinate` (default): the leader delegates tasks to chosen members and combines their
+ * answers; `route`: it hands the request to one member whose answer is the team's; `broadcast`:
+ * every member gets the same task at once; `tasks`: it plans a task list in the session state and
+ * works through it, delegating each task (lib/runtime/team/ holds the runtime).
+ */
+export interface TeamDefinition {
+  id: string;
+  name: string;
+  description?: string;
+  role?: string;
+  mode?: TeamMode;
+  members: (AgentDefinition | TeamDefinition)[];
+  /** The leader's model; members without one use it. null: runs fail naming the variables to set. */
+  model: ModelSpec | null;
+  instructions?: string | string[];
+  tools?: unknown[];
+  /** Keep member runs nested in the team run's `member_responses` (off by default, as in Agno; the API's own runs always keep them). */
+  storeMemberResponses?: boolean;
+  /** Forward the members' events in the team's stream (default true). */
+  streamMemberEvents?: boolean;
+  /** false: members get the user's message instead of the leader's task text. */
+  determineInputForMembers?: boolean;
+  /** The leader's model calls at most, in `tasks` mode (default 10). */
+  maxIterations?: number;
+  addHistoryToContext?: boolean;
+  numHistoryRuns?: number;
+  storeEvents?: boolean;
+  metadata?: Record<string, unknown>;
+}
+
+export const TeamDefinitionSchema: z.ZodType<TeamDefinition> = z
+  .object({
+    id: z.string().regex(COMPONENT_ID, "team id: letters, digits, '.', '_' or '-'"),
+    name: z.string().min(1),
+    description: z.string().optional(),
+    role: z.string().optional(),
+    mode: z.enum(TEAM_MODES).optional(),
+    get members() {
+      return z.array(z.union([AgentDefinitionSchema, TeamDefinitionSchema])).min(1, "a team needs at least one member");
+    },
+    model: ModelSpecSchema.nullable(),
+    instructions: z.union([z.string(), z.array(z.string())]).optional(),
+    tools: z.array(z.unknown()).optional(),
+    storeMemberResponses: z.boolean().optional(),
+    streamMemberEvents: z.boolean().optional(),
+    determineInputForMembers: z.boolean().optional(),
+    maxIterations: z.number().int().min(1).max(100).optional(),
+    addHistoryToContext: z.boolean().optional(),
+    numHistoryRuns: z.number().int().min(0).optional(),
+    storeEvents: z.boolean().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict() as z.ZodType<TeamDefinition>;
+
+type TeamOptions = Omit<TeamDefinition, "members" | "id" | "name" | "model"> & Partial<Pick<TeamDefinition, "id" | "name" | "model">>;
+
+/**
+ * Declares a team: `defineTeam({ id, name, members, ... })`, or with its members first,
+ * `defineTeam([a, b], { ... })` (Agno's `Team([a, b])`). Without an id, the id comes from the name
+ * (lower-cased, spaces and underscores as dashes), else from the members' ids; without a name it is
+ * "Team"; without a model, the first member's. Throws ConfigError naming what is wrong.
+ */
+export function defineTeam(definition: Partial<TeamDefinition> & { members: TeamDefinition["members"] }): TeamDefinition;
+export function defineTeam(members: TeamDefinition["members"], options?: TeamOptions): TeamDefinition;
+export function defineTeam(first: (Partial<TeamDefinition> & { members: TeamDefinition["members"] }) | TeamDefinition["members"], options: TeamOptions = {}): TeamDefinition {
+  const given = (Array.isArray(first) ? { ...options, members: first } : first) as (Partial<TeamDefinition> & Record<string, unknown>) | undefined;
+  if (!given || !Array.isArray(given.members)) throw new ConfigError("defineTeam needs members: defineTeam({ members: [agentA, agentB], ... }) or defineTeam([agentA, agentB])");
+  const members = given.members as TeamDefinition["members"];
+  const name = given.name ?? "Team";
+  const id = given.id ?? (given.name ? slugOf(given.name) : `team-${members.map((m) => (m as { id?: string }).id ?? "member").join("-")}`);
+  const model = given.model !== undefined ? given.model : (members.find((m) => m.model)?.model ?? null);
+  const parsed = TeamDefinitionSchema.safeParse({ ...given, id, name, model });
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "team"}: ${i.message}`).join("; ");
+    throw new ConfigError(`Team '${id}' is invalid: ${issues}`);
+  }
+  return parsed.data;
+}
+
+/** Agno's id from a name: lower-cased, spaces and underscores as dashes. */
+function slugOf(name: string): string {
+  return (
+    name
+      .trim()
+      .toLowerCase()
+      .replace(/[\s_]+/g, "-")
+      .replace(/[^a-z0-9.-]/g, "") || "team"
+  );
+}
+
 export const FileConfigSchema = z
   .object({
     osId: z.string().min(1).optional(),
@@ -254,6 +352,8 @@ export const FileConfigSchema = z
       .strict()
       .optional(),
     agents: z.array(AgentDefinitionSchema).optional(),
+    /** Teams (defineTeam): a leader model delegating to member agents or teams. */
+    teams: z.array(TeamDefinitionSchema).optional(),
     /** Chat UI quick prompts per agent id, as /config reports them. */
     quickPrompts: z.record(z.string(), z.array(z.string())).optional(),
   })

@@ -1,4 +1,4 @@
-import { ConfigError, FileConfigSchema, type AgentDefinition, type EmbedderSpec, type FileConfig, type KnowledgeDefinition } from "./define.ts";
+import { ConfigError, FileConfigSchema, type AgentDefinition, type EmbedderSpec, type FileConfig, type KnowledgeDefinition, type TeamDefinition } from "./define.ts";
 import { embedderFromEnv } from "./embedder-from-env.ts";
 import type { Env } from "./env.ts";
 import type { AuthMode } from "../auth/principal.ts";
@@ -50,6 +50,8 @@ export interface Settings {
   scheduler: SchedulerSettings;
   metrics: MetricsSettings;
   agents: AgentDefinition[];
+  /** Top-level teams (their members need not be listed under agents). */
+  teams: TeamDefinition[];
   knowledge: KnowledgeSettings;
   quickPrompts: Record<string, string[]>;
   /** Where each setting came from, for the start-up log: `env:NAME`, `config:key` or `default`. */
@@ -205,6 +207,10 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
   const agents = file.agents ?? [];
   const duplicate = agents.find((agent, i) => agents.findIndex((a) => a.id === agent.id) !== i);
   if (duplicate) throw new ConfigError(`Two agents share the id '${duplicate.id}'`);
+  const teams = file.teams ?? [];
+  const duplicateTeam = teams.find((team, i) => teams.findIndex((t) => t.id === team.id) !== i);
+  if (duplicateTeam) throw new ConfigError(`Two teams share the id '${duplicateTeam.id}'`);
+  for (const team of teams) checkTeamMembers(team, [team.id]);
 
   return {
     osId: pick("osId", "AGENTRY_OS_ID", env.AGENTRY_OS_ID, file.osId, "agentry"),
@@ -253,7 +259,8 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
     scheduler: resolveScheduler(env, file, pick),
     metrics: { prices: file.metrics?.prices ?? {}, dailyRefresh: file.metrics?.dailyRefresh ?? true },
     agents,
-    knowledge: resolveKnowledge(env, file, agents, pick),
+    teams,
+    knowledge: resolveKnowledge(env, file, [...agents, ...teams.flatMap(memberAgentsOf)], pick),
     quickPrompts: file.quickPrompts ?? {},
     sources,
   };
@@ -280,6 +287,23 @@ function resolveQueue(env: Env, file: FileConfig, pick: Pick): QueueSettings {
     deploymentId: pick<string | undefined>("queue.deploymentId", "AGENTRY_DEPLOYMENT_ID", env.AGENTRY_DEPLOYMENT_ID, q.deploymentId, undefined),
     embeddedWorker: pick("queue.embeddedWorker", "AGENTRY_EMBEDDED_WORKER", env.AGENTRY_EMBEDDED_WORKER, q.embeddedWorker, d.embeddedWorker),
   };
+}
+
+/** A team's member ids are unique within it, and no team contains itself. */
+function checkTeamMembers(team: TeamDefinition, path: string[]): void {
+  const ids = team.members.map((m) => m.id);
+  const twice = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (twice) throw new ConfigError(`Team '${team.id}' has two members with the id '${twice}'`);
+  for (const member of team.members) {
+    if (!("members" in member)) continue;
+    if (path.includes(member.id)) throw new ConfigError(`Team '${member.id}' contains itself (${[...path, member.id].join(" → ")})`);
+    checkTeamMembers(member, [...path, member.id]);
+  }
+}
+
+/** Every agent in a team, at any depth. */
+export function memberAgentsOf(team: TeamDefinition): AgentDefinition[] {
+  return team.members.flatMap((m) => ("members" in m ? memberAgentsOf(m) : [m]));
 }
 
 function resolveKnowledge(env: Env, file: FileConfig, agents: AgentDefinition[], pick: Pick): KnowledgeSettings {

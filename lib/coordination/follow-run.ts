@@ -1,12 +1,10 @@
 import type { Db } from "../db/open-database.ts";
 import { getRun } from "../db/runs/runs.ts";
 import type { DataScope } from "../db/scope.ts";
-import type { RunEvent } from "../runtime/events.ts";
+import { isFinalEventOf, type RunEvent } from "../runtime/events.ts";
 import type { RedisCoordination } from "./redis-coordination.ts";
 import { eventsAfter, getLiveRun, subscribe, type LiveRun } from "../runtime/run-registry.ts";
 
-/** Events after which a run's stream has nothing more to say. */
-export const FINAL_EVENTS = new Set(["RunCompleted", "RunError", "RunCancelled", "RunPaused"]);
 export const FINAL_STATUSES = new Set(["COMPLETED", "ERROR", "CANCELLED", "PAUSED"]);
 
 export interface FollowOptions {
@@ -43,7 +41,7 @@ export async function* followRun(options: FollowOptions): AsyncGenerator<RunEven
         for await (const event of liveEvents(local, last, signal)) {
           last = event.event_index as number;
           yield event;
-          if (FINAL_EVENTS.has(event.event)) return;
+          if (isFinalEventOf(event, runId)) return;
         }
         continue;
       }
@@ -65,7 +63,7 @@ export async function* followRun(options: FollowOptions): AsyncGenerator<RunEven
         if (index <= last) continue;
         last = index;
         yield event;
-        if (FINAL_EVENTS.has(event.event)) return;
+        if (isFinalEventOf(event, runId)) return;
       }
       if (stored && FINAL_STATUSES.has(stored.status ?? "") && events!.length === 0) {
         // Ended: what it stored past `last` is all that is left (a stream that expired or missed some).
@@ -73,7 +71,7 @@ export async function* followRun(options: FollowOptions): AsyncGenerator<RunEven
           if ((event.event_index as number) <= last) continue;
           last = event.event_index as number;
           yield event;
-          if (FINAL_EVENTS.has(event.event)) return;
+          if (isFinalEventOf(event, runId)) return;
         }
         // It ended without running to a final event (cancelled while queued, failed by the lease
         // sweeper): the stream still says how, as a client of a live run would have seen it.
@@ -90,22 +88,25 @@ export async function* followRun(options: FollowOptions): AsyncGenerator<RunEven
 /** The final event a run that ended as stored would have sent (it ended before it could send one). */
 export function finalEventOf(stored: NonNullable<Awaited<ReturnType<typeof getRun>>>, eventIndex: number): RunEvent {
   const run = stored.run_data as { content?: unknown; error?: { message?: string; error_type?: string }; requirements?: unknown; tools?: unknown };
+  const team = stored.run_type === "team";
   const base = {
     created_at: Math.floor(Date.now() / 1000),
-    agent_id: stored.agent_id ?? undefined,
+    ...(team ? { team_id: stored.team_id ?? undefined } : { agent_id: stored.agent_id ?? undefined }),
     run_id: stored.run_id,
     session_id: stored.session_id,
     event_index: eventIndex,
   };
+  // A team run's events carry Team* names.
+  const prefix = team ? "Team" : "";
   switch (stored.status) {
     case "COMPLETED":
-      return { ...base, event: "RunCompleted", content: run.content ?? null } as RunEvent;
+      return { ...base, event: `${prefix}RunCompleted`, content: run.content ?? null } as RunEvent;
     case "PAUSED":
-      return { ...base, event: "RunPaused", tools: run.tools ?? [], requirements: run.requirements ?? [] } as RunEvent;
+      return { ...base, event: `${prefix}RunPaused`, tools: run.tools ?? [], requirements: run.requirements ?? [] } as RunEvent;
     case "CANCELLED":
-      return { ...base, event: "RunCancelled", reason: run.error?.message ?? "Run cancelled" } as RunEvent;
+      return { ...base, event: `${prefix}RunCancelled`, reason: run.error?.message ?? "Run cancelled" } as RunEvent;
     default:
-      return { ...base, event: "RunError", content: run.error?.message ?? run.content ?? "Run failed", error_type: run.error?.error_type } as RunEvent;
+      return { ...base, event: `${prefix}RunError`, content: run.error?.message ?? run.content ?? "Run failed", error_type: run.error?.error_type } as RunEvent;
   }
 }
 

@@ -1,4 +1,5 @@
 import { AGENT_ROUTES } from "./routes/agents.ts";
+import { TEAM_ROUTES } from "./routes/teams.ts";
 import { config, health, info, landing } from "./routes/core.ts";
 import { migrateAll, migrateOne } from "./routes/databases.ts";
 import { DISABLED_FEATURES } from "./routes/disabled-features.ts";
@@ -28,6 +29,7 @@ export const ROUTES: readonly AnyRoute[] = [
   migrateAll,
   migrateOne,
   ...AGENT_ROUTES,
+  ...TEAM_ROUTES,
   ...SESSION_ROUTES,
   ...SESSION_RUN_ROUTES,
   ...MEMORY_ROUTES,

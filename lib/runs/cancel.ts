@@ -10,7 +10,7 @@ import { getLiveRun, requestCancel, subscribe, type LiveRun } from "../runtime/r
 import { isWaitingBackgroundRun } from "./background.ts";
 import { queueCoordination } from "../queue/embedded-worker.ts";
 import { JOB_CATALOG } from "../queue/job-catalog.ts";
-import { mayReachLiveRun } from "./live-run-access.ts";
+import { isRunOf, mayReachLiveRun, type RunComponent } from "./live-run-access.ts";
 
 /**
  * What a cancel came to. "accepted": the run ends CANCELLED (or already has). "finished": it had
@@ -30,7 +30,8 @@ const FINISHED_JOBS: Partial<Record<JobStatus, "COMPLETED" | "ERROR">> = { compl
 const LIVE_END_WAIT_MS = 5_000;
 
 /**
- * Cancels one of an agent's runs as `principal` sees it, wherever the run is: a durable job (the
+ * Cancels one of an agent's or a team's runs as `principal` sees it (a team's member runs are
+ * aborted with it, as its children), wherever the run is: a durable job (the
  * intent recorded in the database, signalled over Redis; the database decides whether it came
  * before the run's end), a live run in this process (aborted; the answer waits for its end), a
  * paused run (made CANCELLED where it is stored, so a later continue gets 409), a run with no job
@@ -40,14 +41,14 @@ const LIVE_END_WAIT_MS = 5_000;
  * kept). "not_found" when the principal may not see the run; the API answers 404 for it, the
  * dashboard says so.
  */
-export async function cancelAgentRun(
+export async function cancelComponentRun(
   { db, settings, principal }: { db: Db; settings: Settings; principal: Principal },
-  { agentId, runId, sessionId, recordUnseen = true }: { agentId: string; runId: string; sessionId?: string; recordUnseen?: boolean },
+  { component, runId, sessionId, recordUnseen = true }: { component: RunComponent; runId: string; sessionId?: string; recordUnseen?: boolean },
 ): Promise<CancelOutcome> {
   const scope = dataScopeFor(principal);
   if (settings.queue.durable) {
     const stored = await getRun(db, { scope, runId, sessionId });
-    const job = stored && stored.agent_id === agentId ? await requestJobCancel(db, { scope, id: runId, subjects: JOB_CATALOG.subjects }) : null;
+    const job = stored && isRunOf(stored, component) ? await requestJobCancel(db, { scope, id: runId, subjects: JOB_CATALOG.subjects }) : null;
     if (job !== null) {
       const finished = FINISHED_JOBS[job];
       if (finished) return { outcome: "finished", status: finished };
@@ -58,7 +59,7 @@ export async function cancelAgentRun(
   }
   const live = getLiveRun(runId);
   if (live && !live.done) {
-    if (!mayReachLiveRun(principal, live, { agentId, sessionId })) return { outcome: "not_found" };
+    if (!mayReachLiveRun(principal, live, { component, sessionId })) return { outcome: "not_found" };
     requestCancel(runId);
     // A background run still waiting for a slot starts aborted: it ends CANCELLED.
     if (isWaitingBackgroundRun(runId)) return ACCEPTED;
@@ -67,13 +68,13 @@ export async function cancelAgentRun(
     // It paused as the cancel came: the stored pause is cancelled below, once it is written.
     if (ended !== "PAUSED") return ACCEPTED;
   }
-  return cancelStored({ db, settings, scope, principal, recordUnseen }, { agentId, runId, sessionId });
+  return cancelStored({ db, settings, scope, principal, recordUnseen }, { component, runId, sessionId });
 }
 
 /** A run not executing here, as stored. */
 async function cancelStored(
   { db, settings, scope, principal, recordUnseen }: { db: Db; settings: Settings; scope: DataScope; principal: Principal; recordUnseen: boolean },
-  { agentId, runId, sessionId }: { agentId: string; runId: string; sessionId?: string },
+  { component, runId, sessionId }: { component: RunComponent; runId: string; sessionId?: string },
 ): Promise<CancelOutcome> {
   const stored = await getRun(db, { scope, runId, sessionId });
   if (!stored) {
@@ -82,7 +83,7 @@ async function cancelStored(
     requestCancel(runId);
     return ACCEPTED;
   }
-  if (stored.agent_id !== agentId) return { outcome: "not_found" };
+  if (!isRunOf(stored, component)) return { outcome: "not_found" };
   // The stored status moves on only to an end or a pause, so this settles within three reads.
   for (let status = stored.status, tries = 0; tries < 3; tries++) {
     if (status === "COMPLETED" || status === "ERROR") return { outcome: "finished", status };

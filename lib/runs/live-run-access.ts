@@ -1,12 +1,23 @@
 import type { Principal } from "../auth/principal.ts";
 import type { LiveRun } from "../runtime/run-registry.ts";
 
+/** An agent or a team, as a route's path names it. */
+export interface RunComponent {
+  type: "agent" | "team";
+  id: string;
+}
+
+/** Whether a stored run is one of this agent's or team's own (a team member's run is not the team's). */
+export function isRunOf(stored: { agent_id: string | null; team_id: string | null; run_type?: string }, component: RunComponent): boolean {
+  return component.type === "team" ? stored.team_id === component.id : stored.agent_id === component.id && stored.run_type !== "team";
+}
+
 /**
  * Whether `principal` may follow or cancel a run executing in this process, as the routes name
- * it (`agentId`, and the `session_id` a non-admin must give): an admin any run of that agent; a
- * member only its own run in that session. A run it may not reach is answered as not found.
+ * it (the agent or team, and the `session_id` a non-admin must give): an admin any run of that
+ * component; a member only its own run in that session. A run it may not reach is answered as not found.
  */
-export function mayReachLiveRun(principal: Principal, live: LiveRun, { agentId, sessionId }: { agentId: string; sessionId?: string | null }): boolean {
-  if (live.agentId !== agentId) return false;
+export function mayReachLiveRun(principal: Principal, live: LiveRun, { component, sessionId }: { component: RunComponent; sessionId?: string | null }): boolean {
+  if (live.componentType !== component.type || live.componentId !== component.id) return false;
   return principal.isAdmin || (live.userId === principal.userId && live.sessionId === sessionId);
 }

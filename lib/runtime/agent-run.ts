@@ -5,7 +5,7 @@ import { upsertRun } from "../db/runs/runs.ts";
 import type { DataScope } from "../db/scope.ts";
 import { getRecentRuns } from "../db/runs/runs.ts";
 import { getSessionRow, upsertSession, type StoredSession } from "../db/sessions/sessions.ts";
-import type { RuntimeAgent } from "./agents.ts";
+import { componentOf, type RuntimeAgent } from "./agents.ts";
 import type { RetryPolicy } from "./model-step.ts";
 import { resolveModel } from "./models/resolve-model.ts";
 import { memoriesSection } from "./memory/user-memories.ts";
@@ -52,6 +52,8 @@ export interface StartRunRequest {
   defer?: (execute: () => Promise<RunOutput>, run: DeferredRun) => void;
   /** A run id chosen by the caller (a cancel may already be recorded for it); default a new UUID. */
   runId?: string;
+  /** The run this one works for (a team member's run: the team's run). */
+  parentRunId?: string;
   /** Aborting it aborts the run with its reason (an eval that is cancelled or times out). */
   signal?: AbortSignal;
 }
@@ -87,10 +89,11 @@ export async function newRunOutput(request: Omit<StartRunRequest, "defer">, stat
   const sessionId = request.sessionId || randomUUID();
   const session = await ensureSession(db, { scope, agent, sessionId, isNew: !request.sessionId, userId: request.userId, sessionState: request.sessionState });
   const spec = agent.definition.model;
+  const owner = agent.team ? { team_id: agent.definition.id, team_name: agent.definition.name, member_responses: [] } : { agent_id: agent.definition.id, agent_name: agent.definition.name };
   return {
     run_id: request.runId ?? randomUUID(),
-    agent_id: agent.definition.id,
-    agent_name: agent.definition.name,
+    ...owner,
+    ...(request.parentRunId ? { parent_run_id: request.parentRunId } : {}),
     session_id: sessionId,
     user_id: session.user_id,
     input: { input_content: request.message, ...request.inputMedia },
@@ -108,7 +111,7 @@ export async function newRunOutput(request: Omit<StartRunRequest, "defer">, stat
   };
 }
 
-export interface RunAgentRequest extends Omit<StartRunRequest, "runId" | "sessionId" | "userId" | "sessionState" | "metadata" | "inputMedia"> {
+export interface RunAgentRequest extends Omit<StartRunRequest, "runId" | "sessionId" | "userId" | "sessionState" | "metadata" | "inputMedia" | "parentRunId"> {
   /** The run as stored (PENDING or RUNNING). */
   output: RunOutput;
   /** How the run's rows are written (a durable job's fenced writer); default: directly. */
@@ -134,7 +137,8 @@ export function runAgent(request: RunAgentRequest): StartedRun {
   const { db, agent, scope, output } = request;
   const runId = output.run_id;
   const sessionId = output.session_id;
-  const live = registerRun({ runId, sessionId, agentId: agent.definition.id, userId: output.user_id, firstEventIndex: request.firstEventIndex });
+  const component = componentOf(agent);
+  const live = registerRun({ runId, sessionId, componentType: component.type, componentId: component.id, userId: output.user_id, firstEventIndex: request.firstEventIndex });
   const firstEventIndex = live.nextIndex;
   if (request.signal) {
     const abort = () => live.controller.abort(request.signal!.reason);
@@ -200,15 +204,16 @@ async function ensureSession(
     if (existing) return existing;
   }
   try {
+    const model = agent.definition.model ? { id: agent.definition.model.id, provider: agent.definition.model.provider } : null;
     const created = await upsertSession(db, {
       scope,
       session: {
         sessionId,
-        sessionType: "agent",
-        agentId: agent.definition.id,
         userId,
         sessionData: sessionState ? { session_state: sessionState } : {},
-        agentData: { name: agent.definition.name, agent_id: agent.definition.id, model: agent.definition.model ? { id: agent.definition.model.id, provider: agent.definition.model.provider } : null },
+        ...(agent.team
+          ? { sessionType: "team" as const, teamId: agent.definition.id, teamData: { name: agent.definition.name, team_id: agent.definition.id, model } }
+          : { sessionType: "agent" as const, agentId: agent.definition.id, agentData: { name: agent.definition.name, agent_id: agent.definition.id, model } }),
       },
     });
     return created;
@@ -225,7 +230,7 @@ export async function prepare(state: RunState): Promise<void> {
   const definition = agent.definition;
   state.model = resolveModel(definition.id, definition.model);
   const instructions = Array.isArray(definition.instructions) ? definition.instructions.join("\n") : (definition.instructions ?? "");
-  const sections = [definition.description ?? "", instructions];
+  const sections = [agent.team?.context ?? "", definition.description ?? "", instructions];
   if (definition.updateMemoryOnRun && output.user_id) sections.push(await memoriesSection(db, output.user_id));
   if (state.dependencies && Object.keys(state.dependencies).length > 0) {
     sections.push(`Additional context:\n${JSON.stringify(state.dependencies, null, 2)}`);
@@ -246,6 +251,8 @@ export async function prepare(state: RunState): Promise<void> {
       status: "COMPLETED",
       limit: definition.numHistoryRuns ?? 3,
       excludeRunId: output.run_id,
+      // A team session holds the team's runs and its members': each replays only its own.
+      component: agent.team ? { column: "team_id", id: definition.id, topLevel: true } : output.parent_run_id ? { column: "agent_id", id: definition.id } : undefined,
     });
     for (const run of previous) {
       // A run another writer stored may hold anything under `messages`: only message objects replay.
@@ -255,7 +262,7 @@ export async function prepare(state: RunState): Promise<void> {
       }
     }
   }
-  state.tools = [...agent.tools];
+  state.tools = [...agent.tools, ...(agent.team?.tools(state) ?? [])];
   if (definition.searchPastSessions) {
     state.tools.push(
       pastSessionsTool({

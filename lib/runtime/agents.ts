@@ -1,4 +1,4 @@
-import type { AgentDefinition, EmbedderSpec } from "../config/define.ts";
+import type { AgentDefinition, EmbedderSpec, TeamDefinition, TeamMode } from "../config/define.ts";
 import type { ModelPrice, Settings } from "../config/settings.ts";
 import type { Toolkit, ToolDefinition } from "./tools/types.ts";
 
@@ -12,6 +12,36 @@ export interface RuntimeAgent {
   readonly prices?: Readonly<Record<string, ModelPrice>>;
   /** The configured embedder its knowledge base searches with (null: keyword search only). */
   readonly embedder?: EmbedderSpec | null;
+  /**
+   * Set when this is a team's leader: `definition` is the leader's (the team's id, name, model,
+   * instructions and tools), and its runs are team runs (lib/runtime/team/).
+   */
+  readonly team?: TeamLeader;
+}
+
+/** What makes a runtime agent a team's leader (built in lib/runtime/team/team-runtime.ts). */
+export interface TeamLeader {
+  readonly definition: TeamDefinition;
+  readonly mode: TeamMode;
+  readonly members: readonly RuntimeAgent[];
+  /** The team part of the leader's system prompt: its members and how to work with them. */
+  readonly context: string;
+  /**
+   * The leader's delegation (or task) tools for one run: they run members as the run's children.
+   * Called with the run's RunState (lib/runtime/run-state.ts, which imports this file: hence the
+   * structural type here).
+   */
+  tools(state: TeamRunContext): ToolDefinition<unknown>[];
+}
+
+/** What of a run's state this file names: the run (its RunState in full, see TeamLeader.tools). */
+export interface TeamRunContext {
+  readonly output: { readonly run_id: string };
+}
+
+/** The component an agent's runs belong to: the agent, or the team it leads. */
+export function componentOf(agent: RuntimeAgent): { type: "agent" | "team"; id: string } {
+  return { type: agent.team ? "team" : "agent", id: agent.definition.id };
 }
 
 function isToolkit(value: unknown): value is Toolkit {

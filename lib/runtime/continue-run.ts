@@ -2,7 +2,7 @@ import type { Db } from "../db/open-database.ts";
 import { getRun } from "../db/runs/runs.ts";
 import type { DataScope } from "../db/scope.ts";
 import { prepare, type StartedRun } from "./agent-run.ts";
-import type { RuntimeAgent } from "./agents.ts";
+import { componentOf, type RuntimeAgent } from "./agents.ts";
 import type { RetryPolicy } from "./model-step.ts";
 import { clearCancel, registerRun } from "./run-registry.ts";
 import type { ToolExecution } from "./run-output.ts";
@@ -81,7 +81,7 @@ export async function continueAgentRun({ db, agent, scope, runId, sessionId, res
   // A cancel recorded while the run sat paused does not carry over into the continuation.
   clearCancel(runId);
   output.status = "RUNNING";
-  const live = registerRun({ runId, sessionId, agentId: agent.definition.id, userId: output.user_id });
+  const live = registerRun({ runId, sessionId, componentType: componentOf(agent).type, componentId: agent.definition.id, userId: output.user_id });
   const firstEventIndex = live.nextIndex;
   const state = newRunState({ db, agent, scope, live, output, retry, stream, writer, startedAt: performance.now() - (output.metrics.duration ?? 0) * 1000 });
   // From the claim on, whatever fails ends the run (ERROR, with the error recorded): it is never left RUNNING.

@@ -73,7 +73,7 @@ export async function loop(state: RunState): Promise<RunOutput> {
     }
     const executions = result.toolCalls.map((call) => newToolExecution(toolsByName.get(call.toolName), call));
     const stop = await runTools(state, executions, toolsByName);
-    if (stop === "paused")
+    if (stop === "paused" || state.memberRequirements?.length)
       return await pause(
         state,
         executions.filter((e) => isPending(e)),

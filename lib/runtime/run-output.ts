@@ -53,6 +53,10 @@ export interface RunRequirement {
   confirmation_note?: string | null;
   user_input_schema?: UserInputFieldValue[] | null;
   external_execution_result?: unknown;
+  /** A team run's requirement that a member's paused run waits on: the member and its run. */
+  member_agent_id?: string | null;
+  member_agent_name?: string | null;
+  member_run_id?: string | null;
 }
 
 export interface RunMetrics {
@@ -81,8 +85,11 @@ export const emptyMetrics = (): RunMetrics => ({
 
 export interface RunOutput {
   run_id: string;
-  agent_id: string;
-  agent_name: string;
+  /** An agent's run: the agent. A team's run (Agno's TeamRunOutput) has team_id/team_name instead. */
+  agent_id?: string;
+  agent_name?: string;
+  team_id?: string;
+  team_name?: string;
   session_id: string;
   parent_run_id?: string | null;
   user_id: string | null;
@@ -99,10 +106,17 @@ export interface RunOutput {
   requirements?: RunRequirement[] | null;
   session_state?: Record<string, unknown> | null;
   metadata?: Record<string, unknown> | null;
+  /** A team run's member runs (their RunOutputs), in delegation order (lib/runtime/team/). */
+  member_responses?: RunOutput[];
   /** Knowledge the run looked up: one entry per search (lib/runtime/tools/knowledge-search.ts). */
   references?: { query: string; references: { name?: string; meta_data?: Record<string, unknown>; content: string }[]; time: number }[] | null;
   events?: Record<string, unknown>[];
   created_at: number;
   /** Why the run failed or was cancelled, for clients that poll. */
   error?: { message: string; error_type: string } | null;
+}
+
+/** The component a run belongs to: its agent or its team. */
+export function runComponent(output: Pick<RunOutput, "agent_id" | "team_id">): { type: "agent" | "team"; id: string } {
+  return output.team_id ? { type: "team", id: output.team_id } : { type: "agent", id: output.agent_id ?? "" };
 }

@@ -9,7 +9,9 @@ import type { RunEvent } from "./events.ts";
 export interface LiveRun {
   readonly runId: string;
   readonly sessionId: string;
-  readonly agentId: string;
+  /** The agent or team the run belongs to. */
+  readonly componentType: "agent" | "team";
+  readonly componentId: string;
   readonly userId: string | null;
   readonly controller: AbortController;
   /** Buffered events, newest kept; `events[i]` has event_index `firstIndex + i`. */
@@ -62,7 +64,17 @@ function sweep(now = Date.now()): void {
 }
 
 /** Registers a starting (or continuing) run. A cancel requested before it started aborts it at once. */
-export function registerRun({ firstEventIndex, ...init }: { runId: string; sessionId: string; agentId: string; userId: string | null; firstEventIndex?: number }): LiveRun {
+export function registerRun({
+  firstEventIndex,
+  ...init
+}: {
+  runId: string;
+  sessionId: string;
+  componentType: "agent" | "team";
+  componentId: string;
+  userId: string | null;
+  firstEventIndex?: number;
+}): LiveRun {
   sweep();
   const existing = state().runs.get(init.runId);
   const start = Math.max(existing?.nextIndex ?? 0, firstEventIndex ?? 0);

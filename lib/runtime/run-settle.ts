@@ -35,44 +35,63 @@ async function persist(state: RunState, status: RunStatus): Promise<void> {
   output.metrics ??= emptyMetrics();
   output.metrics.duration = (performance.now() - state.startedAt) / 1000;
   priceRun(state);
-  const settled = await writerOf(state).finish(state.scope, runRow(output), { retryable: isRetryableErrorType(output.error?.error_type) });
+  const settled = await writerOf(state).finish(state.scope, rowOf(state), { retryable: isRetryableErrorType(output.error?.error_type) });
   // Queued again for another attempt: the run is PENDING, as stored.
   if (settled === "queued") output.status = "PENDING";
 }
 
 /** Writes the run's current (non-final) state through its writer. */
 export async function storeRun(state: RunState): Promise<void> {
-  await writerOf(state).write(state.scope, runRow(state.output));
+  await writerOf(state).write(state.scope, rowOf(state));
 }
 
-export function runRow(output: RunOutput) {
+/**
+ * The run's agno_runs row. A team run's member runs are rows of their own; its `member_responses`
+ * are stored nested only with `storeMemberResponses` (as in Agno) — a paused member's always, for
+ * the team's continue.
+ */
+export function runRow(output: RunOutput, { storeMemberResponses = false }: { storeMemberResponses?: boolean } = {}) {
+  const members = output.member_responses;
+  const kept = !members || storeMemberResponses ? members : members.filter((m) => m.status === "PAUSED");
   return {
     runId: output.run_id,
     sessionId: output.session_id,
-    runType: "agent" as const,
-    agentId: output.agent_id,
+    ...(output.team_id ? { runType: "team" as const, teamId: output.team_id } : { runType: "agent" as const, agentId: output.agent_id }),
     parentRunId: output.parent_run_id ?? null,
     status: output.status,
-    runData: output as unknown as Record<string, unknown>,
+    runData: (kept === members ? output : { ...output, member_responses: kept }) as unknown as Record<string, unknown>,
     createdAt: output.created_at,
   };
 }
 
+/** The row of the run a state holds, with its team's storage settings. */
+function rowOf(state: RunState) {
+  return runRow(state.output, { storeMemberResponses: state.agent.team?.definition.storeMemberResponses });
+}
+
 export async function pause(state: RunState, pending: ToolExecution[]): Promise<RunOutput> {
   const { output } = state;
-  output.requirements = pending.map(
-    (execution): RunRequirement => ({
-      id: execution.tool_call_id,
-      tool_execution: execution,
-      created_at: now(),
-      ...(execution.requires_confirmation ? { confirmation: null, confirmation_note: null } : {}),
-      ...(execution.requires_user_input ? { user_input_schema: execution.user_input_schema ?? [] } : {}),
-      ...(execution.external_execution_required ? { external_execution_result: null } : {}),
-    }),
-  );
+  const members = state.memberRequirements ?? [];
+  state.memberRequirements = [];
+  output.requirements = [
+    ...members,
+    ...pending.map(
+      (execution): RunRequirement => ({
+        id: execution.tool_call_id,
+        tool_execution: execution,
+        created_at: now(),
+        ...(execution.requires_confirmation ? { confirmation: null, confirmation_note: null } : {}),
+        ...(execution.requires_user_input ? { user_input_schema: execution.user_input_schema ?? [] } : {}),
+        ...(execution.external_execution_required ? { external_execution_result: null } : {}),
+      }),
+    ),
+  ];
+  if (members.length > 0 && (output.content === null || output.content === "")) {
+    output.content = `Team run paused. The following require input:\n${members.map((r) => `- ${r.member_agent_name}: ${r.tool_execution.tool_name} ${r.tool_execution.requires_confirmation ? "requires confirmation" : r.tool_execution.requires_user_input ? "requires user input" : "requires external execution"}`).join("\n")}`;
+  }
   output.tools.push(...pending.filter((p) => !output.tools.some((t) => t.tool_call_id === p.tool_call_id)));
   await recordSessionMetrics(state);
-  emit(state, "RunPaused", { tools: pending, requirements: output.requirements, content: output.content });
+  emit(state, "RunPaused", { tools: pending.length > 0 ? pending : output.tools, requirements: output.requirements, content: output.content });
   finishRun(state.live, "PAUSED");
   // PAUSED is stored last: it is what lets a continue claim the run, and by then this run's
   // events and streams are finished, so a continuation can never interleave with them.
@@ -115,6 +134,7 @@ export async function complete(state: RunState): Promise<RunOutput> {
       session_state: output.session_state,
       metadata: output.metadata,
       tools: output.tools.length > 0 ? output.tools : null,
+      ...(output.team_id ? { member_responses: output.member_responses ?? [] } : {}),
     },
     async () => {
       await persist(state, "COMPLETED");

@@ -2,10 +2,10 @@ import type { LanguageModel } from "ai";
 import type { Db } from "../db/open-database.ts";
 import type { DataScope } from "../db/scope.ts";
 import type { RuntimeAgent } from "./agents.ts";
-import { makeEvent, type EventBase, type RunEvent, type RunEventName } from "./events.ts";
+import { makeEvent, type EventBase, type RunEvent, type RunEventName, type TeamRunEventName } from "./events.ts";
 import type { RetryPolicy } from "./model-step.ts";
 import { publish, RunCancelledSignal, type LiveRun } from "./run-registry.ts";
-import type { AgnoMessage, RunOutput } from "./run-output.ts";
+import type { AgnoMessage, RunOutput, RunRequirement } from "./run-output.ts";
 import type { ToolDefinition } from "./tools/types.ts";
 import type { RunWriter } from "./run-writer.ts";
 
@@ -33,6 +33,8 @@ export interface RunState {
   writer?: RunWriter;
   /** Keep events with the run whatever the agent's storeEvents says (durable runs). */
   keepEvents?: boolean;
+  /** A team run: what its paused members wait on (lib/runtime/team/team-tools.ts); the team pauses after its tools. */
+  memberRequirements?: RunRequirement[];
 }
 
 /** A run's state with its event base fields filled in from the output. */
@@ -40,7 +42,9 @@ export function newRunState(fields: Omit<RunState, "base" | "contextMessages" | 
   const { output } = fields;
   return {
     ...fields,
-    base: { agent_id: output.agent_id, agent_name: output.agent_name, run_id: output.run_id, session_id: output.session_id },
+    base: output.team_id
+      ? { team_id: output.team_id, team_name: output.team_name, run_id: output.run_id, session_id: output.session_id, parent_run_id: output.parent_run_id }
+      : { agent_id: output.agent_id, agent_name: output.agent_name, run_id: output.run_id, session_id: output.session_id, parent_run_id: output.parent_run_id },
     contextMessages: [],
     tools: [],
     model: null,
@@ -49,10 +53,23 @@ export function newRunState(fields: Omit<RunState, "base" | "contextMessages" | 
 
 export const now = () => Math.floor(Date.now() / 1000);
 
+/** A team run's events carry Agno's Team* names (TeamRunStarted, TeamToolCallStarted, ...). */
+function nameOf(state: RunState, name: RunEventName): RunEventName | TeamRunEventName {
+  return state.agent.team ? `Team${name}` : name;
+}
+
 export function emit(state: RunState, name: RunEventName, fields: Record<string, unknown> = {}): RunEvent {
-  const event = publish(state.live, makeEvent(state.base, name, fields));
+  const event = publish(state.live, makeEvent(state.base, nameOf(state, name), fields));
   keep(state, event);
   return event;
+}
+
+/** Publishes an event of another run (a team member's) in this run's stream, as a copy numbered in this stream. */
+export function forward(state: RunState, event: RunEvent): RunEvent {
+  const { event_index: _, ...copy } = event;
+  const forwarded = publish(state.live, { ...copy, parent_run_id: copy.parent_run_id ?? state.output.run_id } as RunEvent);
+  keep(state, forwarded);
+  return forwarded;
 }
 
 function keep(state: RunState, event: RunEvent): void {
@@ -68,7 +85,7 @@ function keep(state: RunState, event: RunEvent): void {
  * Nothing else is emitted meanwhile: the run is finishing.
  */
 export async function emitFinal(state: RunState, name: RunEventName, fields: Record<string, unknown>, write: () => Promise<void>): Promise<RunEvent> {
-  const event = makeEvent(state.base, name, fields);
+  const event = makeEvent(state.base, nameOf(state, name), fields);
   event.event_index = state.live.nextIndex;
   keep(state, event);
   try {

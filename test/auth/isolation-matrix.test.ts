@@ -1,7 +1,7 @@
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { AgentDefinition } from "@/lib/config/define.ts";
+import type { AgentDefinition, TeamDefinition } from "@/lib/config/define.ts";
 import { ROUTES } from "@/lib/http/route-table.ts";
 import { defineTool } from "@/lib/runtime/tools/types.ts";
 import { startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
@@ -19,6 +19,8 @@ const SECRET = "isolation-matrix-secret-of-sufficient-length";
 const FULL = [
   "agents:read",
   "agents:run",
+  "teams:read",
+  "teams:run",
   "sessions:read",
   "sessions:write",
   "sessions:delete",
@@ -51,6 +53,8 @@ interface Ids {
   scheduleRunId: string;
   evalRunId: string;
   contentId: string;
+  teamSessionId: string;
+  teamRunId: string;
 }
 interface Case {
   method: string;
@@ -90,6 +94,17 @@ const MATRIX: Record<string, Case> = {
     forB: "denied",
   },
   "POST /agents/{agent_id}/runs/{run_id}/resume": { method: "POST", path: (i) => `/agents/iso/runs/${i.runId}/resume`, init: (i) => ({ form: { session_id: i.sessionId } }), forB: "stream-error" },
+  "POST /teams/{team_id}/runs": { method: "POST", path: () => "/teams/isoteam/runs", init: (i) => ({ form: { message: "hi", session_id: i.teamSessionId, stream: "false" } }), forB: "denied" },
+  "GET /teams/{team_id}/runs": { method: "GET", path: (i) => `/teams/isoteam/runs?session_id=${i.teamSessionId}`, forB: "denied" },
+  "GET /teams/{team_id}/runs/{run_id}": { method: "GET", path: (i) => `/teams/isoteam/runs/${i.teamRunId}?session_id=${i.teamSessionId}`, forB: "denied" },
+  "POST /teams/{team_id}/runs/{run_id}/cancel": { method: "POST", path: (i) => `/teams/isoteam/runs/${i.teamRunId}/cancel?session_id=${i.teamSessionId}`, forB: "denied" },
+  "POST /teams/{team_id}/runs/{run_id}/continue": {
+    method: "POST",
+    path: (i) => `/teams/isoteam/runs/${i.teamRunId}/continue`,
+    init: (i) => ({ form: { requirements: "[]", session_id: i.teamSessionId, stream: "false" } }),
+    forB: "denied",
+  },
+  "POST /teams/{team_id}/runs/{run_id}/resume": { method: "POST", path: (i) => `/teams/isoteam/runs/${i.teamRunId}/resume`, init: (i) => ({ form: { session_id: i.teamSessionId } }), forB: "stream-error" },
   "GET /schedules": { method: "GET", path: () => "/schedules", forB: "list" },
   "GET /schedules/{schedule_id}": { method: "GET", path: (i) => `/schedules/${i.scheduleId}`, forB: "denied" },
   "PATCH /schedules/{schedule_id}": { method: "PATCH", path: (i) => `/schedules/${i.scheduleId}`, init: () => ({ json: { description: "hijacked" } }), forB: "denied" },
@@ -130,6 +145,7 @@ const NOT_OWNED: Record<string, string> = {
   "GET /agents": "configured agents",
   "GET /agents/{agent_id}": "a configured agent",
   "GET /teams": "configured teams",
+  "GET /teams/{team_id}": "a configured team",
   "GET /workflows": "configured workflows",
   "GET /metrics/refresh/status": "the database's refresh state (no user's rows)",
   "POST /sessions": "creates a session owned by the caller",
@@ -166,7 +182,8 @@ describe("user B, anonymous and admin against user A's data", () => {
     server = await startModelServer({ respond: () => ({ text: "ok" }) });
     const guarded = defineTool({ name: "guarded", description: "needs confirmation", parameters: z.object({}), requiresConfirmation: true, execute: () => "done" });
     const agents: AgentDefinition[] = [{ id: "iso", name: "Iso", model: { provider: "openai-compatible", id: "scripted", baseUrl: server.url, apiKey: "t" }, tools: [guarded] }];
-    app = await startTestApp({ dialect: sqliteDialect, agents, env: { JWT_VERIFICATION_KEY: SECRET } });
+    const teams: TeamDefinition[] = [{ id: "isoteam", name: "Iso team", model: agents[0]!.model, members: agents }];
+    app = await startTestApp({ dialect: sqliteDialect, agents, teams, env: { JWT_VERIFICATION_KEY: SECRET } });
     tokens.a = await mint("alice", FULL);
     tokens.b = await mint("bob", [...FULL, "service_accounts:write"]);
     tokens.admin = await mint("root", ["agent_os:admin"]);
@@ -176,6 +193,7 @@ describe("user B, anonymous and admin against user A's data", () => {
     const run = (await (await app.call("POST", "/agents/iso/runs", { form: { message: "A's question", stream: "false" }, headers: as("a") })).json()) as Json;
     server.enqueue({ toolCalls: [{ name: "guarded", arguments: {} }] });
     const paused = (await (await app.call("POST", "/agents/iso/runs", { form: { message: "A's paused run", stream: "false" }, headers: as("a") })).json()) as Json;
+    const teamRun = (await (await app.call("POST", "/teams/isoteam/runs", { form: { message: "A's team question", stream: "false" }, headers: as("a") })).json()) as Json;
     const memory = (await (await app.call("POST", "/memories", { json: { memory: "A likes tea", topics: ["drinks"] }, headers: as("a") })).json()) as Json;
     const schedule = (await (
       await app.call("POST", "/schedules", { json: { name: "alices-report", cron_expr: "0 6 * * *", endpoint: "/agents/iso/runs", payload: { message: "A's report" } }, headers: as("a") })
@@ -189,6 +207,7 @@ describe("user B, anonymous and admin against user A's data", () => {
       })
     ).json()) as Json;
     await until("A's content is processed", async () => ((await (await app.call("GET", `/knowledge/content/${content.id}/status`, { headers: as("a") })).json()) as Json).status === "completed");
+    expect([teamRun.status, teamRun.user_id]).toEqual(["COMPLETED", "alice"]);
     expect([run.status, paused.status, memory.user_id, schedule.user_id, fired.status, evalRun.user_id, evalRun.status]).toEqual([
       "COMPLETED",
       "PAUSED",
@@ -209,6 +228,8 @@ describe("user B, anonymous and admin against user A's data", () => {
       scheduleRunId: String(fired.id),
       evalRunId: String(evalRun.id),
       contentId: String(content.id),
+      teamSessionId: String(teamRun.session_id),
+      teamRunId: String(teamRun.run_id),
     };
   });
   afterAll(async () => {
@@ -244,6 +265,9 @@ describe("user B, anonymous and admin against user A's data", () => {
       ids.runId,
       ids.memoryId,
       ids.pausedRunId,
+      ids.teamRunId,
+      ids.teamSessionId,
+      "A's team question",
       "A's question",
       "A likes tea",
       "drinks",

@@ -36,7 +36,7 @@ describe("ModelProviderError.classify", () => {
 
 describe("the run event stream", () => {
   it("sends heartbeat comments while idle and closes when the run ends", async () => {
-    const live = registerRun({ runId: `hb-${Date.now()}`, sessionId: "s", agentId: "a", userId: null });
+    const live = registerRun({ runId: `hb-${Date.now()}`, sessionId: "s", componentType: "agent", componentId: "a", userId: null });
     const base = { agent_id: "a", agent_name: "A", run_id: live.runId, session_id: "s" };
     publish(live, makeEvent(base, "RunStarted"));
     const reader = runEventStream({ live, lastEventIndex: null, heartbeatMs: 10 }).getReader();

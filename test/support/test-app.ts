@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import type { AgentDefinition, FileConfig } from "@/lib/config/define.ts";
+import type { AgentDefinition, FileConfig, TeamDefinition } from "@/lib/config/define.ts";
 import type { Settings } from "@/lib/config/settings.ts";
 import type { Principal } from "@/lib/auth/principal.ts";
 import type { Db } from "@/lib/db/open-database.ts";
@@ -33,6 +33,7 @@ let counter = 0;
 export async function startTestApp({
   dialect,
   agents,
+  teams,
   env = {},
   queue,
   limits,
@@ -41,6 +42,8 @@ export async function startTestApp({
 }: {
   dialect: TestDialect;
   agents: AgentDefinition[];
+  /** agentry.config.ts's `teams`. */
+  teams?: TeamDefinition[];
   env?: Record<string, string>;
   /** agentry.config.ts's `queue` section (environment variables still win). */
   queue?: FileConfig["queue"];
@@ -57,7 +60,15 @@ export async function startTestApp({
   const databaseEnv: Record<string, string> = dialect.name === "sqlite" ? { DATABASE_URL: `file:${join(dir, "agentry.db")}` } : { DATABASE_URL: postgresUrl, AGENTRY_DB_SCHEMA: schema };
   const settings = testSettings({
     env: { ...databaseEnv, ...env },
-    file: { database: { id }, agents, ...(queue ? { queue } : {}), ...(limits ? { limits } : {}), ...(scheduler !== undefined ? { scheduler } : {}), metrics: { dailyRefresh: false, ...metrics } },
+    file: {
+      database: { id },
+      agents,
+      ...(teams ? { teams } : {}),
+      ...(queue ? { queue } : {}),
+      ...(limits ? { limits } : {}),
+      ...(scheduler !== undefined ? { scheduler } : {}),
+      metrics: { dailyRefresh: false, ...metrics },
+    },
   });
   return {
     settings,

@@ -161,15 +161,31 @@ export async function transitionRunStatus(db: Db, { scope, runId, sessionId, fro
  */
 export async function getRecentRuns(
   db: Db,
-  { scope, sessionId, status, limit, excludeRunId }: { scope: DataScope; sessionId: string; status: string; limit: number; excludeRunId?: string },
+  {
+    scope,
+    sessionId,
+    status,
+    limit,
+    excludeRunId,
+    component,
+  }: {
+    scope: DataScope;
+    sessionId: string;
+    status: string;
+    limit: number;
+    excludeRunId?: string;
+    /** Only this agent's or team's runs (`topLevel`: not those run for another run). */
+    component?: { column: "agent_id" | "team_id"; id: string; topLevel?: boolean };
+  },
 ): Promise<StoredRun[]> {
   if (limit <= 0) return [];
   const owner = ownerSql(scope);
+  const componentClause = component ? ` AND ${component.column} = ?${component.topLevel ? " AND parent_run_id IS NULL" : ""}` : "";
   const rows = await db.sql.query<Parameters<typeof toStoredRun>[0] & Record<string, unknown>>(
     `SELECT run_id, session_id, run_type, agent_id, team_id, workflow_id, user_id, parent_run_id, status, run_index, run_data, created_at, updated_at
-       FROM agno_runs WHERE session_id = ? AND status = ? AND ${owner.clause}${excludeRunId ? " AND run_id <> ?" : ""}
+       FROM agno_runs WHERE session_id = ? AND status = ? AND ${owner.clause}${excludeRunId ? " AND run_id <> ?" : ""}${componentClause}
       ORDER BY run_index DESC LIMIT ${Math.floor(limit)}`,
-    [sessionId, status, ...owner.params, ...(excludeRunId ? [excludeRunId] : [])],
+    [sessionId, status, ...owner.params, ...(excludeRunId ? [excludeRunId] : []), ...(component ? [component.id] : [])],
   );
   return rows.reverse().map((row) => toStoredRun({ ...row, run_data: parseJson(row.run_data) }));
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { NotFoundError } from "../../errors/domain-errors.ts";
-import { cancelAgentRun } from "../../runs/cancel.ts";
+import { cancelComponentRun } from "../../runs/cancel.ts";
 import { defineDashboardAction } from "./action.ts";
 
 /** Cancels a run the signed-in user may see, through the same function as the cancel route. */
@@ -10,7 +10,7 @@ export const cancelRunAction = defineDashboardAction({
   input: z.object({ agentId: z.string().min(1), runId: z.string().min(1), sessionId: z.string().min(1) }),
   async handler({ input, principal, db, settings }) {
     if (!settings.agents.some((a) => a.id === input.agentId)) throw new NotFoundError(`No agent '${input.agentId}'`);
-    const result = await cancelAgentRun({ db, settings, principal }, { ...input, recordUnseen: false });
+    const result = await cancelComponentRun({ db, settings, principal }, { component: { type: "agent", id: input.agentId }, runId: input.runId, sessionId: input.sessionId, recordUnseen: false });
     if (result.outcome === "not_found") throw new NotFoundError("Run not found");
     if (result.outcome === "finished") return { ok: false, status: 409, error: `The run had already finished (${result.status}); nothing was cancelled.` };
     return { ok: true, message: "Cancel requested; the run stops at its next step." };

@@ -1,44 +1,12 @@
 import { z } from "zod";
-import { hasScope, type Principal } from "../../auth/principal.ts";
+import { hasScope } from "../../auth/principal.ts";
 import type { Settings } from "../../config/settings.ts";
-import { getRun, getRuns } from "../../db/runs/runs.ts";
-import { getSession } from "../../db/sessions/sessions.ts";
-import { startAgentRun, type StartedRun } from "../../runtime/agent-run.ts";
-import { ContinueError } from "../../runtime/paused-run.ts";
 import { findAgent, type RuntimeAgent } from "../../runtime/agents.ts";
-import { enqueueBackgroundRun } from "../../runs/background.ts";
-import { MAX_IDEMPOTENCY_KEY_LENGTH, submitDurableRun } from "../../queue/run-jobs/durable-submit.ts";
-import { queueCoordination } from "../../queue/embedded-worker.ts";
-import { cancelAgentRun } from "../../runs/cancel.ts";
-import { mayReachLiveRun } from "../../runs/live-run-access.ts";
-import { continuePausedRun } from "../../queue/run-jobs/continue-paused-run.ts";
-import { FINAL_EVENTS, FINAL_STATUSES, finalEventOf, followRun } from "../../coordination/follow-run.ts";
-import type { RunEvent } from "../../runtime/events.ts";
-import type { Db } from "../../db/open-database.ts";
-import type { DataScope } from "../../db/scope.ts";
-import { getLiveRun, requestCancel } from "../../runtime/run-registry.ts";
-import type { RunOutput } from "../../runtime/run-output.ts";
-import { refuseUnsendableAttachments, UnsendableAttachmentError } from "../../runtime/user-content.ts";
 import { DEFAULT_VECTOR_TABLE } from "../../config/settings.ts";
 import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
-import {
-  AgentParams,
-  AgentResponseSchema,
-  CancelRunResponseSchema,
-  AgentRunParams,
-  ContinueRunForm,
-  CreateRunForm,
-  ListRunsQuery,
-  ResumeRunForm,
-  RunOutputSchema,
-  RunSessionQuery,
-} from "../schemas/agents.ts";
-import { RunSchema } from "../schemas/sessions.ts";
-import { frameStream, iterableEventStream, runEventStream, sseResponse } from "../sse.ts";
-import { toRunSchema } from "../views/run-views.ts";
-import { classifyUploads } from "./uploads.ts";
-import { parseResolutions } from "./continue-input.ts";
+import { AgentParams, AgentResponseSchema, AgentRunParams } from "../schemas/agents.ts";
+import { componentRunRoutes } from "./component-runs.ts";
 
 /** The configured agent the path's `agent_id` names, as a route's `resource`; 404 otherwise. */
 function pathAgent({ params }: { params: { agent_id: string } }, settings: Settings): RuntimeAgent {
@@ -47,32 +15,8 @@ function pathAgent({ params }: { params: { agent_id: string } }, settings: Setti
   return agent;
 }
 
-/**
- * The run's owner: a non-admin is always itself; an admin may name a user, else the run is its
- * own when it has a user id (a signed-in dashboard admin, a JWT admin) and shared when not.
- */
-function ownerOf(principal: Principal, requested?: string): string | null {
-  return principal.isAdmin ? (requested ?? principal.userId ?? null) : principal.userId;
-}
-
-/**
- * Under isolation a non-admin must name the session, so ownership can be checked (400 otherwise).
- * One without a user id to own a session has had its 403 already, from the data scope.
- */
-function requireSessionForNonAdmin(principal: Principal, sessionId?: string): void {
-  if (principal.isAdmin) return;
-  if (!sessionId) throw new HttpError(400, "session_id is required");
-}
-
-/** Runs live in the default database; the caller acts as itself. */
-const RUN_DATA = { db: "default" } as const;
-/** The same, where an admin may act for the form's `user_id` (submitting or continuing a run). */
-const RUN_DATA_FOR_FORM_USER = { db: "default", userFrom: "form" } as const;
-
 /** A route reading the path's agent (`agents:<id>:read` suffices); `resource` is the agent, 404 when none. */
 const READS_AGENT = { tags: ["Agents"], access: { permission: "agents:read", resourceParam: "agent_id" }, resource: pathAgent } as const;
-/** A route running the path's agent (`agents:<id>:run` suffices); `resource` is the agent. */
-const RUNS_AGENT = { tags: ["Agents"], access: { permission: "agents:run", resourceParam: "agent_id" }, resource: pathAgent } as const;
 
 export function agentResponse(agent: RuntimeAgent, settings: Settings): z.infer<typeof AgentResponseSchema> {
   const d = agent.definition;
@@ -147,327 +91,6 @@ export const getAgent = defineRoute({
   handler: ({ resource: agent, settings }) => agentResponse(agent, settings),
 });
 
-/**
- * Status for a non-streamed run that ended in ERROR: input the model cannot take is the caller's
- * (415 for a media type, 422 for the conversation), the provider's fault a 502, a missing
- * provider a 503.
- */
-const FAILED_RUN_STATUS: Record<string, number> = {
-  model_not_configured_error: 503,
-  model_unsupported_input_error: 415,
-  model_invalid_prompt_error: 422,
-};
-
-function failedRunResponse(output: RunOutput): Response {
-  const type = output.error?.error_type ?? "run_error";
-  const status = FAILED_RUN_STATUS[type] ?? (type.startsWith("model_") ? 502 : 500);
-  return new Response(JSON.stringify({ detail: output.error?.message ?? "Run failed", error_type: type, run_id: output.run_id, session_id: output.session_id }), {
-    status,
-    headers: { "content-type": "application/json" },
-  });
-}
-
-/** Streams a run to the client; a client that disconnects from an inline run cancels it. */
-function streamRun(started: StartedRun): Response {
-  const lastEventIndex = started.firstEventIndex > 0 ? started.firstEventIndex - 1 : null;
-  return sseResponse(runEventStream({ live: started.live, lastEventIndex, onDisconnect: () => requestCancel(started.runId) }));
-}
-
-/** SSE reconnects send the last event they saw as Last-Event-ID (its event_index). */
-function lastEventIdOf(request: Request): number | undefined {
-  const header = request.headers.get("last-event-id");
-  if (header === null || header.trim() === "") return undefined;
-  const index = Number(header);
-  if (!Number.isInteger(index) || index < -1) throw new HttpError(422, `Last-Event-ID must be an event_index (an integer), got '${header.slice(0, 40)}'`);
-  return index;
-}
-
-/** 202 for a background submit: the run to poll. */
-function accepted({ runId, sessionId, status }: { runId: string; sessionId: string; status: string }): Response {
-  return new Response(JSON.stringify({ run_id: runId, session_id: sessionId, status }), {
-    status: 202,
-    headers: { "content-type": "application/json" },
-  });
-}
-
-/** The Idempotency-Key header of a background submit (at most 512 characters, else 422). */
-function idempotencyKeyOf(request: Request): string | null {
-  const key = request.headers.get("idempotency-key");
-  if (key === null) return null;
-  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-    throw new HttpError(422, `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters long (got ${key.length})`);
-  }
-  return key;
-}
-
-/**
- * The event stream of a durable run, wherever it executes: this process's live run when its
- * worker runs it here, otherwise tailed from Redis or the database.
- */
-function durableRunStream({
-  settings,
-  db,
-  scope,
-  runId,
-  after,
-  preamble,
-}: {
-  settings: Settings;
-  db: Db;
-  scope: DataScope;
-  runId: string;
-  after: number | null;
-  preamble?: { name: string; payload: unknown }[];
-}): ReadableStream<Uint8Array> {
-  return iterableEventStream({
-    preamble,
-    events: (signal) => followRun({ db, scope, runId, after, coordination: queueCoordination(settings), pollMs: settings.queue.pollIntervalMs, signal }),
-  });
-}
-
-/** A run's `metadata` form field, decoded: a JSON object or nothing; anything else is a 400 (as in Agno). */
-function runMetadata(value: unknown): Record<string, unknown> | null | undefined {
-  if (value === undefined || value === null || (typeof value === "object" && !Array.isArray(value))) return value as Record<string, unknown> | null | undefined;
-  throw new HttpError(400, "Invalid metadata parameter: expected a JSON object");
-}
-
-async function finishedRun(started: StartedRun): Promise<Response | RunOutput> {
-  const output = await started.done;
-  return output.status === "ERROR" ? failedRunResponse(output) : output;
-}
-
-export const createRun = defineRoute({
-  method: "POST",
-  path: "/agents/{agent_id}/runs",
-  summary: "Run an agent (stream=true: SSE events; stream=false: the RunOutput)",
-  ...RUNS_AGENT,
-  params: AgentParams,
-  form: CreateRunForm,
-  response: RunOutputSchema,
-  data: RUN_DATA_FOR_FORM_USER,
-  handler: async ({ input, resource: agent, principal, scope, ownScope, db, settings, request }) => {
-    const form = input.form;
-    const metadata = runMetadata(form.metadata);
-    const uploads = await classifyUploads(input.files.files ?? []);
-    // Before the session or run is stored: an upload the model cannot take is the caller's to fix.
-    try {
-      refuseUnsendableAttachments(agent.definition.model, uploads.attachments);
-    } catch (error) {
-      if (error instanceof UnsendableAttachmentError) throw new HttpError(415, error.message);
-      throw error;
-    }
-    const runRequest = {
-      db,
-      agent,
-      scope,
-      userId: ownerOf(principal, form.user_id),
-      message: form.message,
-      // A JWT's session_id claim overrides the form's, as in Agno.
-      sessionId: principal.sessionId ?? form.session_id,
-      sessionState: form.session_state,
-      metadata,
-      dependencies: form.dependencies,
-      outputSchema: form.output_schema ?? undefined,
-      attachments: uploads.attachments,
-      inputMedia: uploads.media,
-      stream: form.stream,
-    };
-    if (form.background && settings.queue.durable) {
-      // Durable: the PENDING run and its job are committed before the 202; any worker runs it.
-      const submitted = await submitDurableRun(db, { ...runRequest, settings, idempotencyKey: idempotencyKeyOf(request) });
-      if (!form.stream) return accepted(submitted);
-      return sseResponse(durableRunStream({ settings, db, scope: ownScope, runId: submitted.runId, after: null }));
-    }
-    const started = await startAgentRun({
-      ...runRequest,
-      // Background runs wait for a slot (at most queue.maxConcurrency at once, one per session).
-      defer: form.background ? (execute, run) => enqueueBackgroundRun({ ...run, run: execute }, settings.queue.maxConcurrency) : undefined,
-    });
-    if (form.background && !form.stream) return accepted({ runId: started.runId, sessionId: started.sessionId, status: "PENDING" });
-    if (form.background) {
-      // A background stream keeps running when the client goes away; it can resume later.
-      return sseResponse(runEventStream({ live: started.live, lastEventIndex: null }));
-    }
-    return form.stream ? streamRun(started) : finishedRun(started);
-  },
-});
-
-export const listRuns = defineRoute({
-  method: "GET",
-  path: "/agents/{agent_id}/runs",
-  summary: "The agent's runs in a session",
-  ...READS_AGENT,
-  params: AgentParams,
-  query: ListRunsQuery,
-  response: z.array(RunSchema),
-  data: RUN_DATA,
-  handler: async ({ input, resource: agent, scope, db }) => {
-    if (!(await getSession(db, { scope, sessionId: input.query.session_id }))) {
-      throw new HttpError(404, `Session with ID ${input.query.session_id} not found`);
-    }
-    const runs = await getRuns(db, { scope, sessionId: input.query.session_id, status: input.query.status, agentId: agent.definition.id });
-    return runs.map((r) => toRunSchema(r.run_data));
-  },
-});
-
-export const getAgentRun = defineRoute({
-  method: "GET",
-  path: "/agents/{agent_id}/runs/{run_id}",
-  summary: "One run (the poll endpoint for background runs)",
-  ...READS_AGENT,
-  params: AgentRunParams,
-  query: RunSessionQuery,
-  response: RunOutputSchema,
-  data: RUN_DATA,
-  handler: async ({ input, resource: agent, scope, db }) => {
-    const run = await getRun(db, { scope, runId: input.params.run_id, sessionId: input.query.session_id });
-    if (!run || run.agent_id !== agent.definition.id) throw new HttpError(404, "Run not found");
-    return run.run_data;
-  },
-});
-
-export const cancelRun = defineRoute({
-  method: "POST",
-  path: "/agents/{agent_id}/runs/{run_id}/cancel",
-  summary: "Cancel a run (the intent is kept even if the run has not started yet)",
-  ...RUNS_AGENT,
-  params: AgentRunParams,
-  query: RunSessionQuery,
-  response: CancelRunResponseSchema,
-  data: RUN_DATA,
-  handler: async ({ input, resource: agent, principal, db, settings }) => {
-    const sessionId = input.query.session_id;
-    requireSessionForNonAdmin(principal, sessionId);
-    const runId = input.params.run_id;
-    const result = await cancelAgentRun({ db, settings, principal }, { agentId: agent.definition.id, runId, sessionId });
-    if (result.outcome === "not_found") throw new HttpError(404, "Run not found");
-    // 200 either way, as in Agno; `{}` means the run ends CANCELLED.
-    if (result.outcome === "finished") return { cancelled: false, status: result.status, message: `Run ${runId} had already finished (${result.status}); nothing was cancelled` };
-    return {};
-  },
-});
-
-export const continueRun = defineRoute({
-  method: "POST",
-  path: "/agents/{agent_id}/runs/{run_id}/continue",
-  summary: "Continue a paused run with the decisions for its requirements",
-  ...RUNS_AGENT,
-  params: AgentRunParams,
-  form: ContinueRunForm,
-  response: RunOutputSchema,
-  data: RUN_DATA_FOR_FORM_USER,
-  handler: async ({ input, resource: agent, scope, db, settings }) => {
-    const form = input.form;
-    if (!form.session_id) throw new HttpError(400, "session_id is required to continue a run");
-    if (form.background) throw new HttpError(501, "Background runs are not available in this build yet; send background=false");
-    const resolutions = parseResolutions({ tools: form.tools, requirements: form.requirements });
-    const runId = input.params.run_id;
-    try {
-      const started = await continuePausedRun({ db, settings, agent, scope, runId, sessionId: form.session_id, resolutions, stream: form.stream });
-      return form.stream ? streamRun(started) : finishedRun(started);
-    } catch (error) {
-      if (error instanceof ContinueError) throw new HttpError(error.status, error.message);
-      throw error;
-    }
-  },
-});
-
-export const resumeRun = defineRoute({
-  method: "POST",
-  path: "/agents/{agent_id}/runs/{run_id}/resume",
-  summary: "Reconnect to a run's event stream from an event index",
-  ...RUNS_AGENT,
-  params: AgentRunParams,
-  form: ResumeRunForm,
-  data: RUN_DATA,
-  handler: async ({ input, principal, scope, db, settings, request }) => {
-    const { session_id: sessionId } = input.form;
-    const lastIndex = input.form.last_event_index ?? lastEventIdOf(request);
-    requireSessionForNonAdmin(principal, sessionId);
-    const runId = input.params.run_id;
-    const live = getLiveRun(runId);
-    const agentId = input.params.agent_id;
-    const mine = live !== undefined && mayReachLiveRun(principal, live, { agentId, sessionId });
-    // A durable attempt that ended here without ending the run (queued for a retry, lease lost)
-    // is not the run's stream: the durable path below follows the run wherever it goes next.
-    const attemptOnly = settings.queue.durable && live?.done && (live.status === "PENDING" || live.status === "RUNNING");
-    if (live && mine && !attemptOnly) {
-      const from = lastIndex ?? null;
-      return sseResponse(
-        runEventStream({
-          live,
-          lastEventIndex: from,
-          preamble: (missed) =>
-            live.done
-              ? [
-                  {
-                    name: "replay",
-                    payload: {
-                      event: "replay",
-                      run_id: runId,
-                      status: live.status,
-                      total_events: live.nextIndex,
-                      total_buffered: live.events.length,
-                      last_event_index_requested: from,
-                      message: `Replaying ${missed.length} events of a finished run`,
-                    },
-                  },
-                ]
-              : [
-                  { name: "catch_up", payload: { event: "catch_up", run_id: runId, missed_events: missed.length, current_event_count: live.nextIndex } },
-                  { name: "subscribed", payload: { event: "subscribed", run_id: runId, status: "running", current_event_count: live.nextIndex } },
-                ],
-        }),
-      );
-    }
-    const stored = await getRun(db, { scope, runId, sessionId });
-    if (!stored || stored.agent_id !== agentId) {
-      return sseResponse(frameStream([{ name: "error", payload: { event: "error", error: `Run ${runId} not found in buffer or database` } }]));
-    }
-    if (settings.queue.durable && (stored.status === "PENDING" || stored.status === "RUNNING")) {
-      // Executing on another replica (or waiting for a worker): tail it from Redis or the database.
-      const from = lastIndex ?? null;
-      return sseResponse(
-        durableRunStream({
-          settings,
-          db,
-          scope,
-          runId,
-          after: from,
-          preamble: [
-            { name: "catch_up", payload: { event: "catch_up", run_id: runId, last_event_index_requested: from } },
-            { name: "subscribed", payload: { event: "subscribed", run_id: runId, status: stored.status === "PENDING" ? "pending" : "running" } },
-          ],
-        }),
-      );
-    }
-    const all = (stored.run_data.events as RunEvent[] | undefined) ?? [];
-    // A durable run that ended without running to its final event (cancelled or failed while
-    // queued) still says how it ended.
-    const unfinished = settings.queue.durable && FINAL_STATUSES.has(stored.status ?? "") && !all.some((e) => FINAL_EVENTS.has(e.event));
-    const events = [...all, ...(unfinished ? [finalEventOf(stored, ((all.at(-1)?.event_index as number | undefined) ?? -1) + 1)] : [])].filter(
-      (e) => lastIndex === undefined || (e.event_index as number) > lastIndex,
-    );
-    return sseResponse(
-      frameStream([
-        {
-          name: "replay",
-          payload: {
-            event: "replay",
-            run_id: runId,
-            status: stored.status,
-            total_events: events.length,
-            total_buffered: 0,
-            last_event_index_requested: lastIndex ?? null,
-            message: "Replaying events stored with the run",
-          },
-        },
-        ...events.map((e) => ({ name: String(e.event), payload: e })),
-      ]),
-    );
-  },
-});
-
 const emptyList = (path: "/teams" | "/workflows", tag: string, permission: string) =>
   defineRoute({
     method: "GET",
@@ -480,7 +103,19 @@ const emptyList = (path: "/teams" | "/workflows", tag: string, permission: strin
     handler: () => [],
   });
 
-export const listTeams = emptyList("/teams", "Teams", "teams:read");
 export const listWorkflows = emptyList("/workflows", "Workflows", "workflows:read");
 
-export const AGENT_ROUTES = [listAgents, getAgent, createRun, listRuns, getAgentRun, cancelRun, continueRun, resumeRun, listTeams, listWorkflows];
+/** The agents' run routes (lib/http/routes/component-runs.ts, shared with teams). */
+export const AGENT_RUN_ROUTES = componentRunRoutes({
+  type: "agent",
+  base: "/agents/{agent_id}",
+  params: AgentParams,
+  runParams: AgentRunParams,
+  tag: "Agents",
+  a: "an agent",
+  output: "RunOutput",
+  find: findAgent,
+  notFound: "Agent not found",
+});
+
+export const AGENT_ROUTES = [listAgents, getAgent, ...AGENT_RUN_ROUTES, listWorkflows];

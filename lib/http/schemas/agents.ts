@@ -3,6 +3,8 @@ import { formBool, formInt, formJson, formJsonObject, formOptionalString, formOu
 
 export const AgentParams = z.object({ agent_id: z.string().min(1) });
 export const AgentRunParams = z.object({ agent_id: z.string().min(1), run_id: z.string().min(1) });
+export const TeamParams = z.object({ team_id: z.string().min(1) });
+export const TeamRunParams = z.object({ team_id: z.string().min(1), run_id: z.string().min(1) });
 
 /**
  * POST /agents/{agent_id}/runs — form fields as Agno's chat UI and Python client send them. The
@@ -91,6 +93,32 @@ export const AgentResponseSchema = z.object({
   model_configured: z.boolean(),
 });
 
+/** Agno's TeamResponse: mode and members (agents or teams) besides the leader's settings. */
+export interface TeamResponse extends Omit<z.infer<typeof AgentResponseSchema>, "is_factory" | "extra_messages" | "factory_input_schema" | "memory" | "response_settings" | "streaming"> {
+  mode: string;
+  memory: Record<string, unknown> | null;
+  response_settings: Record<string, unknown> | null;
+  streaming: { stream: boolean; stream_events: boolean; stream_member_events: boolean };
+  members: (z.infer<typeof AgentResponseSchema> | TeamResponse)[];
+}
+
+export const TeamResponseSchema: z.ZodType<TeamResponse> = AgentResponseSchema.omit({
+  is_factory: true,
+  extra_messages: true,
+  factory_input_schema: true,
+  memory: true,
+  response_settings: true,
+  streaming: true,
+}).extend({
+  mode: z.string(),
+  memory: z.record(z.string(), z.unknown()).nullable(),
+  response_settings: z.record(z.string(), z.unknown()).nullable(),
+  streaming: z.object({ stream: z.boolean(), stream_events: z.boolean(), stream_member_events: z.boolean() }),
+  members: z.lazy(() => (membersSchema ??= z.array(z.union([AgentResponseSchema, TeamResponseSchema])))),
+});
+/** Built once, on first use (it refers to TeamResponseSchema itself). */
+let membersSchema: z.ZodType<TeamResponse["members"]> | undefined;
+
 /**
  * The run as stored: Agno's RunOutput dict. Loose: every RunOutput field passes through. Only
  * `run_id` is always there: Agno's `RunOutput.to_dict()` leaves out fields that are None, and a
@@ -99,6 +127,7 @@ export const AgentResponseSchema = z.object({
 export const RunOutputSchema = z.looseObject({
   run_id: z.string(),
   agent_id: z.string().optional(),
+  team_id: z.string().optional(),
   session_id: z.string().optional(),
   status: z.string().optional(),
   content: z.unknown().optional(),

@@ -5,7 +5,7 @@ import { unsafeSystemScope, type DataScope } from "../../db/scope.ts";
 import { heldJobCancelRequested, settleJobStatement, type JobSettlement } from "../../db/jobs/index.ts";
 import { log } from "../../log.ts";
 import { runAgent, type StartRunRequest } from "../../runtime/agent-run.ts";
-import { findAgent } from "../../runtime/agents.ts";
+import { findComponent } from "../../runtime/team/team-runtime.ts";
 import type { RunEvent } from "../../runtime/events.ts";
 import { clearCancel, eventsAfter, requestCancel, RunCancelledSignal, subscribe } from "../../runtime/run-registry.ts";
 import { emptyMetrics, type RunOutput } from "../../runtime/run-output.ts";
@@ -54,10 +54,11 @@ export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings 
     // The run's rows are written in its owner's scope, as the submit wrote them.
     const scope: DataScope = unsafeSystemScope("the worker runs the job for the run's owner", { actingAs: stored.user_id ?? null });
     const output = resetForAttempt(stored.run_data as unknown as RunOutput);
-    const agent = findAgent(settings, job.component_id);
+    const agent = findComponent(settings, { type: job.component_type ?? "agent", id: job.component_id });
     if (!agent) {
       output.status = "ERROR";
-      output.error = { message: `Agent ${job.component_id} is not configured on this worker`, error_type: "agent_not_found" };
+      const noun = job.component_type === "team" ? "Team" : "Agent";
+      output.error = { message: `${noun} ${job.component_id} is not configured on this worker`, error_type: `${noun.toLowerCase()}_not_found` };
       output.content = output.error.message;
       try {
         await writer.finish(scope, runRow(output), { retryable: false });
@@ -159,6 +160,8 @@ function resetForAttempt(run: RunOutput): RunOutput {
     metrics: emptyMetrics(),
     requirements: null,
     error: undefined,
+    // A team's member runs of an earlier attempt are rows of their own; this attempt delegates afresh.
+    ...(run.team_id ? { member_responses: [] } : {}),
   };
 }
 

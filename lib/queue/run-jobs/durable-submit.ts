@@ -6,6 +6,7 @@ import { unsafeSystemScope } from "../../db/scope.ts";
 import { duplicateMismatch, enqueueRunJob, jobByKey, type StoredJob } from "../../db/jobs/index.ts";
 import { newRunOutput, type StartRunRequest } from "../../runtime/agent-run.ts";
 import { runRow } from "../../runtime/run-settle.ts";
+import { componentOf } from "../../runtime/agents.ts";
 import { agentJobPayload } from "./agent-job.ts";
 import { wakeWorkers } from "../embedded-worker.ts";
 
@@ -34,7 +35,8 @@ export interface Submitted {
  */
 export async function submitDurableRun(db: Db, request: DurableSubmit): Promise<Submitted> {
   const { settings, agent } = request;
-  const submit = { componentType: "agent", componentId: agent.definition.id, stream: request.stream };
+  const component = componentOf(agent);
+  const submit = { componentType: component.type, componentId: component.id, stream: request.stream };
   const key = request.idempotencyKey ?? null;
   if (key !== null) {
     // Checked before the session is created, so a retried submit creates nothing.
@@ -46,8 +48,8 @@ export async function submitDurableRun(db: Db, request: DurableSubmit): Promise<
     scope: request.scope,
     run: runRow(output),
     job: {
-      componentType: "agent",
-      componentId: agent.definition.id,
+      componentType: component.type,
+      componentId: component.id,
       jobType: "run",
       deploymentId: settings.queue.deploymentId ?? null,
       payload: agentJobPayload(request) as unknown as Record<string, unknown>,

@@ -1,0 +1,101 @@
+import { z } from "zod";
+import { hasScope } from "../../auth/principal.ts";
+import type { Settings } from "../../config/settings.ts";
+import type { RuntimeAgent } from "../../runtime/agents.ts";
+import { findTeam } from "../../runtime/team/team-runtime.ts";
+import { HttpError } from "../../errors/http-error.ts";
+import { defineRoute } from "../route.ts";
+import { TeamParams, TeamResponseSchema, TeamRunParams, type TeamResponse } from "../schemas/agents.ts";
+import { agentResponse } from "./agents.ts";
+import { componentRunRoutes } from "./component-runs.ts";
+
+/**
+ * Agno's TeamResponse: the leader's settings as an agent's are reported, plus `mode` and the
+ * members (agents as AgentResponse, sub-teams as TeamResponse). The tools listed are the leader's
+ * own and its delegation tools.
+ */
+export function teamResponse(team: RuntimeAgent, settings: Settings): TeamResponse {
+  const leader = team.team!;
+  const d = leader.definition;
+  const asAgent = agentResponse(team, settings);
+  const delegation = leader.mode === "broadcast" ? ["delegate_task_to_members"] : leader.mode === "tasks" ? TASK_TOOLS : ["delegate_task_to_member"];
+  return {
+    id: d.id,
+    name: d.name,
+    db_id: settings.database.id,
+    description: d.description ?? null,
+    role: d.role ?? null,
+    mode: leader.mode,
+    model: asAgent.model,
+    tools: {
+      tools: [
+        ...asAgent.tools.tools,
+        ...delegation.map((name) => ({ name, description: `Team ${leader.mode} tool`, toolkit_id: null, requires_confirmation: false, requires_user_input: false, external_execution: false })),
+      ],
+    },
+    sessions: asAgent.sessions,
+    knowledge: null,
+    memory: null,
+    reasoning: null,
+    default_tools: null,
+    system_message: asAgent.system_message,
+    response_settings: null,
+    introduction: null,
+    streaming: { stream: true, stream_events: true, stream_member_events: d.streamMemberEvents !== false },
+    members: leader.members.map((member) => (member.team ? teamResponse(member, settings) : agentResponse(member, settings))),
+    metadata: d.metadata ?? null,
+    input_schema: null,
+    is_component: false,
+    current_version: null,
+    stage: null,
+    model_configured: d.model !== null,
+  };
+}
+
+const TASK_TOOLS = ["create_task", "update_task_status", "list_tasks", "add_task_note", "mark_all_complete", "execute_task", "execute_tasks_parallel"];
+
+/** The configured team the path's `team_id` names, as a route's `resource`; 404 otherwise. */
+function pathTeam({ params }: { params: { team_id: string } }, settings: Settings): RuntimeAgent {
+  const team = findTeam(settings, params.team_id);
+  if (!team) throw new HttpError(404, "Team not found");
+  return team;
+}
+
+export const listTeams = defineRoute({
+  method: "GET",
+  path: "/teams",
+  summary: "List the configured teams",
+  tags: ["Teams"],
+  access: { permission: "teams:read", listFilter: true },
+  response: z.array(TeamResponseSchema),
+  excludeNone: true,
+  handler: ({ settings, principal }) => settings.teams.filter((t) => hasScope(principal, `teams:${t.id}:read`)).map((t) => teamResponse(findTeam(settings, t.id)!, settings)),
+});
+
+export const getTeam = defineRoute({
+  method: "GET",
+  path: "/teams/{team_id}",
+  summary: "One team, with its mode and members",
+  tags: ["Teams"],
+  access: { permission: "teams:read", resourceParam: "team_id" },
+  resource: pathTeam,
+  params: TeamParams,
+  response: TeamResponseSchema,
+  excludeNone: true,
+  handler: ({ resource: team, settings }) => teamResponse(team, settings),
+});
+
+/** The teams' run routes: the agents' own implementation (lib/http/routes/component-runs.ts). */
+export const TEAM_RUN_ROUTES = componentRunRoutes({
+  type: "team",
+  base: "/teams/{team_id}",
+  params: TeamParams,
+  runParams: TeamRunParams,
+  tag: "Teams",
+  a: "a team",
+  output: "TeamRunOutput",
+  find: findTeam,
+  notFound: "Team not found",
+});
+
+export const TEAM_ROUTES = [listTeams, getTeam, ...TEAM_RUN_ROUTES];

@@ -1,0 +1,286 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { AgentDefinition, TeamDefinition } from "@/lib/config/define.ts";
+import { defineTeam } from "@/lib/config/define.ts";
+import { getRun } from "@/lib/db/index.ts";
+import { defineTool } from "@/lib/runtime/tools/types.ts";
+import { deferred, messageText, startModelServer, type ChatCompletionRequest, type ModelServer, type ScriptStep } from "../../e2e/fixtures/model-server.ts";
+import { DIALECTS } from "../support/databases.ts";
+import { mintPrincipals } from "../support/principals.ts";
+import { withScopes } from "../support/api.ts";
+import { adminScope } from "../support/scopes.ts";
+import { readSse, startTestApp, type TestApp } from "../support/test-app.ts";
+import { until } from "../support/until.ts";
+
+type Json = Record<string, unknown>;
+
+const wipe = defineTool({
+  name: "wipe_disk",
+  description: "Erases a disk",
+  parameters: z.object({ disk: z.string() }),
+  requiresConfirmation: true,
+  execute: ({ disk }) => `wiped ${disk}`,
+});
+
+/** Who is calling the scripted model: the team's leader, or a member (by its instructions). */
+function caller(body: ChatCompletionRequest): string {
+  const system = messageText(body.messages.find((m) => m.role === "system"));
+  if (system.includes("<team_members>")) return "leader";
+  const match = /I am the (\w+)\./.exec(system);
+  return match ? match[1]! : "unknown";
+}
+
+const lastTool = (body: ChatCompletionRequest) => body.messages.at(-1)?.role === "tool";
+
+for (const dialect of DIALECTS) {
+  describe.skipIf(dialect.skipReason !== null)(`team runs (${dialect.name})`, () => {
+    let server: ModelServer;
+    let app: TestApp;
+    /** Per-caller answers: a function of the request, so members running at once each get theirs. */
+    let answer: (who: string, body: ChatCompletionRequest) => ScriptStep | Promise<ScriptStep>;
+
+    beforeAll(async () => {
+      server = await startModelServer({ respond: (body) => answer(caller(body), body) });
+      const model = { provider: "openai-compatible" as const, id: "scripted", baseUrl: server.url, apiKey: "t" };
+      const researcher: AgentDefinition = { id: "researcher", name: "Researcher", description: "Finds facts.", model, instructions: "I am the researcher." };
+      const writer: AgentDefinition = { id: "writer", name: "Writer", description: "Writes prose.", model: null, instructions: "I am the writer." };
+      const operator: AgentDefinition = { id: "operator", name: "Operator", model, instructions: "I am the operator.", tools: [wipe] };
+      const teams: TeamDefinition[] = [
+        defineTeam({ id: "desk", name: "Desk", model, members: [researcher, writer], instructions: "Answer well." }),
+        defineTeam([researcher, writer], { id: "router", name: "Router", mode: "route", model }),
+        defineTeam({ id: "panel", name: "Panel", mode: "broadcast", model, members: [researcher, writer] }),
+        defineTeam({ id: "ops", name: "Ops", model, members: [operator], storeMemberResponses: true }),
+      ];
+      app = await startTestApp({ dialect, agents: [researcher], teams });
+    });
+    afterAll(async () => {
+      await app?.close();
+      await server?.close();
+    });
+
+    it("lists the teams with their mode and members; an unknown team is a 404", async () => {
+      const list = (await (await app.call("GET", "/teams")).json()) as Json[];
+      expect(list.map((t) => [t.id, t.mode])).toEqual([
+        ["desk", "coordinate"],
+        ["router", "route"],
+        ["panel", "broadcast"],
+        ["ops", "coordinate"],
+      ]);
+      const desk = (await (await app.call("GET", "/teams/desk")).json()) as Json;
+      expect(desk).toMatchObject({
+        id: "desk",
+        name: "Desk",
+        mode: "coordinate",
+        members: [
+          { id: "researcher", name: "Researcher" },
+          { id: "writer", name: "Writer" },
+        ],
+      });
+      expect((desk.tools as { tools: { name: string }[] }).tools.map((t) => t.name)).toContain("delegate_task_to_member");
+      // Agno's null-field rule: a team without a role leaves it out.
+      expect(desk).not.toHaveProperty("role");
+      const missing = await app.call("GET", "/teams/nope");
+      expect(missing.status).toBe(404);
+      expect(await missing.json()).toEqual({ detail: "Team not found" });
+      expect((await app.call("POST", "/teams/nope/runs", { form: { message: "hi" } })).status).toBe(404);
+    });
+
+    it("coordinate: the leader delegates, the member's run is its own row under the team run, and the leader answers", async () => {
+      answer = (who, body) => {
+        if (who === "researcher") return { text: "Oslo has 700,000 people." };
+        if (who === "leader" && !lastTool(body)) return { toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id: "researcher", task: "Population of Oslo?" } }] };
+        if (who === "leader") return { text: `Summary: ${messageText(body.messages.at(-1))}` };
+        return { error: { status: 400, message: `unexpected caller ${who}` } };
+      };
+      const response = await app.call("POST", "/teams/desk/runs", { form: { message: "How big is Oslo?", stream: "false" } });
+      expect(response.status).toBe(200);
+      const output = (await response.json()) as Json;
+      expect(output).toMatchObject({ team_id: "desk", team_name: "Desk", status: "COMPLETED", content: "Summary: [researcher]: Oslo has 700,000 people." });
+      expect(output.agent_id).toBeUndefined();
+      const members = output.member_responses as Json[];
+      expect(members).toHaveLength(1);
+      expect(members[0]).toMatchObject({ agent_id: "researcher", parent_run_id: output.run_id, session_id: output.session_id, content: "Oslo has 700,000 people.", status: "COMPLETED" });
+      // The leader was told who its members are.
+      const leaderRequest = server.requests.find((r) => caller(r.body) === "leader")!;
+      expect(messageText(leaderRequest.body.messages[0])).toContain('<member id="researcher" name="Researcher">');
+      expect(leaderRequest.body.tools?.map((t) => t.function.name)).toEqual(["delegate_task_to_member"]);
+
+      const db = await app.db();
+      const stored = await getRun(db, { scope: adminScope(), runId: String(output.run_id) });
+      expect(stored).toMatchObject({ run_type: "team", team_id: "desk", agent_id: null, parent_run_id: null, status: "COMPLETED" });
+      // storeMemberResponses is off by default: the member run is its own row, not nested.
+      expect(stored!.run_data.member_responses).toEqual([]);
+      const memberRow = await getRun(db, { scope: adminScope(), runId: String(members[0]!.run_id) });
+      expect(memberRow).toMatchObject({ run_type: "agent", agent_id: "researcher", parent_run_id: output.run_id, session_id: output.session_id, status: "COMPLETED" });
+
+      const listed = (await (await app.call("GET", `/teams/desk/runs?session_id=${output.session_id}`)).json()) as Json[];
+      expect(listed.map((r) => [r.run_id, r.team_id])).toEqual([[output.run_id, "desk"]]);
+      const one = (await (await app.call("GET", `/teams/desk/runs/${output.run_id}?session_id=${output.session_id}`)).json()) as Json;
+      expect(one).toMatchObject({ run_id: output.run_id, team_id: "desk", status: "COMPLETED" });
+      // A member's run is not the team's.
+      expect((await app.call("GET", `/teams/desk/runs/${members[0]!.run_id}?session_id=${output.session_id}`)).status).toBe(404);
+      const session = (await (await app.call("GET", `/sessions/${output.session_id}?type=team`)).json()) as Json;
+      expect(session).toMatchObject({ session_id: output.session_id, team_id: "desk" });
+      const sessionRuns = (await (await app.call("GET", `/sessions/${output.session_id}/runs?type=team`)).json()) as Json[];
+      expect(sessionRuns.map((r) => [r.team_id ?? null, r.agent_id ?? null, r.parent_run_id ?? null])).toEqual(
+        expect.arrayContaining([
+          ["desk", null, null],
+          [null, "researcher", output.run_id],
+        ]),
+      );
+    });
+
+    it("streams Team* events and the member's own events, each carrying the member's identity and the team run as parent", async () => {
+      answer = (who, body) => {
+        if (who === "researcher") return { text: "A fact.", chunks: ["A ", "fact."] };
+        if (who === "leader" && !lastTool(body)) return { toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id: "researcher", task: "A fact?" } }] };
+        return { text: "Done.", chunks: ["Do", "ne."] };
+      };
+      const events = await readSse(await app.call("POST", "/teams/desk/runs", { form: { message: "Tell me a fact" } }));
+      const names = events.map((e) => e.event);
+      expect(names[0]).toBe("TeamRunStarted");
+      expect(names.at(-1)).toBe("TeamRunCompleted");
+      expect(names).toContain("TeamToolCallStarted");
+      expect(names).toContain("TeamToolCallCompleted");
+      const teamRunId = events[0]!.run_id;
+      expect(events[0]).toMatchObject({ team_id: "desk", team_name: "Desk" });
+      const memberEvents = events.filter((e) => e.agent_id === "researcher");
+      expect(memberEvents.map((e) => e.event)).toEqual(expect.arrayContaining(["RunStarted", "RunContent", "RunCompleted"]));
+      for (const e of memberEvents) expect(e).toMatchObject({ agent_name: "Researcher", parent_run_id: teamRunId });
+      expect(memberEvents[0]!.run_id).not.toBe(teamRunId);
+      // The member's events come between the delegation's start and its end, numbered in the team's stream.
+      const indexes = events.map((e) => e.event_index as number);
+      expect(indexes).toEqual([...indexes].sort((a, b) => a - b));
+      expect(names.indexOf("TeamToolCallStarted")).toBeLessThan(names.indexOf("RunStarted"));
+      expect(names.indexOf("RunCompleted")).toBeLessThan(names.indexOf("TeamToolCallCompleted"));
+      expect(events.at(-1)).toMatchObject({ content: "Done.", member_responses: [expect.objectContaining({ agent_id: "researcher" })] });
+    });
+
+    it("route: the chosen member's answer is the team's, without another leader call", async () => {
+      let leaderCalls = 0;
+      answer = (who) => {
+        if (who === "leader") {
+          leaderCalls++;
+          return { toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id: "writer", task: "Write a haiku" } }] };
+        }
+        return { text: who === "writer" ? "Old pond, frog jumps in." : "wrong member" };
+      };
+      const output = (await (await app.call("POST", "/teams/router/runs", { form: { message: "A haiku please", stream: "false" } })).json()) as Json;
+      expect(output).toMatchObject({ status: "COMPLETED", content: "Old pond, frog jumps in.", team_id: "router" });
+      expect(leaderCalls).toBe(1);
+      // The writer has no model of its own: it ran on the team's.
+      expect((output.member_responses as Json[])[0]).toMatchObject({ agent_id: "writer", model: "scripted" });
+    });
+
+    it("broadcast: every member gets the task at once and the leader reads all their answers", async () => {
+      const bothStarted = deferred();
+      let started = 0;
+      answer = async (who, body) => {
+        if (who === "leader") {
+          if (!lastTool(body)) return { toolCalls: [{ name: "delegate_task_to_members", arguments: { task: "Your view?" } }] };
+          return { text: messageText(body.messages.at(-1)) };
+        }
+        // Each member waits until both have been called: they run concurrently.
+        if (++started === 2) bothStarted.resolve();
+        await bothStarted.promise;
+        return { text: `${who} thinks yes` };
+      };
+      const output = (await (await app.call("POST", "/teams/panel/runs", { form: { message: "Should we?", stream: "false" } })).json()) as Json;
+      expect(output.status).toBe("COMPLETED");
+      expect(output.content).toContain("Agent Researcher: researcher thinks yes");
+      expect(output.content).toContain("Agent Writer: writer thinks yes");
+      expect((output.member_responses as Json[]).map((m) => m.agent_id).sort()).toEqual(["researcher", "writer"]);
+    });
+
+    it("a member's tool waiting for confirmation pauses the team run, the requirement naming the member and its run", async () => {
+      answer = (who, body) => {
+        if (who === "operator") return { toolCalls: [{ name: "wipe_disk", arguments: { disk: "sda" } }] };
+        if (who === "leader" && !lastTool(body)) return { toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id: "operator", task: "Wipe sda" } }] };
+        return { text: "unexpected" };
+      };
+      const events = await readSse(await app.call("POST", "/teams/ops/runs", { form: { message: "Wipe the disk" } }));
+      const paused = events.at(-1)!;
+      expect(paused.event).toBe("TeamRunPaused");
+      const requirements = paused.requirements as Json[];
+      expect(requirements).toHaveLength(1);
+      const member = events.find((e) => e.event === "RunPaused" && e.agent_id === "operator")!;
+      expect(requirements[0]).toMatchObject({ member_agent_id: "operator", member_agent_name: "Operator", member_run_id: member.run_id, tool_execution: { tool_name: "wipe_disk" } });
+      const db = await app.db();
+      // The pause is stored as the stream ends (lib/runtime/run-settle.ts: PAUSED is written last).
+      await until("the team run is stored PAUSED", async () => (await getRun(db, { scope: adminScope(), runId: String(paused.run_id) }))?.status === "PAUSED");
+      const stored = await getRun(db, { scope: adminScope(), runId: String(paused.run_id) });
+      expect(stored).toMatchObject({ status: "PAUSED", run_type: "team" });
+      expect(stored!.run_data.content).toMatch(/Operator: wipe_disk requires confirmation/);
+      // storeMemberResponses on: the paused member run is nested in the stored team run.
+      expect((stored!.run_data.member_responses as Json[]).map((m) => m.run_id)).toEqual([member.run_id]);
+      expect((await getRun(db, { scope: adminScope(), runId: String(member.run_id) }))?.status).toBe("PAUSED");
+    });
+
+    it("cancelling a team run cancels the member run in flight", async () => {
+      const memberCalled = deferred();
+      const release = deferred();
+      answer = async (who, body) => {
+        if (who === "researcher") {
+          memberCalled.resolve();
+          await release.promise;
+          return { text: "too late" };
+        }
+        if (!lastTool(body)) return { toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id: "researcher", task: "Slow work" } }] };
+        return { text: "unexpected" };
+      };
+      const { admin } = mintPrincipals();
+      const response = app.call("POST", "/teams/desk/runs", { form: { message: "Go", stream: "false" }, principal: admin });
+      await memberCalled.promise;
+      const db = await app.db();
+      const live = (await db.sql.query<{ run_id: string; run_type: string; session_id: string }>("SELECT run_id, run_type, session_id FROM agno_runs WHERE status = 'RUNNING'")) as {
+        run_id: string;
+        run_type: string;
+        session_id: string;
+      }[];
+      const teamRun = live.find((r) => r.run_type === "team")!;
+      const memberRun = live.find((r) => r.run_type === "agent")!;
+      const cancel = await app.call("POST", `/teams/desk/runs/${teamRun.run_id}/cancel?session_id=${teamRun.session_id}`, { principal: admin });
+      expect(cancel.status).toBe(200);
+      expect(await cancel.json()).toEqual({});
+      release.resolve();
+      const output = (await (await response).json()) as Json;
+      expect(output.status).toBe("CANCELLED");
+      await until("the member run is cancelled", async () => (await getRun(db, { scope: adminScope(), runId: memberRun.run_id }))?.status === "CANCELLED");
+    });
+
+    it("user B can neither read, list, cancel nor continue in user A's team session", async () => {
+      answer = () => ({ text: "Hello." });
+      const minted = mintPrincipals();
+      const scopes = ["teams:read", "teams:run", "sessions:read"];
+      const [a, b] = [withScopes(minted.a, scopes), withScopes(minted.b, scopes)];
+      // A team answering without delegating: a plain leader run.
+      const mine = (await (await app.call("POST", "/teams/desk/runs", { form: { message: "hi", stream: "false" }, principal: a })).json()) as Json;
+      expect(mine).toMatchObject({ status: "COMPLETED", content: "Hello.", member_responses: [] });
+      const path = `/teams/desk/runs/${mine.run_id}`;
+      const session = String(mine.session_id);
+      expect((await app.call("GET", `${path}?session_id=${session}`, { principal: a })).status).toBe(200);
+      expect((await app.call("GET", `${path}?session_id=${session}`, { principal: b })).status).toBe(404);
+      expect((await app.call("GET", `/teams/desk/runs?session_id=${session}`, { principal: b })).status).toBe(404);
+      expect((await app.call("POST", `${path}/cancel?session_id=${session}`, { principal: b })).status).toBe(404);
+      expect((await app.call("POST", "/teams/desk/runs", { form: { message: "into A's session", session_id: session, stream: "false" }, principal: b })).status).toBe(404);
+      expect((await app.call("GET", `/sessions/${session}?type=team`, { principal: b })).status).toBe(404);
+    });
+  });
+}
+
+describe("defineTeam", () => {
+  const model = { provider: "openai" as const, id: "gpt-4.1-mini" };
+  const a: AgentDefinition = { id: "a", name: "A", model };
+  const b: AgentDefinition = { id: "b", name: "B", model: null };
+  it("takes the members positionally or by keyword, with ids from the name or the members", () => {
+    expect(defineTeam([a, b])).toMatchObject({ id: "team-a-b", name: "Team", model, members: [a, b] });
+    expect(defineTeam({ name: "Support Desk", members: [a] })).toMatchObject({ id: "support-desk", name: "Support Desk" });
+    expect(defineTeam([a], { id: "x", mode: "broadcast" })).toMatchObject({ id: "x", mode: "broadcast" });
+  });
+  it("refuses what is wrong with a message naming it", () => {
+    expect(() => defineTeam({ members: [] })).toThrow(/members: a team needs at least one member/);
+    expect(() => defineTeam([a], { mode: "vote" as never })).toThrow(/mode/);
+    expect(() => defineTeam({ members: [a], flavour: 1 } as never)).toThrow(/flavour/);
+    expect(() => defineTeam(undefined as never)).toThrow(/defineTeam needs members/);
+  });
+});
