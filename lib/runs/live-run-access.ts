@@ -1,15 +1,12 @@
 import type { Principal } from "../auth/principal.ts";
 import type { LiveRun } from "../runtime/run-registry.ts";
 
+export { isRunOf } from "../runtime/agents.ts";
+
 /** An agent or a team, as a route's path names it. */
 export interface RunComponent {
   type: "agent" | "team";
   id: string;
-}
-
-/** Whether a stored run is one of this agent's or team's own (a team member's run is not the team's). */
-export function isRunOf(stored: { agent_id: string | null; team_id: string | null; run_type?: string }, component: RunComponent): boolean {
-  return component.type === "team" ? stored.team_id === component.id : stored.agent_id === component.id && stored.run_type !== "team";
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { AgentDefinition, EmbedderSpec, TeamDefinition, TeamMode } from "../config/define.ts";
 import type { ModelPrice, Settings } from "../config/settings.ts";
+import type { AgnoMessage, Resolution, RunRequirement } from "./run-output.ts";
 import type { Toolkit, ToolDefinition } from "./tools/types.ts";
 
 /** An agent as the runtime uses it: its definition and its tools, flattened from toolkits. */
@@ -32,6 +33,13 @@ export interface TeamLeader {
    * structural type here).
    */
   tools(state: TeamRunContext): ToolDefinition<unknown>[];
+  /**
+   * Continues the paused member runs a team run's requirements name (grouped by member run), with
+   * the person's decisions; members that pause again leave their requirements on the state.
+   */
+  /** After the leader answers without a tool call: a message sending it back to work (tasks mode), or null when the run is done. */
+  afterAnswer(state: TeamRunContext): AgnoMessage | null;
+  continueMembers(state: TeamRunContext, requirements: readonly RunRequirement[], resolutions: readonly Resolution[]): Promise<{ name: string; answer: string }[]>;
 }
 
 /** What of a run's state this file names: the run (its RunState in full, see TeamLeader.tools). */
@@ -42,6 +50,11 @@ export interface TeamRunContext {
 /** The component an agent's runs belong to: the agent, or the team it leads. */
 export function componentOf(agent: RuntimeAgent): { type: "agent" | "team"; id: string } {
   return { type: agent.team ? "team" : "agent", id: agent.definition.id };
+}
+
+/** Whether a stored run is one of this agent's or team's own (a team member's run is not the team's). */
+export function isRunOf(stored: { agent_id: string | null; team_id: string | null; run_type?: string }, component: { type: string; id: string }): boolean {
+  return component.type === "team" ? stored.team_id === component.id : stored.agent_id === component.id && stored.run_type !== "team";
 }
 
 function isToolkit(value: unknown): value is Toolkit {

@@ -2,23 +2,17 @@ import type { Db } from "../db/open-database.ts";
 import { getRun } from "../db/runs/runs.ts";
 import type { DataScope } from "../db/scope.ts";
 import { prepare, type StartedRun } from "./agent-run.ts";
-import { componentOf, type RuntimeAgent } from "./agents.ts";
+import { componentOf, isRunOf, type RuntimeAgent } from "./agents.ts";
 import type { RetryPolicy } from "./model-step.ts";
 import { clearCancel, registerRun } from "./run-registry.ts";
-import type { ToolExecution } from "./run-output.ts";
+import type { Resolution, RunRequirement, ToolExecution } from "./run-output.ts";
 import { loop, runTools } from "./run-loop.ts";
-import { complete, settleFailure } from "./run-settle.ts";
-import { checkpoint, emit, newRunState } from "./run-state.ts";
+import { complete, pause, settleFailure } from "./run-settle.ts";
+import { checkpoint, emit, newRunState, now } from "./run-state.ts";
 import { ContinueError, pausedRunOutput } from "./paused-run.ts";
 import type { RunWriter } from "./run-writer.ts";
 
-export interface Resolution {
-  tool_call_id: string;
-  confirmed?: boolean | null;
-  confirmation_note?: string | null;
-  user_input?: Record<string, unknown>;
-  external_result?: unknown;
-}
+export type { Resolution } from "./run-output.ts";
 
 /** What continuing a paused run takes. */
 export interface ContinueRunRequest {
@@ -36,6 +30,8 @@ export interface ContinueRunRequest {
   writer?: RunWriter;
   /** Runs once the continuation is registered, before it starts (e.g. reads a recorded cancel). */
   beforeStart?: () => Promise<void>;
+  /** Aborting it aborts the continuation with its reason (a team member's run, when its team run ends). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -46,13 +42,67 @@ export interface ContinueRunRequest {
  * aborts it) before `beforeStart` runs, and starts only after it: a cancel it finds recorded
  * stops the continuation before its first tool or model call.
  */
-export async function continueAgentRun({ db, agent, scope, runId, sessionId, resolutions, claim, retry, stream, writer, beforeStart }: ContinueRunRequest): Promise<StartedRun> {
+export async function continueAgentRun({ db, agent, scope, runId, sessionId, resolutions, claim, retry, stream, writer, beforeStart, signal }: ContinueRunRequest): Promise<StartedRun> {
   const stored = await getRun(db, { scope, runId, sessionId });
-  if (!stored || stored.agent_id !== agent.definition.id) throw new ContinueError("Run not found", 404);
+  if (!stored || !isRunOf(stored, componentOf(agent))) throw new ContinueError("Run not found", 404);
   if (stored.status !== "PAUSED") throw new ContinueError(`Run ${runId} is ${stored.status}, not PAUSED: only a paused run can be continued`, 409);
   // Checked and completed before the claim: a run that cannot be continued stays PAUSED.
   const output = pausedRunOutput(stored, agent);
   const pending = output.requirements ?? [];
+  // A team run's requirements of its paused members are continued in the members' own runs.
+  const forMembers = pending.filter((r) => r.member_run_id);
+  const resolved = resolveRequirements(pending, resolutions).filter((_, i) => !pending[i]!.member_run_id);
+  if (forMembers.length > 0 && !agent.team) throw new ContinueError(`Run ${runId} has requirements of team members, but ${agent.definition.id} is not a team`, 409);
+  if (!(await claim())) throw new ContinueError(`Run ${runId} is no longer PAUSED (already continued?)`, 409);
+  // A cancel recorded while the run sat paused does not carry over into the continuation.
+  clearCancel(runId);
+  output.status = "RUNNING";
+  const live = registerRun({ runId, sessionId, componentType: componentOf(agent).type, componentId: agent.definition.id, userId: output.user_id });
+  const firstEventIndex = live.nextIndex;
+  if (signal) {
+    const abort = () => live.controller.abort(signal.reason);
+    if (signal.aborted) abort();
+    else signal.addEventListener("abort", abort, { once: true });
+  }
+  const state = newRunState({ db, agent, scope, live, output, retry, stream, writer, startedAt: performance.now() - (output.metrics.duration ?? 0) * 1000 });
+  // From the claim on, whatever fails ends the run (ERROR, with the error recorded): it is never left RUNNING.
+  const done = (async () => {
+    try {
+      output.requirements = null;
+      output.tools = output.tools.filter((t) => !resolved.some((r) => r.tool_call_id === t.tool_call_id));
+      await beforeStart?.();
+      checkpoint(state);
+      await prepare(state);
+      emit(state, "RunContinued", { tools: resolved });
+      if (forMembers.length > 0) {
+        const members = await agent.team!.continueMembers(state, forMembers, resolutions);
+        // A member still waiting keeps the team paused (with the member's new requirements).
+        if (state.memberRequirements?.length) return await pause(state, []);
+        output.messages.push({
+          role: "user",
+          content: `Previously delegated tasks have been completed.${members.map((m) => `\nResults from '${m.name}':\n${m.answer}`).join("\n")}`,
+          created_at: now(),
+        });
+      }
+      const toolsByName = new Map(state.tools.map((t) => [t.name, t]));
+      const stop = await runTools(state, resolved, toolsByName);
+      if (stop === "stop") {
+        output.content = output.tools[output.tools.length - 1]?.result ?? null;
+        return await complete(state);
+      }
+      return await loop(state);
+    } catch (error) {
+      return await settleFailure(state, error);
+    }
+  })();
+  return { runId, sessionId, live, firstEventIndex, done };
+}
+
+/**
+ * Each requirement's tool call with the person's decision applied, in order; a requirement
+ * without the decision it needs is a ContinueError (400) naming it, before anything is claimed.
+ */
+export function resolveRequirements(pending: readonly RunRequirement[], resolutions: readonly Resolution[]): ToolExecution[] {
   const byId = new Map(resolutions.map((r) => [r.tool_call_id, r]));
   const resolved: ToolExecution[] = [];
   for (const requirement of pending) {
@@ -77,32 +127,5 @@ export async function continueAgentRun({ db, agent, scope, runId, sessionId, res
     }
     resolved.push(next);
   }
-  if (!(await claim())) throw new ContinueError(`Run ${runId} is no longer PAUSED (already continued?)`, 409);
-  // A cancel recorded while the run sat paused does not carry over into the continuation.
-  clearCancel(runId);
-  output.status = "RUNNING";
-  const live = registerRun({ runId, sessionId, componentType: componentOf(agent).type, componentId: agent.definition.id, userId: output.user_id });
-  const firstEventIndex = live.nextIndex;
-  const state = newRunState({ db, agent, scope, live, output, retry, stream, writer, startedAt: performance.now() - (output.metrics.duration ?? 0) * 1000 });
-  // From the claim on, whatever fails ends the run (ERROR, with the error recorded): it is never left RUNNING.
-  const done = (async () => {
-    try {
-      output.requirements = null;
-      output.tools = output.tools.filter((t) => !resolved.some((r) => r.tool_call_id === t.tool_call_id));
-      await beforeStart?.();
-      checkpoint(state);
-      await prepare(state);
-      emit(state, "RunContinued", { tools: resolved });
-      const toolsByName = new Map(state.tools.map((t) => [t.name, t]));
-      const stop = await runTools(state, resolved, toolsByName);
-      if (stop === "stop") {
-        output.content = output.tools[output.tools.length - 1]?.result ?? null;
-        return await complete(state);
-      }
-      return await loop(state);
-    } catch (error) {
-      return await settleFailure(state, error);
-    }
-  })();
-  return { runId, sessionId, live, firstEventIndex, done };
+  return resolved;
 }

@@ -32,7 +32,10 @@ export type RunEventName =
   | "ReasoningCompleted";
 
 /** A team run's events: the agent events' names with a `Team` prefix (TeamRunStarted, TeamToolCallStarted, ...), plus the team's own. */
-export type TeamRunEventName = `Team${RunEventName}` | "TeamRunIntermediateContent";
+export type TeamRunEventName = `Team${RunEventName}` | TeamOnlyEventName;
+
+/** Events only team runs have (tasks mode's list and iterations). */
+export type TeamOnlyEventName = "TeamRunIntermediateContent" | "TeamTaskCreated" | "TeamTaskUpdated" | "TeamTaskStateUpdated" | "TeamTaskIterationStarted" | "TeamTaskIterationCompleted";
 
 export type RunEvent = { event: RunEventName | TeamRunEventName; created_at: number; [field: string]: unknown };
 

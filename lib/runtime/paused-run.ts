@@ -79,7 +79,11 @@ export function pausedRunOutput(stored: StoredRun, agent: RuntimeAgent): RunOutp
   }
   const messages = dicts(data.messages).filter((m): m is Dict & AgnoMessage => typeof m.role === "string") as AgnoMessage[];
   const called = new Set(messages.flatMap((m) => (Array.isArray(m.tool_calls) ? m.tool_calls.map((c) => c?.id) : [])));
-  const uncalled = requirements.map((r) => r.tool_execution).filter((e) => !called.has(e.tool_call_id));
+  // A team member's requirement waits on the member's own run, whose messages hold its call.
+  const uncalled = requirements
+    .filter((r) => !r.member_run_id)
+    .map((r) => r.tool_execution)
+    .filter((e) => !called.has(e.tool_call_id));
   if (uncalled.length > 0) {
     messages.push({
       role: "assistant",
@@ -92,8 +96,9 @@ export function pausedRunOutput(stored: StoredRun, agent: RuntimeAgent): RunOutp
   return {
     ...data,
     run_id: stored.run_id,
-    agent_id: stored.agent_id ?? agent.definition.id,
-    agent_name: text(data.agent_name) ?? agent.definition.name,
+    ...(agent.team
+      ? { team_id: stored.team_id ?? agent.definition.id, team_name: text(data.team_name) ?? agent.definition.name, member_responses: dicts(data.member_responses) as unknown as RunOutput[] }
+      : { agent_id: stored.agent_id ?? agent.definition.id, agent_name: text(data.agent_name) ?? agent.definition.name }),
     session_id: stored.session_id,
     user_id: stored.user_id,
     input: input as RunOutput["input"],

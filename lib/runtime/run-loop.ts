@@ -17,7 +17,9 @@ export async function loop(state: RunState): Promise<RunOutput> {
   const toolsByName = new Map(state.tools.map((t) => [t.name, t]));
   const offered = modelTools(state.tools);
   const output$ = outputSpec(state.outputSchema ?? (state.agent.definition.outputSchema as never));
-  for (let step = 0; step < MAX_STEPS; step++) {
+  // A team in tasks mode gets the steps of one run per iteration.
+  const steps = state.agent.team?.mode === "tasks" ? MAX_STEPS * (state.agent.team.definition.maxIterations ?? 10) : MAX_STEPS;
+  for (let step = 0; step < steps; step++) {
     checkpoint(state);
     const context = modelContext(state);
     const system = context.find((m) => m.role === "system");
@@ -62,6 +64,12 @@ export async function loop(state: RunState): Promise<RunOutput> {
       created_at: now(),
     });
     if (result.toolCalls.length === 0) {
+      // A team in tasks mode may be sent back to work on its task list.
+      const next = state.agent.team?.afterAnswer(state);
+      if (next) {
+        output.messages.push(next);
+        continue;
+      }
       if (result.output !== undefined) {
         output.content = result.output;
         output.content_type = typeof state.outputSchema?.title === "string" ? state.outputSchema.title : "dict";
@@ -84,7 +92,7 @@ export async function loop(state: RunState): Promise<RunOutput> {
       return await complete(state);
     }
   }
-  throw new Error(`The model kept calling tools for ${MAX_STEPS} steps without answering`);
+  throw new Error(`The model kept calling tools for ${steps} steps without answering`);
 }
 
 /** What the model sees: one system message (the run's own, once stored), earlier runs, this run. */

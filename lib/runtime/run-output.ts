@@ -44,6 +44,15 @@ export interface ToolExecution {
   external_execution_required?: boolean | null;
 }
 
+/** A person's decision for one pending tool call, as a continue sends it. */
+export interface Resolution {
+  tool_call_id: string;
+  confirmed?: boolean | null;
+  confirmation_note?: string | null;
+  user_input?: Record<string, unknown>;
+  external_result?: unknown;
+}
+
 /** Agno's RunRequirement: one pending human decision on a paused run. */
 export interface RunRequirement {
   id: string;
@@ -114,9 +123,4 @@ export interface RunOutput {
   created_at: number;
   /** Why the run failed or was cancelled, for clients that poll. */
   error?: { message: string; error_type: string } | null;
-}
-
-/** The component a run belongs to: its agent or its team. */
-export function runComponent(output: Pick<RunOutput, "agent_id" | "team_id">): { type: "agent" | "team"; id: string } {
-  return output.team_id ? { type: "team", id: output.team_id } : { type: "agent", id: output.agent_id ?? "" };
 }

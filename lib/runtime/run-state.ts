@@ -2,7 +2,7 @@ import type { LanguageModel } from "ai";
 import type { Db } from "../db/open-database.ts";
 import type { DataScope } from "../db/scope.ts";
 import type { RuntimeAgent } from "./agents.ts";
-import { makeEvent, type EventBase, type RunEvent, type RunEventName, type TeamRunEventName } from "./events.ts";
+import { makeEvent, type EventBase, type RunEvent, type RunEventName, type TeamOnlyEventName, type TeamRunEventName } from "./events.ts";
 import type { RetryPolicy } from "./model-step.ts";
 import { publish, RunCancelledSignal, type LiveRun } from "./run-registry.ts";
 import type { AgnoMessage, RunOutput, RunRequirement } from "./run-output.ts";
@@ -35,6 +35,8 @@ export interface RunState {
   keepEvents?: boolean;
   /** A team run: what its paused members wait on (lib/runtime/team/team-tools.ts); the team pauses after its tools. */
   memberRequirements?: RunRequirement[];
+  /** A team run in tasks mode: the leader's current iteration (lib/runtime/team/team-tasks.ts). */
+  taskIteration?: number;
 }
 
 /** A run's state with its event base fields filled in from the output. */
@@ -60,6 +62,13 @@ function nameOf(state: RunState, name: RunEventName): RunEventName | TeamRunEven
 
 export function emit(state: RunState, name: RunEventName, fields: Record<string, unknown> = {}): RunEvent {
   const event = publish(state.live, makeEvent(state.base, nameOf(state, name), fields));
+  keep(state, event);
+  return event;
+}
+
+/** Emits an event only team runs have, by its own name. */
+export function emitTeamEvent(state: RunState, name: TeamOnlyEventName, fields: Record<string, unknown> = {}): RunEvent {
+  const event = publish(state.live, makeEvent(state.base, name, fields));
   keep(state, event);
   return event;
 }

@@ -104,7 +104,12 @@ const MATRIX: Record<string, Case> = {
     init: (i) => ({ form: { requirements: "[]", session_id: i.teamSessionId, stream: "false" } }),
     forB: "denied",
   },
-  "POST /teams/{team_id}/runs/{run_id}/resume": { method: "POST", path: (i) => `/teams/isoteam/runs/${i.teamRunId}/resume`, init: (i) => ({ form: { session_id: i.teamSessionId } }), forB: "stream-error" },
+  "POST /teams/{team_id}/runs/{run_id}/resume": {
+    method: "POST",
+    path: (i) => `/teams/isoteam/runs/${i.teamRunId}/resume`,
+    init: (i) => ({ form: { session_id: i.teamSessionId } }),
+    forB: "stream-error",
+  },
   "GET /schedules": { method: "GET", path: () => "/schedules", forB: "list" },
   "GET /schedules/{schedule_id}": { method: "GET", path: (i) => `/schedules/${i.scheduleId}`, forB: "denied" },
   "PATCH /schedules/{schedule_id}": { method: "PATCH", path: (i) => `/schedules/${i.scheduleId}`, init: () => ({ json: { description: "hijacked" } }), forB: "denied" },

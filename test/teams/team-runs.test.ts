@@ -50,6 +50,7 @@ for (const dialect of DIALECTS) {
         defineTeam([researcher, writer], { id: "router", name: "Router", mode: "route", model }),
         defineTeam({ id: "panel", name: "Panel", mode: "broadcast", model, members: [researcher, writer] }),
         defineTeam({ id: "ops", name: "Ops", model, members: [operator], storeMemberResponses: true }),
+        defineTeam({ id: "planner", name: "Planner", mode: "tasks", model, members: [researcher, writer], maxIterations: 4 }),
       ];
       app = await startTestApp({ dialect, agents: [researcher], teams });
     });
@@ -65,6 +66,7 @@ for (const dialect of DIALECTS) {
         ["router", "route"],
         ["panel", "broadcast"],
         ["ops", "coordinate"],
+        ["planner", "tasks"],
       ]);
       const desk = (await (await app.call("GET", "/teams/desk")).json()) as Json;
       expect(desk).toMatchObject({
@@ -214,6 +216,29 @@ for (const dialect of DIALECTS) {
       // storeMemberResponses on: the paused member run is nested in the stored team run.
       expect((stored!.run_data.member_responses as Json[]).map((m) => m.run_id)).toEqual([member.run_id]);
       expect((await getRun(db, { scope: adminScope(), runId: String(member.run_id) }))?.status).toBe("PAUSED");
+
+      // Continuing the team continues the member's own run with the decision, then the leader.
+      answer = (who, body) => {
+        if (who === "operator") return { text: `Operator: ${messageText(body.messages.at(-1))}` };
+        if (who === "leader") return { text: `All done. ${messageText(body.messages.at(-1)).split("\n").at(-1)}` };
+        return { text: "unexpected" };
+      };
+      const form = { requirements: JSON.stringify([{ ...requirements[0], confirmation: true }]), session_id: String(paused.session_id) };
+      const missing = await app.call("POST", `/teams/ops/runs/${paused.run_id}/continue`, {
+        form: { requirements: JSON.stringify([requirements[0]]), session_id: String(paused.session_id), stream: "false" },
+      });
+      expect(missing.status).toBe(400);
+      expect(((await missing.json()) as Json).detail).toMatch(/wipe_disk\) needs confirmed: true or false/);
+      const continued = await readSse(await app.call("POST", `/teams/ops/runs/${paused.run_id}/continue`, { form }));
+      const names = continued.map((e) => e.event);
+      expect(names[0]).toBe("TeamRunContinued");
+      expect(names).toContain("RunContinued");
+      expect(continued.find((e) => e.event === "ToolCallCompleted" && e.agent_id === "operator")).toMatchObject({ content: "wiped sda" });
+      expect(continued.at(-1)).toMatchObject({ event: "TeamRunCompleted", run_id: paused.run_id, content: "All done. Operator: wiped sda" });
+      await until("the team run is stored COMPLETED", async () => (await getRun(db, { scope: adminScope(), runId: String(paused.run_id) }))?.status === "COMPLETED");
+      expect((await getRun(db, { scope: adminScope(), runId: String(member.run_id) }))?.status).toBe("COMPLETED");
+      const again = await app.call("POST", `/teams/ops/runs/${paused.run_id}/continue`, { form: { ...form, stream: "false" } });
+      expect(again.status).toBe(409);
     });
 
     it("cancelling a team run cancels the member run in flight", async () => {
@@ -246,6 +271,68 @@ for (const dialect of DIALECTS) {
       const output = (await (await response).json()) as Json;
       expect(output.status).toBe("CANCELLED");
       await until("the member run is cancelled", async () => (await getRun(db, { scope: adminScope(), runId: memberRun.run_id }))?.status === "CANCELLED");
+    });
+
+    it("tasks: the leader plans a task list in the session state, runs the tasks through members, and is sent back until the goal is complete", async () => {
+      let leaderTurn = 0;
+      let ids: string[] = [];
+      answer = (who, body) => {
+        if (who === "researcher") return { text: "Facts: 42." };
+        if (who === "writer") return { text: `Prose from ${messageText(body.messages.at(-1))}` };
+        const last = messageText(body.messages.at(-1));
+        leaderTurn++;
+        if (leaderTurn === 1) {
+          return {
+            toolCalls: [
+              { name: "create_task", arguments: { title: "Research", description: "Find the facts", assignee: "researcher" } },
+              { name: "create_task", arguments: { title: "Write", description: "Write it up", assignee: "writer" } },
+            ],
+          };
+        }
+        if (leaderTurn === 2) {
+          ids = [...body.messages.flatMap((m) => (m.role === "tool" ? [/\[(\w+)\]/.exec(messageText(m))?.[1] ?? ""] : []))];
+          return { toolCalls: [{ name: "execute_tasks_parallel", arguments: { task_ids: ids } }] };
+        }
+        // An answer without marking the goal complete: both tasks ended, so the run ends here.
+        return { text: `Finished: ${last.split("\n").length} results` };
+      };
+      const events = await readSse(await app.call("POST", "/teams/planner/runs", { form: { message: "Write about the answer" } }));
+      const names = events.map((e) => e.event);
+      expect(names[0]).toBe("TeamRunStarted");
+      expect(names.filter((n) => n === "TeamTaskCreated")).toHaveLength(2);
+      expect(names).toContain("TeamTaskIterationStarted");
+      expect(names).toContain("TeamTaskIterationCompleted");
+      const updates = events.filter((e) => e.event === "TeamTaskUpdated" && e.status === "completed");
+      expect(updates.map((e) => e.title).sort()).toEqual(["Research", "Write"]);
+      const last = events.at(-1)!;
+      expect(last).toMatchObject({ event: "TeamRunCompleted", content: "Finished: 2 results" });
+      const tasks = ((last.session_state as Json)._team_tasks as { tasks: Json[] }).tasks;
+      expect(tasks.map((t) => [t.title, t.status, t.assignee, t.result])).toEqual([
+        ["Research", "completed", "researcher", "Facts: 42."],
+        ["Write", "completed", "writer", "Prose from Write it up"],
+      ]);
+      // The list is kept in the session for its next run.
+      const session = (await (await app.call("GET", `/sessions/${last.session_id}?type=team`)).json()) as Json;
+      expect(((session.session_state as Json)._team_tasks as { tasks: unknown[] }).tasks).toHaveLength(2);
+      expect(leaderTurn).toBe(3);
+    });
+
+    it("tasks: an answer while tasks remain sends the leader back with the list, until maxIterations", async () => {
+      let leaderTurn = 0;
+      const prompts: string[] = [];
+      answer = (who, body) => {
+        if (who !== "leader") return { text: "member" };
+        leaderTurn++;
+        prompts.push(messageText(body.messages.at(-1)));
+        if (leaderTurn === 1) return { toolCalls: [{ name: "create_task", arguments: { title: "Never done" } }] };
+        return { text: `turn ${leaderTurn}` };
+      };
+      const output = (await (await app.call("POST", "/teams/planner/runs", { form: { message: "Stall", stream: "false" } })).json()) as Json;
+      expect(output).toMatchObject({ status: "COMPLETED", content: "turn 5" });
+      // Answers 2, 3 and 4 were each followed by the list's state; the 4th iteration's answer ended the run.
+      expect(leaderTurn).toBe(5);
+      expect(prompts.filter((p) => p.includes("<current_task_state>"))).toHaveLength(3);
+      expect(prompts.at(-1)).toContain("Never done - PENDING");
     });
 
     it("user B can neither read, list, cancel nor continue in user A's team session", async () => {

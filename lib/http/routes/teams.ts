@@ -3,6 +3,7 @@ import { hasScope } from "../../auth/principal.ts";
 import type { Settings } from "../../config/settings.ts";
 import type { RuntimeAgent } from "../../runtime/agents.ts";
 import { findTeam } from "../../runtime/team/team-runtime.ts";
+import { leaderToolsOf } from "../../runtime/team/team-tools.ts";
 import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import { TeamParams, TeamResponseSchema, TeamRunParams, type TeamResponse } from "../schemas/agents.ts";
@@ -18,7 +19,6 @@ export function teamResponse(team: RuntimeAgent, settings: Settings): TeamRespon
   const leader = team.team!;
   const d = leader.definition;
   const asAgent = agentResponse(team, settings);
-  const delegation = leader.mode === "broadcast" ? ["delegate_task_to_members"] : leader.mode === "tasks" ? TASK_TOOLS : ["delegate_task_to_member"];
   return {
     id: d.id,
     name: d.name,
@@ -30,7 +30,7 @@ export function teamResponse(team: RuntimeAgent, settings: Settings): TeamRespon
     tools: {
       tools: [
         ...asAgent.tools.tools,
-        ...delegation.map((name) => ({ name, description: `Team ${leader.mode} tool`, toolkit_id: null, requires_confirmation: false, requires_user_input: false, external_execution: false })),
+        ...leaderToolsOf(leader.mode).map((tool) => ({ ...tool, toolkit_id: null, requires_confirmation: false, requires_user_input: false, external_execution: false })),
       ],
     },
     sessions: asAgent.sessions,
@@ -51,8 +51,6 @@ export function teamResponse(team: RuntimeAgent, settings: Settings): TeamRespon
     model_configured: d.model !== null,
   };
 }
-
-const TASK_TOOLS = ["create_task", "update_task_status", "list_tasks", "add_task_note", "mark_all_complete", "execute_task", "execute_tasks_parallel"];
 
 /** The configured team the path's `team_id` names, as a route's `resource`; 404 otherwise. */
 function pathTeam({ params }: { params: { team_id: string } }, settings: Settings): RuntimeAgent {

@@ -3,7 +3,8 @@ import type { Settings } from "../../config/settings.ts";
 import { findAgent, toRuntimeAgent, type RuntimeAgent, type TeamLeader } from "../agents.ts";
 import type { RunState } from "../run-state.ts";
 import { teamContext } from "./team-prompt.ts";
-import { teamTools } from "./team-tools.ts";
+import { nextTaskIteration } from "./team-tasks.ts";
+import { continueMembers, teamTools } from "./team-tools.ts";
 
 type Extras = Pick<RuntimeAgent, "prices" | "embedder">;
 
@@ -38,6 +39,12 @@ export function toRuntimeTeam(definition: TeamDefinition, extras: Extras, inheri
     // Method syntax: called with the run's RunState (TeamLeader.tools).
     tools(state: RunState) {
       return teamTools(state, team);
+    },
+    afterAnswer(state: RunState) {
+      return mode === "tasks" ? nextTaskIteration(state, team) : null;
+    },
+    continueMembers(state: RunState, requirements, resolutions) {
+      return continueMembers(state, team, requirements, resolutions);
     },
   };
   return { ...toRuntimeAgent(leader), ...extras, team };

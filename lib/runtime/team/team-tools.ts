@@ -1,11 +1,31 @@
 import { z } from "zod";
-import { startAgentRun } from "../agent-run.ts";
+import { transitionRunStatus } from "../../db/runs/runs.ts";
+import { startAgentRun, type StartedRun } from "../agent-run.ts";
+import { continueAgentRun } from "../continue-run.ts";
 import type { RuntimeAgent, TeamLeader } from "../agents.ts";
 import { eventsAfter, subscribe } from "../run-registry.ts";
-import type { RunOutput, RunRequirement } from "../run-output.ts";
-import { forward, type RunState } from "../run-state.ts";
+import type { Resolution, RunOutput, RunRequirement } from "../run-output.ts";
+import { emitTeamEvent, forward, type RunState } from "../run-state.ts";
+import { TASK_TOOL_DESCRIPTIONS, taskTools } from "./team-tasks.ts";
 import { defineTool, type ToolDefinition } from "../tools/types.ts";
 import { membersBlock } from "./team-prompt.ts";
+
+/** The delegation tools and what the leader is told each does (also listed by GET /teams/{team_id}). */
+export const DELEGATION_TOOL_DESCRIPTIONS = {
+  delegate_task_to_member: "Delegate a task to one member of the team and get its answer.",
+  delegate_task_to_members: "Send one task to every member of the team at once and get all their answers. One call reaches every member; do not call it once per member.",
+} as const;
+
+/** The leader's own tools in a mode, by name and description. */
+export function leaderToolsOf(mode: TeamLeader["mode"]): { name: string; description: string }[] {
+  const table: Record<string, string> =
+    mode === "tasks"
+      ? TASK_TOOL_DESCRIPTIONS
+      : {
+          [mode === "broadcast" ? "delegate_task_to_members" : "delegate_task_to_member"]: DELEGATION_TOOL_DESCRIPTIONS[mode === "broadcast" ? "delegate_task_to_members" : "delegate_task_to_member"],
+        };
+  return Object.entries(table).map(([name, description]) => ({ name, description }));
+}
 
 /**
  * The leader's delegation tools for one team run. Each delegation starts the member's own run —
@@ -19,7 +39,7 @@ export function teamTools(state: RunState, team: TeamLeader): ToolDefinition<unk
     return [
       defineTool({
         name: "delegate_task_to_members",
-        description: "Send one task to every member of the team at once and get all their answers. One call reaches every member; do not call it once per member.",
+        description: DELEGATION_TOOL_DESCRIPTIONS.delegate_task_to_members,
         parameters: z.object({ task: z.string().describe("The task for every member, self-contained, with what a good answer looks like.") }),
         execute: async ({ task }) => {
           const outputs = await Promise.all(team.members.map((member) => runMember(state, team, member, task)));
@@ -28,11 +48,31 @@ export function teamTools(state: RunState, team: TeamLeader): ToolDefinition<unk
       }) as ToolDefinition<unknown>,
     ];
   }
-  if (team.mode === "tasks") throw new Error(`Team '${team.definition.id}': tasks mode is not available in this build`);
+  if (team.mode === "tasks") {
+    if (state.taskIteration === undefined) {
+      state.taskIteration = 1;
+      emitTeamEvent(state, "TeamTaskIterationStarted", { iteration: 1, max_iterations: team.definition.maxIterations ?? 10 });
+    }
+    return taskTools(
+      state,
+      async (memberId, task) => {
+        const member = findMember(team, memberId);
+        if (!member) return { found: false };
+        const output = await runMember(state, team, member, task);
+        return {
+          found: true,
+          name: member.definition.name,
+          status: output.status,
+          content: output.status === "COMPLETED" ? memberAnswer(output, team.mode) : (output.error?.message ?? memberAnswer(output, team.mode)),
+        };
+      },
+      () => membersBlock(team.members, 0),
+    );
+  }
   return [
     defineTool({
       name: "delegate_task_to_member",
-      description: "Delegate a task to one member of the team and get its answer.",
+      description: DELEGATION_TOOL_DESCRIPTIONS.delegate_task_to_member,
       parameters: z.object({
         member_id: z.string().describe("The member's id, exactly as listed in <team_members>."),
         task: z.string().describe("What the member should achieve, self-contained, with what a good answer looks like."),
@@ -77,6 +117,47 @@ async function runMember(state: RunState, team: TeamLeader, member: RuntimeAgent
     stream: state.stream,
     signal: state.live.controller.signal,
   });
+  return followMember(state, team, member, started);
+}
+
+/**
+ * Continues the paused member runs the team run's requirements name, one continuation per member
+ * run, at once, each with the decisions the person sent; returns each member's answer for the
+ * leader. A member that pauses again leaves its new requirements on the state.
+ */
+export async function continueMembers(state: RunState, team: TeamLeader, requirements: readonly RunRequirement[], resolutions: readonly Resolution[]): Promise<{ name: string; answer: string }[]> {
+  const byRun = new Map<string, RunRequirement[]>();
+  for (const requirement of requirements) byRun.set(requirement.member_run_id!, [...(byRun.get(requirement.member_run_id!) ?? []), requirement]);
+  const { db, scope } = state;
+  const sessionId = state.output.session_id;
+  return Promise.all(
+    [...byRun].map(async ([runId, group]) => {
+      const member = findMember(team, group[0]!.member_agent_id ?? "");
+      if (!member) throw new Error(`Team '${team.definition.id}' has no member '${group[0]!.member_agent_id}' any more: its paused run ${runId} cannot be continued`);
+      const started = await continueAgentRun({
+        db,
+        agent: member,
+        scope,
+        runId,
+        sessionId,
+        resolutions: [...resolutions],
+        claim: () => transitionRunStatus(db, { scope, runId, sessionId, from: "PAUSED", to: "RUNNING" }),
+        retry: state.retry,
+        stream: state.stream,
+        signal: state.live.controller.signal,
+      });
+      const output = await followMember(state, team, member, started);
+      return { name: member.definition.name, answer: memberAnswer(output, team.mode) };
+    }),
+  );
+}
+
+/**
+ * Forwards a member run's events into the team's stream (unless `streamMemberEvents` is false),
+ * waits for its end, and records it on the team run: its output among `member_responses` (a
+ * continued member's replacing its paused one), its requirements if it paused.
+ */
+async function followMember(state: RunState, team: TeamLeader, member: RuntimeAgent, started: StartedRun): Promise<RunOutput> {
   let unsubscribe = () => {};
   if (team.definition.streamMemberEvents !== false) {
     // Buffered events, then each as it comes, in one synchronous step: none is missed or doubled.
@@ -89,7 +170,10 @@ async function runMember(state: RunState, team: TeamLeader, member: RuntimeAgent
   } finally {
     unsubscribe();
   }
-  (state.output.member_responses ??= []).push(output);
+  const responses = (state.output.member_responses ??= []);
+  const earlier = responses.findIndex((r) => r.run_id === output.run_id);
+  if (earlier >= 0) responses[earlier] = output;
+  else responses.push(output);
   if (output.status === "PAUSED") {
     const requirements: RunRequirement[] = (output.requirements ?? []).map((r) => ({
       ...r,
