@@ -1,4 +1,5 @@
-import { defineAgent, defineConfig, defineKnowledge } from "./lib/config/define.ts";
+import { defineAgent, defineConfig, defineKnowledge, defineTeam } from "./lib/config/define.ts";
+import { defineWorkflow, step } from "./lib/config/workflow.ts";
 import { modelFromEnv } from "./lib/config/model-from-env.ts";
 import { readEnv } from "./lib/config/env.ts";
 import { calculatorToolkit } from "./lib/runtime/tools/calculator/calculator.ts";
@@ -12,8 +13,27 @@ import { hostToolkit } from "./lib/runtime/tools/host/host.ts";
  * current_time asks the user for a time zone. Its knowledge base (Knowledge in the dashboard,
  * /knowledge in the API) is searched through its search_knowledge_base tool, each user seeing their
  * own contents and the shared ones; with no embedder configured it is searched by keyword.
+ * The Research desk team shows a team: its leader hands the question to an analyst (who can
+ * calculate) and a writer, and answers with what they found. The Brief workflow shows a workflow:
+ * the analyst works out the facts, the writer drafts, and a person approves before it is filed.
  */
 const handbook = defineKnowledge({ id: "handbook", name: "Handbook", description: "Documents the assistant looks things up in." });
+const model = modelFromEnv(readEnv());
+const analyst = defineAgent({
+  id: "analyst",
+  name: "Analyst",
+  description: "Works out facts and figures, with a calculator.",
+  model,
+  instructions: "Answer with the facts and figures asked for, and how you got them.",
+  tools: [calculatorToolkit],
+});
+const writer = defineAgent({
+  id: "writer",
+  name: "Writer",
+  description: "Turns notes into a short, clear answer.",
+  model,
+  instructions: "Write plainly and briefly.",
+});
 
 export default defineConfig({
   name: "Agentry",
@@ -22,12 +42,44 @@ export default defineConfig({
       id: "assistant",
       name: "Assistant",
       description: "A helpful general-purpose assistant.",
-      model: modelFromEnv(readEnv()),
+      model,
       instructions: ["Be concise and accurate.", "Say so when you do not know."],
       tools: [calculatorToolkit, hostToolkit],
       knowledge: handbook,
       addHistoryToContext: true,
       numHistoryRuns: 3,
+    }),
+  ],
+  workflows: [
+    defineWorkflow({
+      id: "brief",
+      name: "Brief",
+      description: "Facts from the analyst, a draft from the writer, filed once a person approves it.",
+      steps: [
+        analyst,
+        writer,
+        step({
+          name: "file",
+          description: "Files the approved draft in the session state.",
+          executor: function file(input, _ctx) {
+            const filed = (input.session_state.filed as string[] | undefined) ?? [];
+            input.session_state.filed = [...filed, String(input.previous_step_content ?? "")];
+            return `Filed: ${String(input.previous_step_content ?? "")}`;
+          },
+          humanReview: { requiresConfirmation: true, confirmationMessage: "File this draft?", onReject: "skip" },
+        }),
+      ],
+    }),
+  ],
+  teams: [
+    defineTeam({
+      id: "research-desk",
+      name: "Research desk",
+      description: "An analyst and a writer, coordinated by a leader.",
+      model,
+      members: [analyst, writer],
+      instructions: "Ask the analyst for facts and figures, the writer for the final wording when it helps.",
+      addHistoryToContext: true,
     }),
   ],
 });

@@ -5,7 +5,8 @@ import { usePathname } from "next/navigation";
 
 export interface NavSection {
   title?: string;
-  items: { href: string; label: string }[];
+  /** `also`: other path prefixes the item stands for (a team's playground is under Agents, teams and workflows). */
+  items: { href: string; label: string; also?: string[] }[];
 }
 
 /** The dashboard's navigation; the current page's link is marked for screen readers and the eye. */
@@ -14,7 +15,7 @@ export function NavLinks({ sections }: { sections: NavSection[] }) {
   // The longest matching prefix wins, so /dashboard/admin/runs does not also light up /dashboard.
   const active = sections
     .flatMap((s) => s.items)
-    .filter((item) => pathname === item.href || pathname.startsWith(`${item.href}/`))
+    .filter((item) => [item.href, ...(item.also ?? [])].some((href) => pathname === href || pathname.startsWith(`${href}/`)))
     .sort((a, b) => b.href.length - a.href.length)[0]?.href;
   return (
     <>

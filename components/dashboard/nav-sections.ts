@@ -10,7 +10,7 @@ export function navSections(isAdmin: boolean): NavSection[] {
     {
       items: [
         { href: "/dashboard", label: "Overview" },
-        { href: "/dashboard/agents", label: "Agents" },
+        { href: "/dashboard/agents", label: "Agents, teams and workflows", also: ["/dashboard/teams", "/dashboard/workflows"] },
       ],
     },
     {

@@ -354,6 +354,8 @@ export const FileConfigSchema = z
     agents: z.array(AgentDefinitionSchema).optional(),
     /** Teams (defineTeam): a leader model delegating to member agents or teams. */
     teams: z.array(TeamDefinitionSchema).optional(),
+    /** Workflows (defineWorkflow, lib/config/workflow.ts; checked there: their steps hold functions). */
+    workflows: z.array(z.unknown()).optional(),
     /** Chat UI quick prompts per agent id, as /config reports them. */
     quickPrompts: z.record(z.string(), z.array(z.string())).optional(),
   })

@@ -1,5 +1,6 @@
 import { ConfigError, FileConfigSchema, type AgentDefinition, type EmbedderSpec, type FileConfig, type KnowledgeDefinition, type TeamDefinition } from "./define.ts";
 import { embedderFromEnv } from "./embedder-from-env.ts";
+import { defineWorkflow, type WorkflowDefinition, type WorkflowStep } from "./workflow.ts";
 import type { Env } from "./env.ts";
 import type { AuthMode } from "../auth/principal.ts";
 import { resolveDashboardSettings, type DashboardSettings } from "./dashboard-settings.ts";
@@ -52,6 +53,7 @@ export interface Settings {
   agents: AgentDefinition[];
   /** Top-level teams (their members need not be listed under agents). */
   teams: TeamDefinition[];
+  workflows: WorkflowDefinition[];
   knowledge: KnowledgeSettings;
   quickPrompts: Record<string, string[]>;
   /** Where each setting came from, for the start-up log: `env:NAME`, `config:key` or `default`. */
@@ -211,6 +213,9 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
   const duplicateTeam = teams.find((team, i) => teams.findIndex((t) => t.id === team.id) !== i);
   if (duplicateTeam) throw new ConfigError(`Two teams share the id '${duplicateTeam.id}'`);
   for (const team of teams) checkTeamMembers(team, [team.id]);
+  const workflows = (file.workflows ?? []).map((w) => defineWorkflow(w as Parameters<typeof defineWorkflow>[0]));
+  const duplicateWorkflow = workflows.find((w, i) => workflows.findIndex((o) => o.id === w.id) !== i);
+  if (duplicateWorkflow) throw new ConfigError(`Two workflows share the id '${duplicateWorkflow.id}'`);
 
   return {
     osId: pick("osId", "AGENTRY_OS_ID", env.AGENTRY_OS_ID, file.osId, "agentry"),
@@ -260,7 +265,8 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
     metrics: { prices: file.metrics?.prices ?? {}, dailyRefresh: file.metrics?.dailyRefresh ?? true },
     agents,
     teams,
-    knowledge: resolveKnowledge(env, file, [...agents, ...teams.flatMap(memberAgentsOf)], pick),
+    workflows,
+    knowledge: resolveKnowledge(env, file, [...agents, ...teams.flatMap(memberAgentsOf), ...workflows.flatMap(workflowAgentsOf)], pick),
     quickPrompts: file.quickPrompts ?? {},
     sources,
   };
@@ -299,6 +305,21 @@ function checkTeamMembers(team: TeamDefinition, path: string[]): void {
     if (path.includes(member.id)) throw new ConfigError(`Team '${member.id}' contains itself (${[...path, member.id].join(" → ")})`);
     checkTeamMembers(member, [...path, member.id]);
   }
+}
+
+/** Every agent a workflow's steps run (directly or in a team). */
+function workflowAgentsOf(workflow: WorkflowDefinition): AgentDefinition[] {
+  const visit = (steps: WorkflowStep[]): AgentDefinition[] =>
+    steps.flatMap((s) =>
+      s.type === "Step"
+        ? s.agent
+          ? [s.agent]
+          : s.team
+            ? memberAgentsOf(s.team)
+            : []
+        : visit(s.type === "Router" ? s.choices : s.type === "Condition" ? [...s.steps, ...(s.elseSteps ?? [])] : s.steps),
+    );
+  return visit(workflow.steps);
 }
 
 /** Every agent in a team, at any depth. */

@@ -1,5 +1,6 @@
 import { AGENT_ROUTES } from "./routes/agents.ts";
 import { TEAM_ROUTES } from "./routes/teams.ts";
+import { WORKFLOW_ROUTES } from "./routes/workflows.ts";
 import { config, health, info, landing } from "./routes/core.ts";
 import { migrateAll, migrateOne } from "./routes/databases.ts";
 import { DISABLED_FEATURES } from "./routes/disabled-features.ts";
@@ -30,6 +31,7 @@ export const ROUTES: readonly AnyRoute[] = [
   migrateOne,
   ...AGENT_ROUTES,
   ...TEAM_ROUTES,
+  ...WORKFLOW_ROUTES,
   ...SESSION_ROUTES,
   ...SESSION_RUN_ROUTES,
   ...MEMORY_ROUTES,

@@ -5,7 +5,7 @@ export { isRunOf } from "../runtime/agents.ts";
 
 /** An agent or a team, as a route's path names it. */
 export interface RunComponent {
-  type: "agent" | "team";
+  type: "agent" | "team" | "workflow";
   id: string;
 }
 

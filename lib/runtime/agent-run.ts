@@ -81,6 +81,26 @@ export async function startAgentRun(request: StartRunRequest): Promise<StartedRu
 }
 
 /**
+ * Starts a run of `agent` for the run `parent` holds (a team member's, a workflow step's): in the
+ * parent's session, as its user, with `parent_run_id` the parent's run, aborted when it is.
+ */
+export function startChildRun(parent: RunState, agent: RuntimeAgent, message: string): Promise<StartedRun> {
+  return startAgentRun({
+    db: parent.db,
+    agent,
+    scope: parent.scope,
+    userId: parent.output.user_id,
+    message,
+    sessionId: parent.output.session_id,
+    parentRunId: parent.output.run_id,
+    dependencies: parent.dependencies,
+    retry: parent.retry,
+    stream: parent.stream,
+    signal: parent.live.controller.signal,
+  });
+}
+
+/**
  * The RunOutput a new run starts from, its session created if new (nothing else is written): a
  * durable submit stores it with its job in one transaction.
  */
@@ -89,14 +109,19 @@ export async function newRunOutput(request: Omit<StartRunRequest, "defer">, stat
   const sessionId = request.sessionId || randomUUID();
   const session = await ensureSession(db, { scope, agent, sessionId, isNew: !request.sessionId, userId: request.userId, sessionState: request.sessionState });
   const spec = agent.definition.model;
-  const owner = agent.team ? { team_id: agent.definition.id, team_name: agent.definition.name, member_responses: [] } : { agent_id: agent.definition.id, agent_name: agent.definition.name };
+  const owner = agent.workflow
+    ? { workflow_id: agent.definition.id, workflow_name: agent.definition.name, step_results: [], step_executor_runs: [] }
+    : agent.team
+      ? { team_id: agent.definition.id, team_name: agent.definition.name, member_responses: [] }
+      : { agent_id: agent.definition.id, agent_name: agent.definition.name };
   return {
     run_id: request.runId ?? randomUUID(),
     ...owner,
     ...(request.parentRunId ? { parent_run_id: request.parentRunId } : {}),
     session_id: sessionId,
     user_id: session.user_id,
-    input: { input_content: request.message, ...request.inputMedia },
+    // A workflow's input is the message itself (Agno's WorkflowRunOutput.input).
+    input: agent.workflow ? (request.message as unknown as RunOutput["input"]) : { input_content: request.message, ...request.inputMedia },
     content: null,
     content_type: "str",
     model: spec?.id ?? null,
@@ -166,6 +191,10 @@ export function runAgent(request: RunAgentRequest): StartedRun {
         state.startedAt = performance.now();
         await storeRun(state);
       }
+      if (agent.workflow) {
+        emit(state, "RunStarted");
+        return await agent.workflow.run(state, request.message);
+      }
       emit(state, "RunStarted", { model: output.model, model_provider: output.model_provider });
       // prepare resolved the model, so the agent has one (else ModelNotConfiguredError).
       await prepare(state);
@@ -211,9 +240,19 @@ async function ensureSession(
         sessionId,
         userId,
         sessionData: sessionState ? { session_state: sessionState } : {},
-        ...(agent.team
-          ? { sessionType: "team" as const, teamId: agent.definition.id, teamData: { name: agent.definition.name, team_id: agent.definition.id, model } }
-          : { sessionType: "agent" as const, agentId: agent.definition.id, agentData: { name: agent.definition.name, agent_id: agent.definition.id, model } }),
+        ...(agent.workflow
+          ? {
+              sessionType: "workflow" as const,
+              workflowId: agent.definition.id,
+              workflowData: {
+                workflow_id: agent.definition.id,
+                name: agent.definition.name,
+                steps: agent.workflow.definition.steps.map((s) => ({ name: s.name, description: s.description ?? null, type: s.type })),
+              },
+            }
+          : agent.team
+            ? { sessionType: "team" as const, teamId: agent.definition.id, teamData: { name: agent.definition.name, team_id: agent.definition.id, model } }
+            : { sessionType: "agent" as const, agentId: agent.definition.id, agentData: { name: agent.definition.name, agent_id: agent.definition.id, model } }),
       },
     });
     return created;

@@ -1,6 +1,11 @@
 import type { AgentDefinition, EmbedderSpec, TeamDefinition, TeamMode } from "../config/define.ts";
+import type { WorkflowDefinition } from "../config/workflow.ts";
 import type { ModelPrice, Settings } from "../config/settings.ts";
-import type { AgnoMessage, Resolution, RunRequirement } from "./run-output.ts";
+import type { Db } from "../db/open-database.ts";
+import type { DataScope } from "../db/scope.ts";
+import type { LiveRun } from "./run-registry.ts";
+import type { AgnoMessage, Resolution, RunOutput, RunRequirement } from "./run-output.ts";
+import type { RunWriter } from "./run-writer.ts";
 import type { Toolkit, ToolDefinition } from "./tools/types.ts";
 
 /** An agent as the runtime uses it: its definition and its tools, flattened from toolkits. */
@@ -18,6 +23,33 @@ export interface RuntimeAgent {
    * instructions and tools), and its runs are team runs (lib/runtime/team/).
    */
   readonly team?: TeamLeader;
+  /** Set when this stands for a workflow: its runs are workflow runs, executed by `run` (lib/runtime/workflow/). */
+  readonly workflow?: WorkflowRunner;
+}
+
+/** What makes a runtime agent a workflow (built in lib/runtime/workflow/workflow-runtime.ts). */
+export interface WorkflowRunner {
+  readonly definition: WorkflowDefinition;
+  /** Runs the steps of the run the state holds (its RunState, see TeamLeader.tools), to its end: completed, paused or failed. */
+  run(state: RunStateRef, message: string): Promise<RunOutput>;
+  /** Continues a paused run with a person's step requirements (lib/runtime/workflow/review.ts). */
+  continue(
+    request: WorkflowContinueRequest,
+  ): Promise<{ readonly runId: string; readonly sessionId: string; readonly live: LiveRun; readonly firstEventIndex: number; readonly done: Promise<RunOutput> }>;
+}
+
+/** What continuing a paused workflow run takes (continueAgentRun's request, with the step requirements). */
+export interface WorkflowContinueRequest {
+  db: Db;
+  agent: RuntimeAgent;
+  scope: DataScope;
+  runId: string;
+  sessionId: string;
+  stepRequirements: Record<string, unknown>[] | null;
+  claim: () => Promise<boolean>;
+  stream?: boolean;
+  writer?: RunWriter;
+  beforeStart?: () => Promise<void>;
 }
 
 /** What makes a runtime agent a team's leader (built in lib/runtime/team/team-runtime.ts). */
@@ -32,29 +64,30 @@ export interface TeamLeader {
    * Called with the run's RunState (lib/runtime/run-state.ts, which imports this file: hence the
    * structural type here).
    */
-  tools(state: TeamRunContext): ToolDefinition<unknown>[];
+  tools(state: RunStateRef): ToolDefinition<unknown>[];
   /**
    * Continues the paused member runs a team run's requirements name (grouped by member run), with
    * the person's decisions; members that pause again leave their requirements on the state.
    */
   /** After the leader answers without a tool call: a message sending it back to work (tasks mode), or null when the run is done. */
-  afterAnswer(state: TeamRunContext): AgnoMessage | null;
-  continueMembers(state: TeamRunContext, requirements: readonly RunRequirement[], resolutions: readonly Resolution[]): Promise<{ name: string; answer: string }[]>;
+  afterAnswer(state: RunStateRef): AgnoMessage | null;
+  continueMembers(state: RunStateRef, requirements: readonly RunRequirement[], resolutions: readonly Resolution[]): Promise<{ name: string; answer: string }[]>;
 }
 
 /** What of a run's state this file names: the run (its RunState in full, see TeamLeader.tools). */
-export interface TeamRunContext {
+export interface RunStateRef {
   readonly output: { readonly run_id: string };
 }
 
 /** The component an agent's runs belong to: the agent, or the team it leads. */
-export function componentOf(agent: RuntimeAgent): { type: "agent" | "team"; id: string } {
-  return { type: agent.team ? "team" : "agent", id: agent.definition.id };
+export function componentOf(agent: RuntimeAgent): { type: "agent" | "team" | "workflow"; id: string } {
+  return { type: agent.workflow ? "workflow" : agent.team ? "team" : "agent", id: agent.definition.id };
 }
 
 /** Whether a stored run is one of this agent's or team's own (a team member's run is not the team's). */
-export function isRunOf(stored: { agent_id: string | null; team_id: string | null; run_type?: string }, component: { type: string; id: string }): boolean {
-  return component.type === "team" ? stored.team_id === component.id : stored.agent_id === component.id && stored.run_type !== "team";
+export function isRunOf(stored: { agent_id: string | null; team_id: string | null; workflow_id?: string | null; run_type?: string }, component: { type: string; id: string }): boolean {
+  if (component.type === "workflow") return stored.workflow_id === component.id && stored.run_type === "workflow";
+  return component.type === "team" ? stored.team_id === component.id && stored.run_type === "team" : stored.agent_id === component.id && stored.run_type !== "team";
 }
 
 function isToolkit(value: unknown): value is Toolkit {

@@ -32,6 +32,8 @@ export interface ContinueRunRequest {
   beforeStart?: () => Promise<void>;
   /** Aborting it aborts the continuation with its reason (a team member's run, when its team run ends). */
   signal?: AbortSignal;
+  /** A workflow run: the step requirements as the person answered them (null: as stored). */
+  stepRequirements?: Record<string, unknown>[] | null;
 }
 
 /**
@@ -42,7 +44,10 @@ export interface ContinueRunRequest {
  * aborts it) before `beforeStart` runs, and starts only after it: a cancel it finds recorded
  * stops the continuation before its first tool or model call.
  */
-export async function continueAgentRun({ db, agent, scope, runId, sessionId, resolutions, claim, retry, stream, writer, beforeStart, signal }: ContinueRunRequest): Promise<StartedRun> {
+export async function continueAgentRun(request: ContinueRunRequest): Promise<StartedRun> {
+  const { db, agent, scope, runId, sessionId, resolutions, claim, retry, stream, writer, beforeStart, signal } = request;
+  // A workflow run continues through its step engine (lib/runtime/workflow/review.ts).
+  if (agent.workflow) return agent.workflow.continue({ db, agent, scope, runId, sessionId, stepRequirements: request.stepRequirements ?? null, claim, stream, writer, beforeStart });
   const stored = await getRun(db, { scope, runId, sessionId });
   if (!stored || !isRunOf(stored, componentOf(agent))) throw new ContinueError("Run not found", 404);
   if (stored.status !== "PAUSED") throw new ContinueError(`Run ${runId} is ${stored.status}, not PAUSED: only a paused run can be continued`, 409);

@@ -117,6 +117,18 @@ export interface RunOutput {
   metadata?: Record<string, unknown> | null;
   /** A team run's member runs (their RunOutputs), in delegation order (lib/runtime/team/). */
   member_responses?: RunOutput[];
+  /** A workflow's run (Agno's WorkflowRunOutput; lib/runtime/workflow/): the workflow, its steps' outputs and executor runs, its pause. */
+  workflow_id?: string;
+  workflow_name?: string;
+  step_results?: Record<string, unknown>[];
+  step_executor_runs?: RunOutput[];
+  step_requirements?: Record<string, unknown>[] | null;
+  paused_step_index?: number | null;
+  paused_step_name?: string | null;
+  pause_kind?: "step" | "executor" | null;
+  cancellation_stage?: string | null;
+  /** A step's agent or team run: the step it ran for. */
+  workflow_step_id?: string | null;
   /** Knowledge the run looked up: one entry per search (lib/runtime/tools/knowledge-search.ts). */
   references?: { query: string; references: { name?: string; meta_data?: Record<string, unknown>; content: string }[]; time: number }[] | null;
   events?: Record<string, unknown>[];

@@ -10,7 +10,7 @@ export interface LiveRun {
   readonly runId: string;
   readonly sessionId: string;
   /** The agent or team the run belongs to. */
-  readonly componentType: "agent" | "team";
+  readonly componentType: "agent" | "team" | "workflow";
   readonly componentId: string;
   readonly userId: string | null;
   readonly controller: AbortController;
@@ -70,7 +70,7 @@ export function registerRun({
 }: {
   runId: string;
   sessionId: string;
-  componentType: "agent" | "team";
+  componentType: "agent" | "team" | "workflow";
   componentId: string;
   userId: string | null;
   firstEventIndex?: number;

@@ -28,7 +28,7 @@ function priceRun(state: RunState): void {
   else output.metrics.cost = cost;
 }
 
-async function persist(state: RunState, status: RunStatus): Promise<void> {
+export async function persist(state: RunState, status: RunStatus): Promise<void> {
   const { output } = state;
   output.status = status;
   // The end is recorded even for an output another writer stored without metrics.
@@ -56,12 +56,22 @@ export function runRow(output: RunOutput, { storeMemberResponses = false }: { st
   return {
     runId: output.run_id,
     sessionId: output.session_id,
-    ...(output.team_id ? { runType: "team" as const, teamId: output.team_id } : { runType: "agent" as const, agentId: output.agent_id }),
+    ...(output.workflow_id
+      ? { runType: "workflow" as const, workflowId: output.workflow_id }
+      : output.team_id
+        ? { runType: "team" as const, teamId: output.team_id }
+        : { runType: "agent" as const, agentId: output.agent_id }),
     parentRunId: output.parent_run_id ?? null,
     status: output.status,
-    runData: (kept === members ? output : { ...output, member_responses: kept }) as unknown as Record<string, unknown>,
+    runData: (output.workflow_id ? workflowRunData(output) : kept === members ? output : { ...output, member_responses: kept }) as unknown as Record<string, unknown>,
     createdAt: output.created_at,
   };
+}
+
+/** A workflow run as Agno's WorkflowRunOutput stores it: no messages, tools or model of its own. */
+function workflowRunData(output: RunOutput) {
+  const { messages: _m, tools: _t, model: _model, model_provider: _p, ...rest } = output;
+  return rest;
 }
 
 /** The row of the run a state holds, with its team's storage settings. */
@@ -145,7 +155,7 @@ export async function complete(state: RunState): Promise<RunOutput> {
   return output;
 }
 
-async function recordSessionMetrics(state: RunState): Promise<void> {
+export async function recordSessionMetrics(state: RunState): Promise<void> {
   priceRun(state);
   const { metrics } = state.output;
   const recorded = await addSessionMetrics(state.db, {
@@ -205,7 +215,7 @@ export async function settleFailure(state: RunState, error: unknown): Promise<Ru
       finishRun(state.live, "PENDING");
       return output;
     }
-    await emitFinal(state, "RunError", { content: message, error_type: errorType }, () => persist(state, "ERROR"));
+    await emitFinal(state, "RunError", { content: message, error_type: errorType, ...(output.workflow_id ? { error: message } : {}) }, () => persist(state, "ERROR"));
     finishRun(state.live, "ERROR");
     return output;
   } catch (persistError) {

@@ -2,7 +2,7 @@ import type { LanguageModel } from "ai";
 import type { Db } from "../db/open-database.ts";
 import type { DataScope } from "../db/scope.ts";
 import type { RuntimeAgent } from "./agents.ts";
-import { makeEvent, type EventBase, type RunEvent, type RunEventName, type TeamOnlyEventName, type TeamRunEventName } from "./events.ts";
+import { makeEvent, type EventBase, type RunEvent, type RunEventName, type TeamOnlyEventName, type TeamRunEventName, type WorkflowEventName } from "./events.ts";
 import type { RetryPolicy } from "./model-step.ts";
 import { publish, RunCancelledSignal, type LiveRun } from "./run-registry.ts";
 import type { AgnoMessage, RunOutput, RunRequirement } from "./run-output.ts";
@@ -44,9 +44,11 @@ export function newRunState(fields: Omit<RunState, "base" | "contextMessages" | 
   const { output } = fields;
   return {
     ...fields,
-    base: output.team_id
-      ? { team_id: output.team_id, team_name: output.team_name, run_id: output.run_id, session_id: output.session_id, parent_run_id: output.parent_run_id }
-      : { agent_id: output.agent_id, agent_name: output.agent_name, run_id: output.run_id, session_id: output.session_id, parent_run_id: output.parent_run_id },
+    base: output.workflow_id
+      ? { workflow_id: output.workflow_id, workflow_name: output.workflow_name, run_id: output.run_id, session_id: output.session_id, parent_run_id: output.parent_run_id }
+      : output.team_id
+        ? { team_id: output.team_id, team_name: output.team_name, run_id: output.run_id, session_id: output.session_id, parent_run_id: output.parent_run_id }
+        : { agent_id: output.agent_id, agent_name: output.agent_name, run_id: output.run_id, session_id: output.session_id, parent_run_id: output.parent_run_id },
     contextMessages: [],
     tools: [],
     model: null,
@@ -55,8 +57,22 @@ export function newRunState(fields: Omit<RunState, "base" | "contextMessages" | 
 
 export const now = () => Math.floor(Date.now() / 1000);
 
-/** A team run's events carry Agno's Team* names (TeamRunStarted, TeamToolCallStarted, ...). */
-function nameOf(state: RunState, name: RunEventName): RunEventName | TeamRunEventName {
+/** A workflow run's start and end events, by the agent run's names they stand for. */
+const WORKFLOW_NAMES: Partial<Record<RunEventName, WorkflowEventName>> = {
+  RunStarted: "WorkflowStarted",
+  RunCompleted: "WorkflowCompleted",
+  RunError: "WorkflowError",
+  RunCancelled: "WorkflowCancelled",
+  RunPaused: "WorkflowPaused",
+};
+
+/** A team run's events carry Agno's Team* names (TeamRunStarted, TeamToolCallStarted, ...); a workflow's, Workflow* names. */
+function nameOf(state: RunState, name: RunEventName): RunEventName | TeamRunEventName | WorkflowEventName {
+  if (state.agent.workflow) {
+    const mapped = WORKFLOW_NAMES[name];
+    if (!mapped) throw new Error(`A workflow run has no ${name} event`);
+    return mapped;
+  }
   return state.agent.team ? `Team${name}` : name;
 }
 
@@ -66,8 +82,8 @@ export function emit(state: RunState, name: RunEventName, fields: Record<string,
   return event;
 }
 
-/** Emits an event only team runs have, by its own name. */
-export function emitTeamEvent(state: RunState, name: TeamOnlyEventName, fields: Record<string, unknown> = {}): RunEvent {
+/** Emits an event only team or workflow runs have, by its own name. */
+export function emitNamed(state: RunState, name: TeamOnlyEventName | WorkflowEventName, fields: Record<string, unknown> = {}): RunEvent {
   const event = publish(state.live, makeEvent(state.base, name, fields));
   keep(state, event);
   return event;

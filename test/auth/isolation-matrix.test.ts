@@ -2,6 +2,7 @@ import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { AgentDefinition, TeamDefinition } from "@/lib/config/define.ts";
+import { defineWorkflow, step } from "@/lib/config/workflow.ts";
 import { ROUTES } from "@/lib/http/route-table.ts";
 import { defineTool } from "@/lib/runtime/tools/types.ts";
 import { startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
@@ -21,6 +22,8 @@ const FULL = [
   "agents:run",
   "teams:read",
   "teams:run",
+  "workflows:read",
+  "workflows:run",
   "sessions:read",
   "sessions:write",
   "sessions:delete",
@@ -55,6 +58,8 @@ interface Ids {
   contentId: string;
   teamSessionId: string;
   teamRunId: string;
+  workflowSessionId: string;
+  workflowRunId: string;
 }
 interface Case {
   method: string;
@@ -110,6 +115,27 @@ const MATRIX: Record<string, Case> = {
     init: (i) => ({ form: { session_id: i.teamSessionId } }),
     forB: "stream-error",
   },
+  "POST /workflows/{workflow_id}/runs": {
+    method: "POST",
+    path: () => "/workflows/isoflow/runs",
+    init: (i) => ({ form: { message: "hi", session_id: i.workflowSessionId, stream: "false" } }),
+    forB: "denied",
+  },
+  "GET /workflows/{workflow_id}/runs": { method: "GET", path: (i) => `/workflows/isoflow/runs?session_id=${i.workflowSessionId}`, forB: "denied" },
+  "GET /workflows/{workflow_id}/runs/{run_id}": { method: "GET", path: (i) => `/workflows/isoflow/runs/${i.workflowRunId}?session_id=${i.workflowSessionId}`, forB: "denied" },
+  "POST /workflows/{workflow_id}/runs/{run_id}/cancel": { method: "POST", path: (i) => `/workflows/isoflow/runs/${i.workflowRunId}/cancel?session_id=${i.workflowSessionId}`, forB: "denied" },
+  "POST /workflows/{workflow_id}/runs/{run_id}/continue": {
+    method: "POST",
+    path: (i) => `/workflows/isoflow/runs/${i.workflowRunId}/continue`,
+    init: (i) => ({ form: { step_requirements: JSON.stringify([{ step_id: "x", confirmed: true }]), session_id: i.workflowSessionId, stream: "false" } }),
+    forB: "denied",
+  },
+  "POST /workflows/{workflow_id}/runs/{run_id}/resume": {
+    method: "POST",
+    path: (i) => `/workflows/isoflow/runs/${i.workflowRunId}/resume`,
+    init: (i) => ({ form: { session_id: i.workflowSessionId } }),
+    forB: "stream-error",
+  },
   "GET /schedules": { method: "GET", path: () => "/schedules", forB: "list" },
   "GET /schedules/{schedule_id}": { method: "GET", path: (i) => `/schedules/${i.scheduleId}`, forB: "denied" },
   "PATCH /schedules/{schedule_id}": { method: "PATCH", path: (i) => `/schedules/${i.scheduleId}`, init: () => ({ json: { description: "hijacked" } }), forB: "denied" },
@@ -151,6 +177,7 @@ const NOT_OWNED: Record<string, string> = {
   "GET /agents/{agent_id}": "a configured agent",
   "GET /teams": "configured teams",
   "GET /teams/{team_id}": "a configured team",
+  "GET /workflows/{workflow_id}": "a configured workflow",
   "GET /workflows": "configured workflows",
   "GET /metrics/refresh/status": "the database's refresh state (no user's rows)",
   "POST /sessions": "creates a session owned by the caller",
@@ -188,7 +215,8 @@ describe("user B, anonymous and admin against user A's data", () => {
     const guarded = defineTool({ name: "guarded", description: "needs confirmation", parameters: z.object({}), requiresConfirmation: true, execute: () => "done" });
     const agents: AgentDefinition[] = [{ id: "iso", name: "Iso", model: { provider: "openai-compatible", id: "scripted", baseUrl: server.url, apiKey: "t" }, tools: [guarded] }];
     const teams: TeamDefinition[] = [{ id: "isoteam", name: "Iso team", model: agents[0]!.model, members: agents }];
-    app = await startTestApp({ dialect: sqliteDialect, agents, teams, env: { JWT_VERIFICATION_KEY: SECRET } });
+    const workflows = [defineWorkflow({ id: "isoflow", name: "Iso flow", steps: [step({ name: "echo", executor: (input) => `echo ${String(input.input)}` })] })];
+    app = await startTestApp({ dialect: sqliteDialect, agents, teams, workflows, env: { JWT_VERIFICATION_KEY: SECRET } });
     tokens.a = await mint("alice", FULL);
     tokens.b = await mint("bob", [...FULL, "service_accounts:write"]);
     tokens.admin = await mint("root", ["agent_os:admin"]);
@@ -199,6 +227,8 @@ describe("user B, anonymous and admin against user A's data", () => {
     server.enqueue({ toolCalls: [{ name: "guarded", arguments: {} }] });
     const paused = (await (await app.call("POST", "/agents/iso/runs", { form: { message: "A's paused run", stream: "false" }, headers: as("a") })).json()) as Json;
     const teamRun = (await (await app.call("POST", "/teams/isoteam/runs", { form: { message: "A's team question", stream: "false" }, headers: as("a") })).json()) as Json;
+    const workflowRun = (await (await app.call("POST", "/workflows/isoflow/runs", { form: { message: "A's workflow input", stream: "false" }, headers: as("a") })).json()) as Json;
+    expect([workflowRun.status, workflowRun.user_id]).toEqual(["COMPLETED", "alice"]);
     const memory = (await (await app.call("POST", "/memories", { json: { memory: "A likes tea", topics: ["drinks"] }, headers: as("a") })).json()) as Json;
     const schedule = (await (
       await app.call("POST", "/schedules", { json: { name: "alices-report", cron_expr: "0 6 * * *", endpoint: "/agents/iso/runs", payload: { message: "A's report" } }, headers: as("a") })
@@ -235,6 +265,8 @@ describe("user B, anonymous and admin against user A's data", () => {
       contentId: String(content.id),
       teamSessionId: String(teamRun.session_id),
       teamRunId: String(teamRun.run_id),
+      workflowSessionId: String(workflowRun.session_id),
+      workflowRunId: String(workflowRun.run_id),
     };
   });
   afterAll(async () => {
@@ -272,6 +304,9 @@ describe("user B, anonymous and admin against user A's data", () => {
       ids.pausedRunId,
       ids.teamRunId,
       ids.teamSessionId,
+      ids.workflowRunId,
+      ids.workflowSessionId,
+      "A's workflow input",
       "A's team question",
       "A's question",
       "A likes tea",

@@ -61,6 +61,23 @@ describe.each(DIALECTS)("dashboard lists on $name", (dialect) => {
       expect(summary).toMatchObject({ total_tokens: 12, status: "COMPLETED", user_id: p.userA });
     });
 
+    it("runs and sessions: the type filter, and the component filter naming a team", async () => {
+      const p = mintPrincipals();
+      const scope = p.scopes.a;
+      const team = agnoRun({ sessionId: "", input: "team question", teamId: "desk", createdAt: T0 });
+      const member = agnoRun({ sessionId: "", input: "member task", agentId: "researcher", parentRunId: String(team.run_id), createdAt: T0 + 1 });
+      const teamSession = uid("team-session");
+      await seedSession(db, { scope, session: { sessionId: teamSession, sessionType: "team", agentId: null, teamId: "desk" }, runs: [team, member] });
+      const agentSession = uid("agent-session");
+      await seedSession(db, { scope, session: { sessionId: agentSession }, runs: [agnoRun({ sessionId: "", input: "agent question", agentId: "assistant", createdAt: T0 + 2 })] });
+      expect((await walkRuns(db, { scope, limit: 50, runType: "team" })).flat()).toEqual(["team question"]);
+      expect((await walkRuns(db, { scope, limit: 50, runType: "agent" })).flat()).toEqual(["agent question", "member task"]);
+      expect((await walkRuns(db, { scope, limit: 50, agentId: "desk" })).flat()).toEqual(["team question"]);
+      const teamSessions = await listSessionSummaries(db, { scope, limit: 10, sessionType: "team" });
+      expect(teamSessions.rows.map((s) => [s.session_id, s.component_id, s.run_count])).toEqual([[teamSession, "desk", 2]]);
+      expect((await listSessionSummaries(db, { scope, limit: 10, sessionType: "agent" })).rows.map((s) => s.session_id)).toEqual([agentSession]);
+    });
+
     it("runs: a member sees only its own whatever user it names; an admin everyone's or one user's", async () => {
       const p = mintPrincipals();
       await seedSession(db, { scope: p.scopes.a, session: { sessionId: uid("s") }, runs: [agnoRun({ sessionId: "", input: "a's run" })] });

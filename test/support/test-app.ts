@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import type { AgentDefinition, FileConfig, TeamDefinition } from "@/lib/config/define.ts";
+import type { WorkflowDefinition } from "@/lib/config/workflow.ts";
 import type { Settings } from "@/lib/config/settings.ts";
 import type { Principal } from "@/lib/auth/principal.ts";
 import type { Db } from "@/lib/db/open-database.ts";
@@ -34,6 +35,7 @@ export async function startTestApp({
   dialect,
   agents,
   teams,
+  workflows,
   env = {},
   queue,
   limits,
@@ -44,6 +46,8 @@ export async function startTestApp({
   agents: AgentDefinition[];
   /** agentry.config.ts's `teams`. */
   teams?: TeamDefinition[];
+  /** agentry.config.ts's `workflows`. */
+  workflows?: WorkflowDefinition[];
   env?: Record<string, string>;
   /** agentry.config.ts's `queue` section (environment variables still win). */
   queue?: FileConfig["queue"];
@@ -64,6 +68,7 @@ export async function startTestApp({
       database: { id },
       agents,
       ...(teams ? { teams } : {}),
+      ...(workflows ? { workflows } : {}),
       ...(queue ? { queue } : {}),
       ...(limits ? { limits } : {}),
       ...(scheduler !== undefined ? { scheduler } : {}),

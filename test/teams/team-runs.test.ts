@@ -371,3 +371,73 @@ describe("defineTeam", () => {
     expect(() => defineTeam(undefined as never)).toThrow(/defineTeam needs members/);
   });
 });
+
+for (const dialect of DIALECTS) {
+  describe.skipIf(dialect.skipReason !== null)(`team runs on the durable queue, sessions and /config (${dialect.name})`, () => {
+    let server: ModelServer;
+    let app: TestApp;
+    beforeAll(async () => {
+      server = await startModelServer({
+        respond: (body) => {
+          const who = caller(body);
+          if (who === "researcher") return { text: "Durable fact." };
+          if (!lastTool(body)) return { toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id: "researcher", task: "A fact" } }] };
+          return { text: `Leader: ${messageText(body.messages.at(-1))}` };
+        },
+      });
+      const model = { provider: "openai-compatible" as const, id: "scripted", baseUrl: server.url, apiKey: "t" };
+      const researcher: AgentDefinition = { id: "researcher", name: "Researcher", model, instructions: "I am the researcher." };
+      app = await startTestApp({
+        dialect,
+        agents: [],
+        teams: [defineTeam({ id: "desk", name: "Desk", description: "Answers with research.", model, members: [researcher] })],
+        env: { AGENTRY_QUEUE_DURABLE: "true", AGENTRY_QUEUE_POLL_INTERVAL_MS: "50", AGENTRY_QUEUE_LOCK_GRACE_SECONDS: "2" },
+      });
+    });
+    afterAll(async () => {
+      await app?.close();
+      await server?.close();
+    });
+
+    it("a background team run is a team job any worker runs; a repeated Idempotency-Key answers with the same run", async () => {
+      const submit = () => app.call("POST", "/teams/desk/runs", { form: { message: "Background please", background: "true", stream: "false" }, headers: { "idempotency-key": "team-once" } });
+      const first = await submit();
+      expect(first.status).toBe(202);
+      const accepted = (await first.json()) as Json;
+      expect(accepted).toMatchObject({ status: "PENDING" });
+      const again = (await (await submit()).json()) as Json;
+      expect(again.run_id).toBe(accepted.run_id);
+      const db = await app.db();
+      const [job] = await db.sql.query<{ component_type: string; component_id: string }>("SELECT component_type, component_id FROM agno_jobs WHERE id = ?", [accepted.run_id]);
+      expect(job).toEqual({ component_type: "team", component_id: "desk" });
+      const path = `/teams/desk/runs/${accepted.run_id}?session_id=${accepted.session_id}`;
+      await until("the team run completes", async () => ((await (await app.call("GET", path)).json()) as Json).status === "COMPLETED");
+      const run = (await (await app.call("GET", path)).json()) as Json;
+      expect(run).toMatchObject({ team_id: "desk", content: "Leader: [researcher]: Durable fact." });
+      const members = await db.sql.query<{ agent_id: string; parent_run_id: string; status: string }>("SELECT agent_id, parent_run_id, status FROM agno_runs WHERE parent_run_id = ?", [
+        accepted.run_id,
+      ]);
+      expect(members).toEqual([{ agent_id: "researcher", parent_run_id: accepted.run_id, status: "COMPLETED" }]);
+      // The stored events (kept for durable runs) replay through resume, the member's among them.
+      const replay = await readSse(await app.call("POST", `/teams/desk/runs/${accepted.run_id}/resume`, { form: { session_id: String(accepted.session_id) } }));
+      expect(replay[0]).toMatchObject({ event: "replay" });
+      expect(replay.map((e) => e.event)).toEqual(expect.arrayContaining(["TeamRunStarted", "RunStarted", "TeamRunCompleted"]));
+      expect(replay.at(-1)!.event).toBe("TeamRunCompleted");
+    });
+
+    it("POST /sessions makes a team session with its team_data; /config lists the team with its mode", async () => {
+      const created = await app.call("POST", "/sessions?type=team", { json: { team_id: "desk", session_name: "Team chat" } });
+      expect(created.status).toBe(201);
+      const session = (await created.json()) as Json;
+      expect(session).toMatchObject({ team_id: "desk", session_name: "Team chat" });
+      const db = await app.db();
+      const [row] = await db.sql.query<{ session_type: string; team_data: unknown }>("SELECT session_type, team_data FROM agno_sessions WHERE session_id = ?", [session.session_id]);
+      expect(row!.session_type).toBe("team");
+      expect(typeof row!.team_data === "string" ? JSON.parse(row!.team_data) : row!.team_data).toMatchObject({ team_id: "desk", name: "Desk" });
+      const config = (await (await app.call("GET", "/config")).json()) as { teams: Json[] };
+      expect(config.teams).toEqual([
+        expect.objectContaining({ id: "desk", name: "Desk", description: "Answers with research.", mode: "coordinate", model: { id: "scripted", provider: "openai-compatible" } }),
+      ]);
+    });
+  });
+}

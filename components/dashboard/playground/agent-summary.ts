@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { AgentResponseSchema } from "@/lib/http/schemas/agents.ts";
+import type { AgentResponseSchema, TeamResponse } from "@/lib/http/schemas/agents.ts";
 
 type AgentResponse = z.infer<typeof AgentResponseSchema>;
 
@@ -13,17 +13,24 @@ export interface AgentToolSummary {
 
 /** What the agents list and the playground show of an agent (plain data: it crosses to the client). */
 export interface AgentSummary {
+  /** An agent, or a team (whose runs go through /teams/{id}/runs). */
+  kind: "agent" | "team";
   id: string;
   name: string;
   description: string | null;
   /** `provider/model`, or null when no model provider is configured. */
   model: string | null;
   tools: AgentToolSummary[];
+  /** A team's mode (coordinate, route, broadcast, tasks) and members. */
+  mode?: string;
+  members?: { id: string; name: string; kind: "agent" | "team" }[];
 }
 
 /** From GET /agents' AgentResponse, so the dashboard shows exactly what the API reports. */
-export function agentSummary(agent: AgentResponse): AgentSummary {
+export function agentSummary(agent: AgentResponse | TeamResponse): AgentSummary {
   return {
+    kind: "mode" in agent ? "team" : "agent",
+    ...("mode" in agent ? { mode: agent.mode, members: agent.members.map((m) => ({ id: m.id, name: m.name, kind: "mode" in m ? ("team" as const) : ("agent" as const) })) } : {}),
     id: agent.id,
     name: agent.name,
     description: agent.description,

@@ -81,7 +81,7 @@ export function Playground({ agent, session }: { agent: AgentSummary; session?: 
     const turnId = `turn-${++turnCount.current}`;
     pinned.current = true;
     setTurns((all) => [...all, { id: turnId, message, run: newRun() }]);
-    void follow(turnId, (signal) => startRun({ agentId: agent.id, message, sessionId, signal }), "error");
+    void follow(turnId, (signal) => startRun({ target: agent, message, sessionId, signal }), "error");
   }
 
   function decide(turn: Turn, decisions: Decisions) {
@@ -92,7 +92,7 @@ export function Playground({ agent, session }: { agent: AgentSummary; session?: 
     // The form goes away with the decision: keep the keyboard where the conversation goes on.
     inputRef.current?.focus();
     updateRun(turn.id, (run) => ({ ...run, phase: "continuing", error: null }));
-    void follow(turn.id, (signal) => continueRun({ agentId: agent.id, runId, sessionId: runSession, tools, signal }), "paused");
+    void follow(turn.id, (signal) => continueRun({ target: agent, runId, sessionId: runSession, tools, signal }), "paused");
   }
 
   function stop() {
@@ -101,7 +101,7 @@ export function Playground({ agent, session }: { agent: AgentSummary; session?: 
     // Before RunStarted there is no run id to cancel: dropping the request cancels the run.
     if (!runId) return inflight.current?.abort();
     updateRun(busyTurn.id, (run) => ({ ...run, stopRequested: true }));
-    cancelRun({ agentId: agent.id, runId, sessionId: runSession }).catch((error: Error) =>
+    cancelRun({ target: agent, runId, sessionId: runSession }).catch((error: Error) =>
       updateRun(busyTurn.id, (run) => ({ ...run, stopRequested: false, error: `Could not cancel the run: ${error.message}` })),
     );
   }
@@ -125,8 +125,14 @@ export function Playground({ agent, session }: { agent: AgentSummary; session?: 
             </p>
             <h1 className="text-2xl font-semibold break-words">{agent.name}</h1>
             <p className="text-sm text-slate-600 dark:text-slate-400">
-              <code>{agent.id}</code> · {agent.model ?? "no model configured"}
+              <code>{agent.id}</code> · {agent.kind === "team" ? `team, ${agent.mode} mode · ` : ""}
+              {agent.model ?? "no model configured"}
             </p>
+            {agent.members && (
+              <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="team-members">
+                Members: {agent.members.map((m) => m.name).join(", ")}
+              </p>
+            )}
           </div>
           <button
             type="button"
@@ -146,7 +152,7 @@ export function Playground({ agent, session }: { agent: AgentSummary; session?: 
         </details>
         {!agent.model && (
           <p role="alert" className="rounded border border-amber-400 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-100">
-            This agent has no model provider configured: its runs fail until one is set.
+            This {agent.kind} has no model provider configured: its runs fail until one is set.
           </p>
         )}
         <p className="text-xs text-slate-600 dark:text-slate-400" data-testid="session">

@@ -55,28 +55,34 @@ async function* runEvents(response: Response): AsyncGenerator<RunStreamEvent> {
   }
 }
 
-const runsPath = (agentId: string) => `/agents/${encodeURIComponent(agentId)}/runs`;
+/** An agent's or a team's runs: the same API under /agents or /teams. */
+export interface RunTarget {
+  kind: "agent" | "team";
+  id: string;
+}
 
-/** POST /agents/{id}/runs with stream=true; the events as they arrive. Throws ApiError when refused. */
-export async function startRun({ agentId, message, sessionId, signal }: { agentId: string; message: string; sessionId: string | null; signal: AbortSignal }) {
+const runsPath = (target: RunTarget) => `/${target.kind === "team" ? "teams" : "agents"}/${encodeURIComponent(target.id)}/runs`;
+
+/** POST /agents/{id}/runs (or /teams/{id}/runs) with stream=true; the events as they arrive. Throws ApiError when refused. */
+export async function startRun({ target, message, sessionId, signal }: { target: RunTarget; message: string; sessionId: string | null; signal: AbortSignal }) {
   const form = new FormData();
   form.set("message", message);
   form.set("stream", "true");
   if (sessionId) form.set("session_id", sessionId);
-  return runEvents(await post(runsPath(agentId), { body: form, signal }));
+  return runEvents(await post(runsPath(target), { body: form, signal }));
 }
 
 /** POST …/runs/{run_id}/continue with the decided tool executions (Agno's agent `tools` field), streamed. */
-export async function continueRun({ agentId, runId, sessionId, tools, signal }: { agentId: string; runId: string; sessionId: string; tools: ToolExecution[]; signal: AbortSignal }) {
+export async function continueRun({ target, runId, sessionId, tools, signal }: { target: RunTarget; runId: string; sessionId: string; tools: ToolExecution[]; signal: AbortSignal }) {
   const form = new FormData();
   form.set("tools", JSON.stringify(tools));
   form.set("session_id", sessionId);
   form.set("stream", "true");
-  return runEvents(await post(`${runsPath(agentId)}/${encodeURIComponent(runId)}/continue`, { body: form, signal }));
+  return runEvents(await post(`${runsPath(target)}/${encodeURIComponent(runId)}/continue`, { body: form, signal }));
 }
 
 /** POST …/runs/{run_id}/cancel; the stream of the run then ends with RunCancelled. */
-export async function cancelRun({ agentId, runId, sessionId }: { agentId: string; runId: string; sessionId: string | null }): Promise<void> {
+export async function cancelRun({ target, runId, sessionId }: { target: RunTarget; runId: string; sessionId: string | null }): Promise<void> {
   const query = sessionId ? `?session_id=${encodeURIComponent(sessionId)}` : "";
-  await post(`${runsPath(agentId)}/${encodeURIComponent(runId)}/cancel${query}`, {});
+  await post(`${runsPath(target)}/${encodeURIComponent(runId)}/cancel${query}`, {});
 }

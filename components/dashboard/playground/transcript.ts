@@ -21,6 +21,13 @@ export interface ToolCallView {
 /** What the run said, in order: streamed text, tool calls, and a final answer that is not text. */
 export type RunPart = { kind: "text"; text: string } | { kind: "tool"; call: ToolCallView } | { kind: "structured"; value: unknown };
 
+/** A team member's run inside a team run: its own events, shown folded under the team's answer. */
+export interface MemberView {
+  runId: string;
+  name: string;
+  view: RunView;
+}
+
 export interface RunView {
   runId: string | null;
   sessionId: string | null;
@@ -33,6 +40,8 @@ export interface RunView {
   /** Why the run was cancelled. */
   cancelReason: string | null;
   stopRequested: boolean;
+  /** A team run's member runs, in the order they started. */
+  members: MemberView[];
 }
 
 export interface Turn {
@@ -44,7 +53,7 @@ export interface Turn {
 export const IN_FLIGHT: ReadonlySet<RunPhase> = new Set(["starting", "running", "continuing"]);
 
 export function newRun(): RunView {
-  return { runId: null, sessionId: null, phase: "starting", parts: [], requirements: [], error: null, cancelReason: null, stopRequested: false };
+  return { runId: null, sessionId: null, phase: "starting", parts: [], requirements: [], error: null, cancelReason: null, stopRequested: false, members: [] };
 }
 
 function toolStatus(tool: ToolExecution, event: string): ToolCallStatus {
@@ -74,11 +83,25 @@ function withFinalContent(parts: RunPart[], content: unknown): RunPart[] {
   return parts.at(-1)?.kind === "text" ? parts : appendText(parts, content);
 }
 
-/** The run after one of its events. Events this view does not show leave it as it was. */
+/** A member's event, applied to that member's run (a member seen for the first time is added). */
+function withMemberEvent(members: MemberView[], event: RunStreamEvent): MemberView[] {
+  const runId = event.run_id!;
+  const at = members.findIndex((m) => m.runId === runId);
+  const member = at >= 0 ? members[at]! : { runId, name: String(event.agent_name ?? event.team_name ?? "Member"), view: newRun() };
+  const next = { ...member, view: applyRunEvent(member.view, event) };
+  return at >= 0 ? members.map((m, i) => (i === at ? next : m)) : [...members, next];
+}
+
+/**
+ * The run after one of its events. Events this view does not show leave it as it was. A team
+ * run's own events carry Team* names (TeamRunContent is RunContent here); its members' events,
+ * forwarded in its stream with their own run ids, go to the member they belong to.
+ */
 export function applyRunEvent(run: RunView, event: RunStreamEvent): RunView {
+  if (run.runId !== null && event.run_id && event.run_id !== run.runId) return { ...run, members: withMemberEvent(run.members, event) };
   const ids = { runId: event.run_id ?? run.runId, sessionId: event.session_id ?? run.sessionId };
   const tool = event.tool as ToolExecution | undefined;
-  switch (event.event) {
+  switch (event.event.replace(/^Team/, "")) {
     case "RunStarted":
     case "RunContinued":
       return { ...run, ...ids, phase: "running", error: null };
@@ -87,7 +110,7 @@ export function applyRunEvent(run: RunView, event: RunStreamEvent): RunView {
     case "ToolCallStarted":
     case "ToolCallCompleted":
     case "ToolCallError":
-      return tool ? { ...run, ...ids, parts: upsertTool(run.parts, tool, toolStatus(tool, event.event)) } : run;
+      return tool ? { ...run, ...ids, parts: upsertTool(run.parts, tool, toolStatus(tool, event.event.replace(/^Team/, ""))) } : run;
     case "RunPaused": {
       const requirements = (event.requirements as RunRequirement[] | undefined) ?? [];
       const parts = requirements.reduce((acc, r) => upsertTool(acc, r.tool_execution, "awaiting"), run.parts);

@@ -1,4 +1,4 @@
-import type { Decisions, RunPhase, Turn } from "./transcript.ts";
+import type { Decisions, MemberView, RunPart, RunPhase, Turn } from "./transcript.ts";
 import { JsonBlock } from "./json-block.tsx";
 import { RequirementsForm } from "./requirements-form.tsx";
 import { ToolCallCard } from "./tool-call-card.tsx";
@@ -32,6 +32,47 @@ function RunFooter({ turn }: { turn: Turn }) {
   );
 }
 
+/** What a run said, in order: its text, tool calls and a structured answer. */
+function RunParts({ parts, textTestId = "assistant-message" }: { parts: RunPart[]; textTestId?: string }) {
+  return (
+    <>
+      {parts.map((part, i) =>
+        part.kind === "text" ? (
+          <p key={i} className="whitespace-pre-wrap break-words text-sm leading-relaxed" data-testid={textTestId}>
+            {part.text}
+          </p>
+        ) : part.kind === "tool" ? (
+          <ToolCallCard key={part.call.id} call={part.call} />
+        ) : (
+          <JsonBlock key={i} label="Answer" value={part.value} />
+        ),
+      )}
+    </>
+  );
+}
+
+/** A team run's members, each folded: its status, and when opened what it said and did. */
+function MemberContributions({ members }: { members: MemberView[] }) {
+  return (
+    <ul aria-label="Team members' contributions" className="space-y-2">
+      {members.map((member) => (
+        <li key={member.runId}>
+          <details data-testid="member-run" className="rounded border border-slate-200 bg-slate-50 text-sm dark:border-slate-700 dark:bg-slate-900/60">
+            <summary className="cursor-pointer px-3 py-2">
+              <span className="font-medium">{member.name}</span> <span className="text-xs text-slate-600 dark:text-slate-400">· {PHASE[member.view.phase]}</span>
+            </summary>
+            <div className="space-y-2 border-t border-slate-200 px-3 py-2 dark:border-slate-700">
+              <RunParts parts={member.view.parts} textTestId="member-message" />
+              {member.view.error && <p className="text-red-800 dark:text-red-200">{member.view.error}</p>}
+              {member.view.members.length > 0 && <MemberContributions members={member.view.members} />}
+            </div>
+          </details>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** One message sent and the run answering it: streamed text, tool calls, decisions, the outcome. */
 export function TurnView({ turn, busy, onDecide }: { turn: Turn; busy: boolean; onDecide: (turn: Turn, decisions: Decisions) => void }) {
   const { run } = turn;
@@ -43,17 +84,8 @@ export function TurnView({ turn, busy, onDecide }: { turn: Turn; busy: boolean; 
         </p>
       </div>
       <div className="space-y-3" data-testid="assistant-turn">
-        {run.parts.map((part, i) =>
-          part.kind === "text" ? (
-            <p key={i} className="whitespace-pre-wrap break-words text-sm leading-relaxed" data-testid="assistant-message">
-              {part.text}
-            </p>
-          ) : part.kind === "tool" ? (
-            <ToolCallCard key={part.call.id} call={part.call} />
-          ) : (
-            <JsonBlock key={i} label="Answer" value={part.value} />
-          ),
-        )}
+        <RunParts parts={run.parts} />
+        {run.members.length > 0 && <MemberContributions members={run.members} />}
         {run.phase === "paused" && run.requirements.length > 0 && <RequirementsForm requirements={run.requirements} disabled={busy} onSubmit={(decisions) => onDecide(turn, decisions)} />}
         {run.error && (
           <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100" data-testid="run-error">

@@ -63,7 +63,13 @@ export function JobActions({ job, isAdmin }: { job: Job; isAdmin: boolean }) {
   return (
     <div className="flex flex-col gap-1">
       {cancellable && cancelKind === "run" && (
-        <ActionButton action={actions.cancel} fields={{ agentId: job.component_id, runId: job.id, sessionId: job.session_id ?? "" }} label="Cancel" pendingLabel="Cancelling…" tone="danger" />
+        <ActionButton
+          action={actions.cancel}
+          fields={{ kind: job.component_type === "team" ? "team" : "agent", agentId: job.component_id, runId: job.id, sessionId: job.session_id ?? "" }}
+          label="Cancel"
+          pendingLabel="Cancelling…"
+          tone="danger"
+        />
       )}
       {cancellable && cancelKind === "eval" && <ActionButton action={actions.cancelEval} fields={{ evalRunId: job.id }} label="Cancel" pendingLabel="Cancelling…" tone="danger" />}
       {requeueable && <RequeueForm job={job} requeue={actions.requeue} />}

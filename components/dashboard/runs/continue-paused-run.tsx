@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { RunRequirement } from "@/lib/runtime/run-output.ts";
-import { continueRun } from "../playground/run-api.ts";
+import { continueRun, type RunTarget } from "../playground/run-api.ts";
 import { RequirementsForm } from "../playground/requirements-form.tsx";
 import { decidedTools, type Decisions } from "../playground/transcript.ts";
 
@@ -11,20 +11,21 @@ import { decidedTools, type Decisions } from "../playground/transcript.ts";
  * A paused run's requirements form on its detail page: the decisions continue the run through the
  * public continue route (streamed, so progress shows), then the page re-renders with the result.
  */
-export function ContinuePausedRun({ agentId, runId, sessionId, requirements }: { agentId: string; runId: string; sessionId: string; requirements: RunRequirement[] }) {
+export function ContinuePausedRun({ target, runId, sessionId, requirements }: { target: RunTarget; runId: string; sessionId: string; requirements: RunRequirement[] }) {
   const router = useRouter();
   const [state, setState] = useState<{ phase: "idle" | "continuing" | "done"; text: string; error: string | null }>({ phase: "idle", text: "", error: null });
   async function submit(decisions: Decisions) {
     setState({ phase: "continuing", text: "", error: null });
     try {
-      const events = await continueRun({ agentId, runId, sessionId, tools: decidedTools(requirements, decisions), signal: new AbortController().signal });
+      const events = await continueRun({ target, runId, sessionId, tools: decidedTools(requirements, decisions), signal: new AbortController().signal });
       let text = "";
       for await (const event of events) {
-        if (event.event === "RunContent" && typeof event.content === "string") {
+        // The run's own text (a team's TeamRunContent too), not its members'.
+        if ((event.event === "RunContent" || event.event === "TeamRunContent") && event.run_id === runId && typeof event.content === "string") {
           text += event.content;
           setState({ phase: "continuing", text, error: null });
         }
-        if (event.event === "RunError") throw new Error(typeof event.content === "string" ? event.content : "The run failed");
+        if ((event.event === "RunError" || event.event === "TeamRunError") && event.run_id === runId) throw new Error(typeof event.content === "string" ? event.content : "The run failed");
       }
       setState({ phase: "done", text, error: null });
     } catch (error) {

@@ -25,7 +25,16 @@ const base = [
       </Link>
     ),
   }),
-  helper.accessor((run) => run.agent_id ?? run.team_id ?? run.workflow_id, { id: "agent", header: "Agent", cell: (info) => info.getValue() ?? "—" }),
+  helper.accessor((run) => run.agent_id ?? run.team_id ?? run.workflow_id, {
+    id: "agent",
+    header: "Agent or team",
+    cell: (info) => (
+      <span>
+        {info.row.original.run_type !== "agent" && <span className="mr-1 rounded bg-slate-100 px-1 text-xs text-slate-700 dark:bg-slate-800 dark:text-slate-300">{info.row.original.run_type}</span>}
+        {info.getValue() ?? "—"}
+      </span>
+    ),
+  }),
 ];
 const tail = [
   helper.accessor("duration", { header: "Duration", cell: (info) => formatDuration(info.getValue()) }),

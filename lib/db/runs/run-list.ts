@@ -16,7 +16,10 @@ export type RunSummary = Pick<StoredRun, "run_id" | "session_id" | "run_type" | 
 export interface ListRunSummariesOptions extends Omit<KeysetRequest, "order"> {
   scope: DataScope;
   statuses?: readonly string[];
+  /** The agent, team or workflow the run belongs to. */
   agentId?: string;
+  /** Only runs of this type (agent, team or workflow). */
+  runType?: string;
   /** Epoch seconds, inclusive. */
   createdFrom?: number;
   /** Epoch seconds, exclusive. */
@@ -43,8 +46,12 @@ export async function listRunSummaries(db: Db, options: ListRunSummariesOptions)
     params.push(...options.statuses);
   }
   if (options.agentId) {
-    where.push("agent_id = ?");
-    params.push(options.agentId);
+    where.push("(agent_id = ? OR team_id = ? OR workflow_id = ?)");
+    params.push(options.agentId, options.agentId, options.agentId);
+  }
+  if (options.runType) {
+    where.push("run_type = ?");
+    params.push(options.runType);
   }
   if (options.createdFrom !== undefined) {
     where.push("created_at >= ?");

@@ -127,6 +127,15 @@ export async function getRuns(db: Db, options: GetRunsOptions): Promise<StoredRu
   return rows.map(toStoredRun);
 }
 
+/** The runs made for a run (a team's member runs), in its session's order. */
+export async function getChildRuns(db: Db, { scope, sessionId, parentRunId }: { scope: DataScope; sessionId: string; parentRunId: string }): Promise<StoredRun[]> {
+  const rows = await db.prisma.run.findMany({
+    where: { ...ownerWhere(scope), session_id: sessionId, parent_run_id: parentRunId },
+    orderBy: { run_index: "asc" },
+  });
+  return rows.map(toStoredRun);
+}
+
 /**
  * Deletes runs by id within the scope; returns how many went. Runs still in a session's legacy
  * blob are removed from it in the same transaction, so they do not come back on the next read.

@@ -23,6 +23,8 @@ export interface ListSessionSummariesOptions extends Omit<KeysetRequest, "order"
   scope: DataScope;
   /** agent_id, team_id or workflow_id. */
   componentId?: string;
+  /** Only sessions of this type (agent, team or workflow). */
+  sessionType?: string;
   /** Case-insensitive substring of the session's name. */
   name?: string;
   sortBy?: SessionSummarySort;
@@ -43,6 +45,10 @@ export async function listSessionSummaries(db: Db, options: ListSessionSummaries
   if (options.componentId) {
     where.push("(s.agent_id = ? OR s.team_id = ? OR s.workflow_id = ?)");
     params.push(options.componentId, options.componentId, options.componentId);
+  }
+  if (options.sessionType) {
+    where.push("s.session_type = ?");
+    params.push(options.sessionType);
   }
   const name = sessionJsonTextSql(db.dialect, "s.session_data", "session_name");
   if (options.name) {

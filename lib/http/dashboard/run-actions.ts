@@ -7,10 +7,11 @@ import { defineDashboardAction } from "./action.ts";
 export const cancelRunAction = defineDashboardAction({
   name: "cancelRun",
   access: "signed-in",
-  input: z.object({ agentId: z.string().min(1), runId: z.string().min(1), sessionId: z.string().min(1) }),
+  // `agentId` names the agent, or the team when `kind` is "team" (a job's component_type).
+  input: z.object({ kind: z.enum(["agent", "team"]).default("agent"), agentId: z.string().min(1), runId: z.string().min(1), sessionId: z.string().min(1) }),
   async handler({ input, principal, db, settings }) {
-    if (!settings.agents.some((a) => a.id === input.agentId)) throw new NotFoundError(`No agent '${input.agentId}'`);
-    const result = await cancelComponentRun({ db, settings, principal }, { component: { type: "agent", id: input.agentId }, runId: input.runId, sessionId: input.sessionId, recordUnseen: false });
+    if (!(input.kind === "team" ? settings.teams : settings.agents).some((a) => a.id === input.agentId)) throw new NotFoundError(`No ${input.kind} '${input.agentId}'`);
+    const result = await cancelComponentRun({ db, settings, principal }, { component: { type: input.kind, id: input.agentId }, runId: input.runId, sessionId: input.sessionId, recordUnseen: false });
     if (result.outcome === "not_found") throw new NotFoundError("Run not found");
     if (result.outcome === "finished") return { ok: false, status: 409, error: `The run had already finished (${result.status}); nothing was cancelled.` };
     return { ok: true, message: "Cancel requested; the run stops at its next step." };

@@ -91,20 +91,6 @@ export const getAgent = defineRoute({
   handler: ({ resource: agent, settings }) => agentResponse(agent, settings),
 });
 
-const emptyList = (path: "/teams" | "/workflows", tag: string, permission: string) =>
-  defineRoute({
-    method: "GET",
-    path,
-    summary: `List the configured ${tag.toLowerCase()} (none are configurable yet)`,
-    tags: [tag],
-    access: { permission },
-    response: z.array(z.unknown()),
-    excludeNone: true,
-    handler: () => [],
-  });
-
-export const listWorkflows = emptyList("/workflows", "Workflows", "workflows:read");
-
 /** The agents' run routes (lib/http/routes/component-runs.ts, shared with teams). */
 export const AGENT_RUN_ROUTES = componentRunRoutes({
   type: "agent",
@@ -118,4 +104,4 @@ export const AGENT_RUN_ROUTES = componentRunRoutes({
   notFound: "Agent not found",
 });
 
-export const AGENT_ROUTES = [listAgents, getAgent, ...AGENT_RUN_ROUTES, listWorkflows];
+export const AGENT_ROUTES = [listAgents, getAgent, ...AGENT_RUN_ROUTES];

@@ -22,10 +22,11 @@ import { refuseUnsendableAttachments, UnsendableAttachmentError } from "../../ru
 import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import { CancelRunResponseSchema, ContinueRunForm, CreateRunForm, ListRunsQuery, ResumeRunForm, RunOutputSchema, RunSessionQuery } from "../schemas/agents.ts";
-import type { AgentParams, AgentRunParams, TeamParams, TeamRunParams } from "../schemas/agents.ts";
-import { RunSchema, TeamRunSchema } from "../schemas/sessions.ts";
+import type { AgentParams, AgentRunParams, TeamParams, TeamRunParams, WorkflowParams, WorkflowRunParams } from "../schemas/agents.ts";
+import { RunSchema, TeamRunSchema, WorkflowRunSchema } from "../schemas/sessions.ts";
+import { valueProblem } from "../schemas/output-schema.ts";
 import { frameStream, iterableEventStream, runEventStream, sseResponse } from "../sse.ts";
-import { toRunSchema, toTeamRunSchema } from "../views/run-views.ts";
+import { toRunSchema, toTeamRunSchema, toWorkflowRunSchema } from "../views/run-views.ts";
 import { classifyUploads } from "./uploads.ts";
 import { parseResolutions } from "./continue-input.ts";
 
@@ -36,16 +37,16 @@ import { parseResolutions } from "./continue-input.ts";
  * continue and resume are the same code for both.
  */
 export interface ComponentSpec {
-  type: "agent" | "team";
+  type: "agent" | "team" | "workflow";
   /** The path prefix, with the component's id parameter. */
-  base: "/agents/{agent_id}" | "/teams/{team_id}";
-  params: typeof AgentParams | typeof TeamParams;
-  runParams: typeof AgentRunParams | typeof TeamRunParams;
-  tag: "Agents" | "Teams";
+  base: "/agents/{agent_id}" | "/teams/{team_id}" | "/workflows/{workflow_id}";
+  params: typeof AgentParams | typeof TeamParams | typeof WorkflowParams;
+  runParams: typeof AgentRunParams | typeof TeamRunParams | typeof WorkflowRunParams;
+  tag: "Agents" | "Teams" | "Workflows";
   /** "an agent" / "a team", for summaries. */
   a: string;
   /** The run's output, for summaries. */
-  output: "RunOutput" | "TeamRunOutput";
+  output: "RunOutput" | "TeamRunOutput" | "WorkflowRunOutput";
   /** The configured component the path names, or undefined (404 `notFound`). */
   find(settings: Settings, id: string): RuntimeAgent | undefined;
   notFound: string;
@@ -53,15 +54,15 @@ export interface ComponentSpec {
 
 /** The path's component, as a route's `resource`; 404 when none is configured. */
 function pathComponent(c: ComponentSpec) {
-  return ({ params }: { params: { agent_id: string } | { team_id: string } }, settings: Settings): RuntimeAgent => {
-    const id = "team_id" in params ? params.team_id : params.agent_id;
+  return ({ params }: { params: { agent_id: string } | { team_id: string } | { workflow_id: string } }, settings: Settings): RuntimeAgent => {
+    const id = "workflow_id" in params ? params.workflow_id : "team_id" in params ? params.team_id : params.agent_id;
     const found = c.find(settings, id);
     if (!found) throw new HttpError(404, c.notFound);
     return found;
   };
 }
 
-const PLURAL = { agent: "agents", team: "teams" } as const;
+const PLURAL = { agent: "agents", team: "teams", workflow: "workflows" } as const;
 
 /** A route reading the path's component (`agents:<id>:read` / `teams:<id>:read` suffices). */
 const reads = (c: ComponentSpec) => ({ tags: [c.tag], access: { permission: `${PLURAL[c.type]}:read`, resourceParam: `${c.type}_id` }, resource: pathComponent(c) }) as const;
@@ -192,6 +193,7 @@ const createRun = (c: ComponentSpec) =>
     handler: async ({ input, resource: agent, principal, scope, ownScope, db, settings, request }) => {
       const form = input.form;
       const metadata = runMetadata(form.metadata);
+      if (c.type === "workflow") refuseWorkflowInput(agent, form.message, form.version, input.files.files?.length ?? 0);
       const uploads = await classifyUploads(input.files.files ?? []);
       // Before the session or run is stored: an upload the model cannot take is the caller's to fix.
       try {
@@ -244,7 +246,7 @@ const listRuns = (c: ComponentSpec) =>
     ...reads(c),
     params: c.params,
     query: ListRunsQuery,
-    response: z.array(c.type === "team" ? TeamRunSchema : RunSchema),
+    response: z.array(c.type === "workflow" ? WorkflowRunSchema : c.type === "team" ? TeamRunSchema : RunSchema),
     data: RUN_DATA,
     handler: async ({ input, resource: agent, scope, db }) => {
       if (!(await getSession(db, { scope, sessionId: input.query.session_id }))) {
@@ -254,9 +256,11 @@ const listRuns = (c: ComponentSpec) =>
         scope,
         sessionId: input.query.session_id,
         status: input.query.status,
-        ...(c.type === "team" ? { teamId: agent.definition.id } : { agentId: agent.definition.id }),
+        ...(c.type === "workflow" ? { workflowId: agent.definition.id } : c.type === "team" ? { teamId: agent.definition.id } : { agentId: agent.definition.id }),
       });
-      return runs.filter((r) => isRunOf(r, componentOf(agent))).map((r) => (c.type === "team" ? toTeamRunSchema(r.run_data) : toRunSchema(r.run_data)));
+      return runs
+        .filter((r) => isRunOf(r, componentOf(agent)))
+        .map((r) => (c.type === "workflow" ? toWorkflowRunSchema(r.run_data) : c.type === "team" ? toTeamRunSchema(r.run_data) : toRunSchema(r.run_data)));
     },
   });
 
@@ -312,11 +316,18 @@ const continueRun = (c: ComponentSpec) =>
     handler: async ({ input, resource: agent, scope, db, settings }) => {
       const form = input.form;
       if (!form.session_id) throw new HttpError(400, "session_id is required to continue a run");
+      if (form.background && c.type === "workflow") {
+        throw new HttpError(
+          409,
+          "background=true continuation is only available for durably-submitted workflow runs (a paused queue ticket); this run has none. Retry without background, or submit the workflow with background=true and a durable queue.",
+        );
+      }
       if (form.background) throw new HttpError(501, "Background runs are not available in this build yet; send background=false");
-      const resolutions = parseResolutions({ tools: form.tools, requirements: form.requirements });
+      const resolutions = c.type === "workflow" ? [] : parseResolutions({ tools: form.tools, requirements: form.requirements });
+      const stepRequirements = c.type === "workflow" ? parseStepRequirements(form.step_requirements) : null;
       const runId = input.params.run_id;
       try {
-        const started = await continuePausedRun({ db, settings, agent, scope, runId, sessionId: form.session_id, resolutions, stream: form.stream });
+        const started = await continuePausedRun({ db, settings, agent, scope, runId, sessionId: form.session_id, resolutions, stepRequirements, stream: form.stream });
         return form.stream ? streamRun(started) : finishedRun(started);
       } catch (error) {
         if (error instanceof ContinueError) throw new HttpError(error.status, error.message);
@@ -422,7 +433,42 @@ const resumeRun = (c: ComponentSpec) =>
     },
   });
 
-/** The run routes of agents or of teams: one implementation, both paths. */
+/**
+ * A workflow run's input, checked before anything is stored: no uploads (Agno's workflow form has
+ * none), no `version` (workflows defined in code have none: 404 as for an unknown version), and a
+ * message matching the workflow's `inputSchema` when it has one (400).
+ */
+function refuseWorkflowInput(agent: RuntimeAgent, message: string, version: string | undefined, files: number): void {
+  if (version !== undefined && version !== "") throw new HttpError(404, "Workflow not found");
+  if (files > 0) throw new HttpError(400, "Workflows take no files: send the input as message");
+  const schema = agent.workflow?.definition.inputSchema;
+  if (!schema) return;
+  let value: unknown;
+  try {
+    value = JSON.parse(message);
+  } catch {
+    throw new HttpError(400, "message must be JSON matching the workflow's input_schema");
+  }
+  const problem = valueProblem(schema, value);
+  if (problem) throw new HttpError(400, `message does not match the workflow's input_schema: ${problem}`);
+}
+
+/** The continue form's `step_requirements`: a JSON list of Agno's StepRequirement dicts, or nothing (the run's own). */
+function parseStepRequirements(value: unknown): Record<string, unknown>[] | null {
+  if (value === undefined || value === null || value === "") return null;
+  let parsed: unknown;
+  try {
+    parsed = typeof value === "string" ? JSON.parse(value) : value;
+  } catch {
+    throw new HttpError(400, "Invalid JSON in step_requirements field");
+  }
+  if (!Array.isArray(parsed) || parsed.some((r) => !r || typeof r !== "object" || Array.isArray(r) || typeof (r as { step_id?: unknown }).step_id !== "string")) {
+    throw new HttpError(400, "Invalid structure or content for step_requirements: a list of step requirements, each with its step_id");
+  }
+  return parsed as Record<string, unknown>[];
+}
+
+/** The run routes of agents, teams and workflows: one implementation, three paths. */
 export function componentRunRoutes(c: ComponentSpec) {
   return [createRun(c), listRuns(c), getComponentRun(c), cancelRun(c), continueRun(c), resumeRun(c)];
 }

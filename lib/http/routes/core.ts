@@ -115,7 +115,14 @@ export const config = defineRoute({
         model: { id: agent.model?.id ?? null, provider: agent.model?.provider ?? null },
         metadata: agent.metadata ?? null,
       })),
-      teams: [],
+      teams: settings.teams.map((team) => ({
+        id: team.id,
+        name: team.name,
+        description: team.description ?? null,
+        db_id: dbId,
+        mode: team.mode ?? "coordinate",
+        model: { id: team.model?.id ?? null, provider: team.model?.provider ?? null },
+      })),
       workflows: [],
       interfaces: [],
     };

@@ -66,11 +66,11 @@ export const listSessionsRoute = defineRoute({
   },
 });
 
-/** agent_data for a new agent session of a configured agent (name and model), else null. */
-function agentDataFor(settings: Settings, agentId: string | null | undefined) {
-  const agent = agentId ? settings.agents.find((a) => a.id === agentId) : undefined;
-  if (!agent) return null;
-  return { agent_id: agent.id, name: agent.name, ...(agent.model ? { model: { id: agent.model.id, provider: agent.model.provider } } : {}) };
+/** agent_data / team_data for a new session of a configured agent or team (name and model), else null. */
+function componentDataFor(settings: Settings, type: "agent" | "team", id: string | null | undefined) {
+  const component = id ? (type === "agent" ? settings.agents : settings.teams).find((c) => c.id === id) : undefined;
+  if (!component) return null;
+  return { [`${type}_id`]: component.id, name: component.name, ...(component.model ? { model: { id: component.model.id, provider: component.model.provider } } : {}) };
 }
 
 export const createSessionRoute = defineRoute({
@@ -100,7 +100,8 @@ export const createSessionRoute = defineRoute({
         workflowId: body.workflow_id,
         userId: body.user_id,
         sessionData,
-        agentData: type === "agent" ? agentDataFor(settings, body.agent_id) : null,
+        agentData: type === "agent" ? componentDataFor(settings, "agent", body.agent_id) : null,
+        teamData: type === "team" ? componentDataFor(settings, "team", body.team_id) : null,
         metadata: body.metadata,
       },
     });

@@ -5,6 +5,8 @@ export const AgentParams = z.object({ agent_id: z.string().min(1) });
 export const AgentRunParams = z.object({ agent_id: z.string().min(1), run_id: z.string().min(1) });
 export const TeamParams = z.object({ team_id: z.string().min(1) });
 export const TeamRunParams = z.object({ team_id: z.string().min(1), run_id: z.string().min(1) });
+export const WorkflowParams = z.object({ workflow_id: z.string().min(1) });
+export const WorkflowRunParams = z.object({ workflow_id: z.string().min(1), run_id: z.string().min(1) });
 
 /**
  * POST /agents/{agent_id}/runs — form fields as Agno's chat UI and Python client send them. The
@@ -132,6 +134,36 @@ export const RunOutputSchema = z.looseObject({
   status: z.string().optional(),
   content: z.unknown().optional(),
   created_at: z.number().optional(),
+});
+
+/** Agno's WorkflowSummaryResponse (GET /workflows). */
+export const WorkflowSummarySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  db_id: z.string(),
+  is_component: z.boolean(),
+  current_version: z.number().nullable(),
+  stage: z.string().nullable(),
+});
+
+/** Agno's WorkflowResponse (GET /workflows/{workflow_id}): its steps as `to_dict()` describes them. */
+export const WorkflowResponseSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  db_id: z.string(),
+  description: z.string().nullable(),
+  input_schema: z.record(z.string(), z.unknown()).nullable(),
+  steps: z.array(z.record(z.string(), z.unknown())),
+  agent: z.record(z.string(), z.unknown()).nullable(),
+  team: z.record(z.string(), z.unknown()).nullable(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  workflow_agent: z.boolean(),
+  is_factory: z.boolean(),
+  factory_input_schema: z.unknown().nullable(),
+  is_component: z.boolean(),
+  current_version: z.number().nullable(),
+  stage: z.string().nullable(),
 });
 
 export const BackgroundAcceptedSchema = z.object({ run_id: z.string(), session_id: z.string(), status: z.literal("PENDING") });

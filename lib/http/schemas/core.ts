@@ -68,7 +68,7 @@ export const ConfigSchema = z.object({
       metadata: z.record(z.string(), z.unknown()).nullable(),
     }),
   ),
-  teams: z.array(z.unknown()),
+  teams: z.array(z.object({ id: z.string(), name: z.string(), description: z.string().nullable(), db_id: z.string(), mode: z.string(), model: ModelRefSchema })),
   workflows: z.array(z.unknown()),
   interfaces: z.array(z.unknown()),
 });

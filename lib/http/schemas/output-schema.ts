@@ -53,3 +53,18 @@ export function outputSchemaProblem(schema: Record<string, unknown>): string | n
   if (schema.type !== "object") return `must describe a JSON object (type "object" at the root)`;
   return null;
 }
+
+/** Why `value` does not match `schema` (a JSON Schema, draft as `$schema` names, 2020-12 by default), or null when it does. */
+export function valueProblem(schema: Record<string, unknown>, value: unknown): string | null {
+  const draft = draftOf(schema);
+  if (typeof draft === "string") return draft;
+  const { $schema: _named, ...rest } = schema;
+  try {
+    const validate = compiler(draft.Ajv).compile(rest);
+    if (validate(value)) return null;
+    const first = validate.errors?.[0];
+    return `${first?.instancePath || "the input"} ${first?.message ?? "does not match"}`;
+  } catch (error) {
+    return `the input_schema is not usable: ${(error as Error).message.slice(0, 300)}`;
+  }
+}

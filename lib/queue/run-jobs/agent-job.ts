@@ -5,7 +5,7 @@ import { unsafeSystemScope, type DataScope } from "../../db/scope.ts";
 import { heldJobCancelRequested, settleJobStatement, type JobSettlement } from "../../db/jobs/index.ts";
 import { log } from "../../log.ts";
 import { runAgent, type StartRunRequest } from "../../runtime/agent-run.ts";
-import { findComponent } from "../../runtime/team/team-runtime.ts";
+import { findComponent } from "../../runtime/components.ts";
 import type { RunEvent } from "../../runtime/events.ts";
 import { clearCancel, eventsAfter, requestCancel, RunCancelledSignal, subscribe } from "../../runtime/run-registry.ts";
 import { emptyMetrics, type RunOutput } from "../../runtime/run-output.ts";
@@ -57,7 +57,7 @@ export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings 
     const agent = findComponent(settings, { type: job.component_type ?? "agent", id: job.component_id });
     if (!agent) {
       output.status = "ERROR";
-      const noun = job.component_type === "team" ? "Team" : "Agent";
+      const noun = job.component_type === "team" ? "Team" : job.component_type === "workflow" ? "Workflow" : "Agent";
       output.error = { message: `${noun} ${job.component_id} is not configured on this worker`, error_type: `${noun.toLowerCase()}_not_found` };
       output.content = output.error.message;
       try {
@@ -162,6 +162,8 @@ function resetForAttempt(run: RunOutput): RunOutput {
     error: undefined,
     // A team's member runs of an earlier attempt are rows of their own; this attempt delegates afresh.
     ...(run.team_id ? { member_responses: [] } : {}),
+    // A workflow's steps run again from the first.
+    ...(run.workflow_id ? { step_results: [], step_executor_runs: [], step_requirements: null, paused_step_index: null, paused_step_name: null, pause_kind: null } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { AgentDefinition, ModelSpec, TeamDefinition } from "../../config/define.ts";
 import type { Settings } from "../../config/settings.ts";
-import { findAgent, toRuntimeAgent, type RuntimeAgent, type TeamLeader } from "../agents.ts";
+import { toRuntimeAgent, type RuntimeAgent, type TeamLeader } from "../agents.ts";
 import type { RunState } from "../run-state.ts";
 import { teamContext } from "./team-prompt.ts";
 import { nextTaskIteration } from "./team-tasks.ts";
@@ -61,10 +61,4 @@ export function findTeam(settings: Settings, teamId: string): RuntimeAgent | und
     cache.set(definition, (team = toRuntimeTeam(definition, { prices: settings.metrics.prices, embedder: settings.knowledge.embedder })));
   }
   return team;
-}
-
-/** The configured agent or team a run belongs to. */
-export function findComponent(settings: Settings, component: { type: string; id: string }): RuntimeAgent | undefined {
-  if (component.type === "team") return findTeam(settings, component.id);
-  return component.type === "agent" ? findAgent(settings, component.id) : undefined;
 }

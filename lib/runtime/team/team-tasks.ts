@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { TeamLeader } from "../agents.ts";
 import type { AgnoMessage } from "../run-output.ts";
-import { emitTeamEvent, now, type RunState } from "../run-state.ts";
+import { emitNamed, now, type RunState } from "../run-state.ts";
 import { defineTool, type ToolDefinition } from "../tools/types.ts";
 
 /**
@@ -87,7 +87,7 @@ export function taskSummary(list: TaskList): string {
 const taskData = (t: Task) => ({ id: t.id, title: t.title, description: t.description, status: t.status, assignee: t.assignee, dependencies: t.dependencies, result: t.result });
 
 function stateUpdated(state: RunState, list: TaskList): void {
-  emitTeamEvent(state, "TeamTaskStateUpdated", {
+  emitNamed(state, "TeamTaskStateUpdated", {
     task_summary: taskSummary(list),
     goal_complete: list.goal_complete,
     tasks: list.tasks.map(taskData),
@@ -100,7 +100,7 @@ function setStatus(state: RunState, list: TaskList, task: Task, status: TaskStat
   task.status = status;
   if (result !== undefined) task.result = result;
   settleDependencies(list);
-  emitTeamEvent(state, "TeamTaskUpdated", {
+  emitNamed(state, "TeamTaskUpdated", {
     task_id: task.id,
     title: task.title,
     status: task.status,
@@ -177,7 +177,7 @@ export function taskTools(state: RunState, runMember: RunTaskMember, membersList
         };
         list.tasks.push(task);
         settleDependencies(list);
-        emitTeamEvent(state, "TeamTaskCreated", { task_id: task.id, title, description, assignee: task.assignee, status: task.status, dependencies: task.dependencies });
+        emitNamed(state, "TeamTaskCreated", { task_id: task.id, title, description, assignee: task.assignee, status: task.status, dependencies: task.dependencies });
         stateUpdated(state, list);
         return `Task created: [${task.id}] ${title} (status: ${task.status})`;
       },
@@ -269,12 +269,12 @@ export function nextTaskIteration(state: RunState, team: TeamLeader): AgnoMessag
   const list = taskListOf(state);
   const max = team.definition.maxIterations ?? 10;
   const iteration = (state.taskIteration ??= 1);
-  emitTeamEvent(state, "TeamTaskIterationCompleted", { iteration, max_iterations: max, task_summary: taskSummary(list) });
+  emitNamed(state, "TeamTaskIterationCompleted", { iteration, max_iterations: max, task_summary: taskSummary(list) });
   const allEnded = list.tasks.length > 0 && list.tasks.every((t) => ENDED.has(t.status)) && !list.tasks.some((t) => t.status === "failed");
   const idle = list.tasks.length === 0 && iteration >= 2;
   if (list.goal_complete || allEnded || idle || iteration >= max) return null;
   state.taskIteration = iteration + 1;
-  emitTeamEvent(state, "TeamTaskIterationStarted", { iteration: iteration + 1, max_iterations: max });
+  emitNamed(state, "TeamTaskIterationStarted", { iteration: iteration + 1, max_iterations: max });
   return {
     role: "user",
     content: `<current_task_state>\n${taskSummary(list)}\n</current_task_state>\n\nContinue working on the tasks: create, execute or update them as needed. When the goal is met, write your answer and call \`mark_all_complete\`.`,

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { transitionRunStatus } from "../../db/runs/runs.ts";
-import { startAgentRun, type StartedRun } from "../agent-run.ts";
+import { startChildRun, type StartedRun } from "../agent-run.ts";
 import { continueAgentRun } from "../continue-run.ts";
 import type { RuntimeAgent, TeamLeader } from "../agents.ts";
 import { eventsAfter, subscribe } from "../run-registry.ts";
 import type { Resolution, RunOutput, RunRequirement } from "../run-output.ts";
-import { emitTeamEvent, forward, type RunState } from "../run-state.ts";
+import { emitNamed, forward, type RunState } from "../run-state.ts";
 import { TASK_TOOL_DESCRIPTIONS, taskTools } from "./team-tasks.ts";
 import { defineTool, type ToolDefinition } from "../tools/types.ts";
 import { membersBlock } from "./team-prompt.ts";
@@ -51,7 +51,7 @@ export function teamTools(state: RunState, team: TeamLeader): ToolDefinition<unk
   if (team.mode === "tasks") {
     if (state.taskIteration === undefined) {
       state.taskIteration = 1;
-      emitTeamEvent(state, "TeamTaskIterationStarted", { iteration: 1, max_iterations: team.definition.maxIterations ?? 10 });
+      emitNamed(state, "TeamTaskIterationStarted", { iteration: 1, max_iterations: team.definition.maxIterations ?? 10 });
     }
     return taskTools(
       state,
@@ -103,20 +103,8 @@ function findMember(team: TeamLeader, memberId: string): RuntimeAgent | undefine
 /** Runs one member as a child of the team run and returns its final output. */
 async function runMember(state: RunState, team: TeamLeader, member: RuntimeAgent, task: string): Promise<RunOutput> {
   const input = state.output.input.input_content;
-  const started = await startAgentRun({
-    db: state.db,
-    agent: member,
-    scope: state.scope,
-    userId: state.output.user_id,
-    // determineInputForMembers false: the member gets the user's own message.
-    message: team.definition.determineInputForMembers === false && typeof input === "string" ? input : task,
-    sessionId: state.output.session_id,
-    parentRunId: state.output.run_id,
-    dependencies: state.dependencies,
-    retry: state.retry,
-    stream: state.stream,
-    signal: state.live.controller.signal,
-  });
+  // determineInputForMembers false: the member gets the user's own message.
+  const started = await startChildRun(state, member, team.definition.determineInputForMembers === false && typeof input === "string" ? input : task);
   return followMember(state, team, member, started);
 }
 

@@ -1,53 +1,100 @@
-import { agentSummary } from "@/components/dashboard/playground/agent-summary.ts";
+import { agentSummary, type AgentSummary } from "@/components/dashboard/playground/agent-summary.ts";
 import { ToolList } from "@/components/dashboard/playground/tool-list.tsx";
 import { hasScope } from "@/lib/auth/principal.ts";
 import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
 import { agentResponse } from "@/lib/http/routes/agents.ts";
+import { teamResponse } from "@/lib/http/routes/teams.ts";
 import { findAgent } from "@/lib/runtime/agents.ts";
+import { findTeam } from "@/lib/runtime/team/team-runtime.ts";
 
 export const dynamic = "force-dynamic";
 
-/** The configured agents, as GET /agents reports them to this user, each with its playground. */
+const playgroundHref = (c: AgentSummary) => `/dashboard/${c.kind === "team" ? "teams" : "agents"}/${encodeURIComponent(c.id)}`;
+
+/** One agent or team: name, model, description, (members,) tools, and its playground. */
+function ComponentCard({ component }: { component: AgentSummary }) {
+  return (
+    <li data-testid={`${component.kind}-${component.id}`} className="rounded border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <div className="min-w-0">
+          <h3 className="text-lg font-medium">
+            <a className="hover:underline" href={playgroundHref(component)}>
+              {component.name}
+            </a>
+          </h3>
+          <p className="text-sm text-slate-600 dark:text-slate-400">
+            <code>{component.id}</code> · {component.kind === "team" ? `${component.mode} mode · ` : ""}
+            {component.model ?? "no model configured"}
+          </p>
+        </div>
+        <a
+          href={playgroundHref(component)}
+          aria-label={`Open the playground of ${component.name}`}
+          className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700 dark:bg-slate-100 dark:text-slate-900 dark:hover:bg-slate-300"
+        >
+          Playground
+        </a>
+      </div>
+      {component.description && <p className="mt-2 text-sm text-slate-700 dark:text-slate-300">{component.description}</p>}
+      {component.members && (
+        <>
+          <h4 className="mt-3 mb-2 text-sm font-medium text-slate-700 dark:text-slate-300">Members</h4>
+          <ul aria-label="Members" className="flex flex-wrap gap-2 text-sm">
+            {component.members.map((m) => (
+              <li key={m.id} className="rounded border border-slate-200 px-2 py-0.5 dark:border-slate-700">
+                {m.name} <code className="text-xs text-slate-500">{m.id}</code>
+                {m.kind === "team" && <span className="ml-1 text-xs text-slate-500">(team)</span>}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      <h4 className="mt-3 mb-2 text-sm font-medium text-slate-700 dark:text-slate-300">Tools</h4>
+      <ToolList tools={component.tools} />
+    </li>
+  );
+}
+
+/** The configured agents and teams, as GET /agents and GET /teams report them to this user, each with its playground. */
 export default async function AgentsPage() {
   const { settings, principal } = await requireDashboardSession();
   const agents = settings.agents.filter((a) => hasScope(principal, `agents:${a.id}:read`)).map((a) => agentSummary(agentResponse(findAgent(settings, a.id)!, settings)));
+  const teams = settings.teams.filter((t) => hasScope(principal, `teams:${t.id}:read`)).map((t) => agentSummary(teamResponse(findTeam(settings, t.id)!, settings)));
   return (
     <main className="mx-auto max-w-5xl p-4 sm:p-6">
-      <h1 className="mb-6 text-2xl font-semibold">Agents</h1>
-      {agents.length === 0 ? (
-        <p className="text-sm text-slate-600 dark:text-slate-400">
-          No agents are configured (or none you may use). Agents are defined in <code>agentry.config.ts</code>.
-        </p>
-      ) : (
-        <ul className="space-y-4">
-          {agents.map((agent) => (
-            <li key={agent.id} data-testid={`agent-${agent.id}`} className="rounded border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
-              <div className="flex flex-wrap items-start justify-between gap-3">
-                <div className="min-w-0">
-                  <h2 className="text-lg font-medium">
-                    <a className="hover:underline" href={`/dashboard/agents/${encodeURIComponent(agent.id)}`}>
-                      {agent.name}
-                    </a>
-                  </h2>
-                  <p className="text-sm text-slate-600 dark:text-slate-400">
-                    <code>{agent.id}</code> · {agent.model ?? "no model configured"}
-                  </p>
-                </div>
-                <a
-                  href={`/dashboard/agents/${encodeURIComponent(agent.id)}`}
-                  aria-label={`Open the playground of ${agent.name}`}
-                  className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700 dark:bg-slate-100 dark:text-slate-900 dark:hover:bg-slate-300"
-                >
-                  Playground
-                </a>
-              </div>
-              {agent.description && <p className="mt-2 text-sm text-slate-700 dark:text-slate-300">{agent.description}</p>}
-              <h3 className="mt-3 mb-2 text-sm font-medium text-slate-700 dark:text-slate-300">Tools</h3>
-              <ToolList tools={agent.tools} />
-            </li>
-          ))}
-        </ul>
-      )}
+      <h1 className="mb-6 text-2xl font-semibold">Agents, teams and workflows</h1>
+      <section aria-labelledby="agents-heading" className="mb-8">
+        <h2 id="agents-heading" className="mb-3 text-xl font-semibold">
+          Agents
+        </h2>
+        {agents.length === 0 ? (
+          <p className="text-sm text-slate-600 dark:text-slate-400">
+            No agents are configured (or none you may use). Agents are defined in <code>agentry.config.ts</code>.
+          </p>
+        ) : (
+          <ul className="space-y-4">
+            {agents.map((agent) => (
+              <ComponentCard key={agent.id} component={agent} />
+            ))}
+          </ul>
+        )}
+      </section>
+      <section aria-labelledby="teams-heading" className="mb-8">
+        <h2 id="teams-heading" className="mb-3 text-xl font-semibold">
+          Teams
+        </h2>
+        {teams.length === 0 ? (
+          <p className="text-sm text-slate-600 dark:text-slate-400">
+            No teams are configured (or none you may use). Teams are defined with <code>defineTeam</code> in <code>agentry.config.ts</code>.
+          </p>
+        ) : (
+          <ul className="space-y-4">
+            {teams.map((team) => (
+              <ComponentCard key={team.id} component={team} />
+            ))}
+          </ul>
+        )}
+      </section>
     </main>
   );
 }

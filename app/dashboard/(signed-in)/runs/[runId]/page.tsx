@@ -10,7 +10,7 @@ import { RunReferences } from "@/components/dashboard/runs/run-references.tsx";
 import { Section } from "@/components/dashboard/section.tsx";
 import { StatusBadge } from "@/components/dashboard/status-badge.tsx";
 import { dataScopeFor } from "@/lib/auth/principal.ts";
-import { getRun } from "@/lib/db/runs/runs.ts";
+import { getChildRuns, getRun } from "@/lib/db/runs/runs.ts";
 import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
 import { firstParam, type SearchParams } from "@/lib/http/dashboard/list-params.ts";
 import { pathId } from "@/lib/http/dashboard/search-params.ts";
@@ -28,7 +28,9 @@ export default async function RunPage({ params, searchParams }: { params: Promis
   if (!stored) notFound();
   const run = stored.run_data as unknown as RunOutput;
   const live = stored.status === "PENDING" || stored.status === "RUNNING";
-  const agentId = stored.agent_id ?? "";
+  // The agent or team whose routes continue and cancel it (a team's member run is its agent's).
+  const target = stored.run_type === "team" && stored.team_id ? { kind: "team" as const, id: stored.team_id } : stored.agent_id ? { kind: "agent" as const, id: stored.agent_id } : null;
+  const members = stored.run_type === "team" ? await getChildRuns(db, { scope: dataScopeFor(principal), sessionId: stored.session_id, parentRunId: stored.run_id }) : [];
   const events = Array.isArray(run.events) ? run.events : [];
   const startedAt = Number(events[0]?.created_at ?? stored.created_at);
   const metrics = (run.metrics ?? {}) as unknown as Record<string, unknown>;
@@ -40,17 +42,17 @@ export default async function RunPage({ params, searchParams }: { params: Promis
         <StatusBadge status={stored.status} />
         <LiveRefresh active={live} intervalMs={1000} />
         <div className="ml-auto flex gap-2">
-          {(live || stored.status === "PAUSED") && agentId && (
+          {(live || stored.status === "PAUSED") && target && (
             <ActionButton
               action={cancelRun}
-              fields={{ agentId, runId: stored.run_id, sessionId: stored.session_id }}
+              fields={{ kind: target.kind, agentId: target.id, runId: stored.run_id, sessionId: stored.session_id }}
               label="Cancel run"
               pendingLabel="Cancelling…"
               tone="danger"
               confirm={stored.status === "PAUSED" ? "Cancel this paused run? It cannot be continued afterwards." : undefined}
             />
           )}
-          {agentId && (
+          {target && (
             <a
               className="rounded border border-slate-300 px-2 py-1 text-sm hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800"
               href={`/dashboard/sessions/${encodeURIComponent(stored.session_id)}`}
@@ -61,7 +63,7 @@ export default async function RunPage({ params, searchParams }: { params: Promis
         </div>
       </header>
       <dl className="mb-4 grid grid-cols-2 gap-x-4 gap-y-1 rounded border border-slate-200 bg-white p-4 text-sm sm:grid-cols-4 dark:border-slate-800 dark:bg-slate-900">
-        <dt className="text-slate-500">Agent</dt>
+        <dt className="text-slate-500">{stored.run_type === "team" ? "Team" : stored.run_type === "workflow" ? "Workflow" : "Agent"}</dt>
         <dd>{stored.agent_id ?? stored.team_id ?? stored.workflow_id ?? "—"}</dd>
         <dt className="text-slate-500">Created (UTC)</dt>
         <dd>{formatTime(stored.created_at)}</dd>
@@ -75,9 +77,19 @@ export default async function RunPage({ params, searchParams }: { params: Promis
         <dd className="truncate font-mono text-xs">{stored.session_id}</dd>
       </dl>
 
-      {stored.status === "PAUSED" && agentId && (
+      {stored.parent_run_id && (
+        <p className="mb-4 text-sm" data-testid="parent-run">
+          Run for{" "}
+          <a className="text-sky-700 underline dark:text-sky-400" href={`/dashboard/runs/${encodeURIComponent(stored.parent_run_id)}?session_id=${encodeURIComponent(stored.session_id)}`}>
+            run {stored.parent_run_id.slice(0, 8)}
+          </a>{" "}
+          (its team&apos;s run).
+        </p>
+      )}
+
+      {stored.status === "PAUSED" && target && (
         <Section title="Waiting for you" id="requirements">
-          <ContinuePausedRun agentId={agentId} runId={stored.run_id} sessionId={stored.session_id} requirements={run.requirements ?? []} />
+          <ContinuePausedRun target={target} runId={stored.run_id} sessionId={stored.session_id} requirements={run.requirements ?? []} />
         </Section>
       )}
 
@@ -91,6 +103,37 @@ export default async function RunPage({ params, searchParams }: { params: Promis
           {displayText(run.content, { pretty: true }) || <span className="text-slate-500">{live ? "Still running…" : "(no output)"}</span>}
         </p>
       </Section>
+      {stored.run_type === "team" && (
+        <Section title={`Members' runs (${members.length})`} id="members">
+          {members.length > 0 ? (
+            <ol className="space-y-2" data-testid="member-runs">
+              {members.map((member) => {
+                const data = member.run_data as unknown as RunOutput;
+                return (
+                  <li key={member.run_id}>
+                    <details className="rounded border border-slate-200 dark:border-slate-800">
+                      <summary className="flex cursor-pointer flex-wrap items-center gap-2 px-3 py-2 text-sm">
+                        <span className="font-medium">{data.agent_name ?? data.team_name ?? member.agent_id ?? member.team_id}</span>
+                        <StatusBadge status={member.status} />
+                        <span className="truncate text-slate-600 dark:text-slate-400">{displayText(data.input?.input_content).slice(0, 120)}</span>
+                      </summary>
+                      <div className="space-y-2 border-t border-slate-200 px-3 py-2 text-sm dark:border-slate-800">
+                        <p className="whitespace-pre-wrap">{displayText(data.content, { pretty: true }) || <span className="text-slate-500">(no output)</span>}</p>
+                        {(data.tools?.length ?? 0) > 0 && <p className="text-slate-600 dark:text-slate-400">Tools: {data.tools.map((t) => t.tool_name).join(", ")}</p>}
+                        <a className="text-sky-700 underline dark:text-sky-400" href={`/dashboard/runs/${encodeURIComponent(member.run_id)}?session_id=${encodeURIComponent(member.session_id)}`}>
+                          Member run details
+                        </a>
+                      </div>
+                    </details>
+                  </li>
+                );
+              })}
+            </ol>
+          ) : (
+            <p className="text-sm text-slate-500">The leader answered without delegating.</p>
+          )}
+        </Section>
+      )}
       <Section title={`Tool calls (${run.tools?.length ?? 0})`} id="tools">
         {run.tools && run.tools.length > 0 ? (
           <ol className="space-y-3">

@@ -15,6 +15,9 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
   const paging = pagingFrom(params, ["updated_at", "created_at"], "updated_at");
   const problems = [...paging.problems];
   const componentId = firstParam(params, "agent");
+  const typeParam = firstParam(params, "type");
+  const sessionType = typeParam && ["agent", "team", "workflow"].includes(typeParam) ? typeParam : undefined;
+  if (typeParam && !sessionType) problems.push(`type must be one of agent, team, workflow, got "${typeParam}"`);
   const name = firstParam(params, "q");
   const labels = await userLabels(db, principal);
   const page = await loadList(
@@ -22,6 +25,7 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
       listSessionSummaries(db, {
         scope: listScope(principal, params),
         componentId,
+        sessionType,
         name,
         sortBy: paging.sort as SessionSummarySort,
         order: paging.order,
@@ -32,7 +36,7 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
     problems,
   );
   const rows = page.rows.map((s) => ({ ...s, user_label: labelOf(labels, s.user_id) }));
-  const filtered = componentId || name || firstParam(params, "user");
+  const filtered = componentId || sessionType || name || firstParam(params, "user");
   return (
     <main className="mx-auto max-w-6xl p-4 md:p-6">
       <header className="mb-4 flex items-center gap-3">
@@ -42,7 +46,17 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
       <ListProblems problems={problems} />
       <ListFilters action="/dashboard/sessions" sort={firstParam(params, "sort")} order={firstParam(params, "order")}>
         <FilterInput label="Name contains" name="q" value={name} placeholder="e.g. weather" />
-        <FilterSelect label="Agent" name="agent" value={componentId} options={settings.agents.map((a) => ({ value: a.id, label: a.name }))} />
+        <FilterSelect
+          label="Type"
+          name="type"
+          value={sessionType}
+          options={[
+            { value: "agent", label: "Agent sessions" },
+            { value: "team", label: "Team sessions" },
+            { value: "workflow", label: "Workflow sessions" },
+          ]}
+        />
+        <FilterSelect label="Agent or team" name="agent" value={componentId} options={[...settings.agents, ...settings.teams].map((a) => ({ value: a.id, label: a.name }))} />
         {principal.isAdmin && <UserFilter labels={labels} value={firstParam(params, "user")} />}
       </ListFilters>
       <SessionsTable
