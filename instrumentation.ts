@@ -13,4 +13,8 @@ export async function register(): Promise<void> {
   if ((settings.queue.durable && settings.queue.embeddedWorker) || settings.scheduler.enabled) await getDatabase(settings);
   // Fires call their endpoints through the route table of this process.
   await import("./lib/http/internal-call.ts");
+  // Agno's workflow WebSocket, through the upgrade hook of `agentry start` (lib/server/serve.mjs).
+  const { registerUpgradeHandler } = await import("./lib/server/upgrade-handlers.ts");
+  const { workflowSocketHandler } = await import("./lib/http/workflow-socket.ts");
+  registerUpgradeHandler("/workflows/ws", workflowSocketHandler(getSettings));
 }

@@ -59,7 +59,12 @@ test("agent-ui's calls: plain arrays with db_id, a tool call streamed, the new s
   const agents = (await (await fetch(`${baseURL}/agents`)).json()) as Json[];
   expect(Array.isArray(agents)).toBe(true);
   expect(agents[0]).toMatchObject({ id: "assistant", db_id: "agentry-db" });
-  expect(await (await fetch(`${baseURL}/teams`)).json()).toEqual([]);
+  // The sample's team and workflow, as agent-ui lists them.
+  const teams = (await (await fetch(`${baseURL}/teams`)).json()) as Json[];
+  expect(teams.map((t) => [t.id, t.mode, t.db_id])).toEqual([["research-desk", "coordinate", "agentry-db"]]);
+  expect((teams[0]!.members as Json[]).map((m) => m.id)).toEqual(["analyst", "writer"]);
+  const workflows = (await (await fetch(`${baseURL}/workflows`)).json()) as Json[];
+  expect(workflows.map((w) => [w.id, w.db_id])).toEqual([["brief", "agentry-db"]]);
 
   const form = new FormData();
   form.set("message", "add 2 and 40");

@@ -53,7 +53,7 @@ test("a team run in the playground: the leader delegates, the member's tool call
   await expect(members.first()).toContainText("Tools: add");
   await shot(page, "team-run-page");
   await members.first().getByRole("link", { name: "Member run details" }).click();
-  await expect(page.getByTestId("parent-run")).toContainText("its team's run");
+  await expect(page.getByTestId("parent-run")).toContainText("the team or workflow run it worked for");
   await expect(page.locator("dl")).toContainText("Agentanalyst");
 
   // The runs list filters by type.

@@ -164,7 +164,7 @@ export interface WorkflowDefinition {
   /** A JSON schema the run's message (JSON) must satisfy; reported by GET /workflows/{id}. */
   inputSchema?: Record<string, unknown>;
   metadata?: Record<string, unknown>;
-  /** Keep the run's events with it (default true: the run page shows them). */
+  /** Keep the run's events with it (default false, as Agno's store_events; durable runs keep them anyway). */
   storeEvents?: boolean;
   /** Forward the step agents' and teams' events in the workflow's stream (default true). */
   streamExecutorEvents?: boolean;

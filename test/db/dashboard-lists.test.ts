@@ -73,9 +73,15 @@ describe.each(DIALECTS)("dashboard lists on $name", (dialect) => {
       expect((await walkRuns(db, { scope, limit: 50, runType: "team" })).flat()).toEqual(["team question"]);
       expect((await walkRuns(db, { scope, limit: 50, runType: "agent" })).flat()).toEqual(["agent question", "member task"]);
       expect((await walkRuns(db, { scope, limit: 50, agentId: "desk" })).flat()).toEqual(["team question"]);
+      // A workflow run's input is the message itself.
+      const workflowSession = uid("workflow-session");
+      const flow = { ...agnoRun({ sessionId: "", workflowId: "flow", createdAt: T0 + 3 }), input: "workflow input" };
+      await seedSession(db, { scope, session: { sessionId: workflowSession, sessionType: "workflow", agentId: null, workflowId: "flow" }, runs: [flow] });
+      expect((await walkRuns(db, { scope, limit: 50, runType: "workflow" })).flat()).toEqual(["workflow input"]);
       const teamSessions = await listSessionSummaries(db, { scope, limit: 10, sessionType: "team" });
       expect(teamSessions.rows.map((s) => [s.session_id, s.component_id, s.run_count])).toEqual([[teamSession, "desk", 2]]);
       expect((await listSessionSummaries(db, { scope, limit: 10, sessionType: "agent" })).rows.map((s) => s.session_id)).toEqual([agentSession]);
+      expect((await listSessionSummaries(db, { scope, limit: 10, sessionType: "workflow" })).rows.map((s) => s.session_id)).toEqual([workflowSession]);
     });
 
     it("runs: a member sees only its own whatever user it names; an admin everyone's or one user's", async () => {

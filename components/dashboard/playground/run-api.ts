@@ -57,11 +57,11 @@ async function* runEvents(response: Response): AsyncGenerator<RunStreamEvent> {
 
 /** An agent's or a team's runs: the same API under /agents or /teams. */
 export interface RunTarget {
-  kind: "agent" | "team";
+  kind: "agent" | "team" | "workflow";
   id: string;
 }
 
-const runsPath = (target: RunTarget) => `/${target.kind === "team" ? "teams" : "agents"}/${encodeURIComponent(target.id)}/runs`;
+const runsPath = (target: RunTarget) => `/${target.kind}s/${encodeURIComponent(target.id)}/runs`;
 
 /** POST /agents/{id}/runs (or /teams/{id}/runs) with stream=true; the events as they arrive. Throws ApiError when refused. */
 export async function startRun({ target, message, sessionId, signal }: { target: RunTarget; message: string; sessionId: string | null; signal: AbortSignal }) {
@@ -79,6 +79,27 @@ export async function continueRun({ target, runId, sessionId, tools, signal }: {
   form.set("session_id", sessionId);
   form.set("stream", "true");
   return runEvents(await post(`${runsPath(target)}/${encodeURIComponent(runId)}/continue`, { body: form, signal }));
+}
+
+/** POST /workflows/{id}/runs/{run_id}/continue with the run's step requirements (the last one answered), streamed. */
+export async function continueWorkflow({
+  workflowId,
+  runId,
+  sessionId,
+  stepRequirements,
+  signal,
+}: {
+  workflowId: string;
+  runId: string;
+  sessionId: string;
+  stepRequirements: Record<string, unknown>[];
+  signal: AbortSignal;
+}) {
+  const form = new FormData();
+  form.set("step_requirements", JSON.stringify(stepRequirements));
+  form.set("session_id", sessionId);
+  form.set("stream", "true");
+  return runEvents(await post(`${runsPath({ kind: "workflow", id: workflowId })}/${encodeURIComponent(runId)}/continue`, { body: form, signal }));
 }
 
 /** POST …/runs/{run_id}/cancel; the stream of the run then ends with RunCancelled. */

@@ -63,7 +63,9 @@ export async function listRunSummaries(db: Db, options: ListRunSummariesOptions)
   }
   const seek = keysetQuery(request, { sortColumn: "created_at", idColumn: "run_id", sortKind: "number" });
   const text = (path: string) => jsonTextSql(db.dialect, "run_data", path);
-  const preview = db.dialect === "postgres" ? `left(${text("input.input_content")}, ${PREVIEW_CHARS})` : `substr(${text("input.input_content")}, 1, ${PREVIEW_CHARS})`;
+  // An agent's or team's input is `input.input_content`; a workflow's is `input` itself.
+  const input = `COALESCE(${text("input.input_content")}, CASE WHEN run_type = 'workflow' THEN ${text("input")} END)`;
+  const preview = db.dialect === "postgres" ? `left(${input}, ${PREVIEW_CHARS})` : `substr(${input}, 1, ${PREVIEW_CHARS})`;
   const filter = where.join(" AND ");
   const [rows, counted] = await Promise.all([
     db.sql.query<Record<string, unknown>>(

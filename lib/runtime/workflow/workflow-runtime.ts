@@ -29,8 +29,8 @@ export function toRuntimeWorkflow(definition: WorkflowDefinition, extras: Extras
   const workflow: WorkflowRunner = {
     definition,
     run(state: RunState, message: string) {
-      // Every event of a workflow run is kept with it unless storeEvents is false (the run page's timeline).
-      if (definition.storeEvents !== false) state.keepEvents = true;
+      // storeEvents keeps every event with the run (off by default, as Agno's store_events; durable runs keep them anyway).
+      if (definition.storeEvents === true) state.keepEvents = true;
       (state.output.metrics as unknown as { steps: Record<string, unknown> }).steps = {};
       return runFrom(exec(state, message));
     },
@@ -38,7 +38,7 @@ export function toRuntimeWorkflow(definition: WorkflowDefinition, extras: Extras
       return continueWorkflowRun({
         ...request,
         exec: (state) => {
-          if (definition.storeEvents !== false) state.keepEvents = true;
+          if (definition.storeEvents === true) state.keepEvents = true;
           return exec(state, typeof state.output.input === "string" ? state.output.input : JSON.stringify(state.output.input ?? ""));
         },
       });

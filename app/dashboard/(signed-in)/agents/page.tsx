@@ -60,6 +60,7 @@ export default async function AgentsPage() {
   const { settings, principal } = await requireDashboardSession();
   const agents = settings.agents.filter((a) => hasScope(principal, `agents:${a.id}:read`)).map((a) => agentSummary(agentResponse(findAgent(settings, a.id)!, settings)));
   const teams = settings.teams.filter((t) => hasScope(principal, `teams:${t.id}:read`)).map((t) => agentSummary(teamResponse(findTeam(settings, t.id)!, settings)));
+  const workflows = settings.workflows.filter((w) => hasScope(principal, `workflows:${w.id}:read`));
   return (
     <main className="mx-auto max-w-5xl p-4 sm:p-6">
       <h1 className="mb-6 text-2xl font-semibold">Agents, teams and workflows</h1>
@@ -91,6 +92,54 @@ export default async function AgentsPage() {
           <ul className="space-y-4">
             {teams.map((team) => (
               <ComponentCard key={team.id} component={team} />
+            ))}
+          </ul>
+        )}
+      </section>
+      <section aria-labelledby="workflows-heading" className="mb-8">
+        <h2 id="workflows-heading" className="mb-3 text-xl font-semibold">
+          Workflows
+        </h2>
+        {workflows.length === 0 ? (
+          <p className="text-sm text-slate-600 dark:text-slate-400">
+            No workflows are configured (or none you may use). Workflows are defined with <code>defineWorkflow</code> in <code>agentry.config.ts</code>.
+          </p>
+        ) : (
+          <ul className="space-y-4">
+            {workflows.map((workflow) => (
+              <li key={workflow.id} data-testid={`workflow-${workflow.id}`} className="rounded border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
+                <div className="flex flex-wrap items-start justify-between gap-3">
+                  <div className="min-w-0">
+                    <h3 className="text-lg font-medium">
+                      <a className="hover:underline" href={`/dashboard/workflows/${encodeURIComponent(workflow.id)}`}>
+                        {workflow.name}
+                      </a>
+                    </h3>
+                    <p className="text-sm text-slate-600 dark:text-slate-400">
+                      <code>{workflow.id}</code> · {workflow.steps.length} steps
+                    </p>
+                  </div>
+                  <a
+                    href={`/dashboard/workflows/${encodeURIComponent(workflow.id)}`}
+                    aria-label={`Open the playground of ${workflow.name}`}
+                    className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700 dark:bg-slate-100 dark:text-slate-900 dark:hover:bg-slate-300"
+                  >
+                    Playground
+                  </a>
+                </div>
+                {workflow.description && <p className="mt-2 text-sm text-slate-700 dark:text-slate-300">{workflow.description}</p>}
+                <ol aria-label="Steps" className="mt-3 flex flex-wrap items-center gap-1 text-sm">
+                  {workflow.steps.map((s, i) => (
+                    <li key={s.name} className="flex items-center gap-1">
+                      {i > 0 && <span aria-hidden="true">→</span>}
+                      <span className="rounded border border-slate-200 px-2 py-0.5 dark:border-slate-700">
+                        {s.name}
+                        {"humanReview" in s && s.humanReview && <span className="ml-1 text-xs text-amber-700 dark:text-amber-300">(review)</span>}
+                      </span>
+                    </li>
+                  ))}
+                </ol>
+              </li>
             ))}
           </ul>
         )}

@@ -6,6 +6,7 @@ import { displayText, formatCount, formatDuration, formatTime } from "@/componen
 import { JsonView } from "@/components/dashboard/json-view.tsx";
 import { LiveRefresh } from "@/components/dashboard/live-refresh.tsx";
 import { ContinuePausedRun } from "@/components/dashboard/runs/continue-paused-run.tsx";
+import { ContinuePausedWorkflow } from "@/components/dashboard/runs/continue-paused-workflow.tsx";
 import { RunReferences } from "@/components/dashboard/runs/run-references.tsx";
 import { Section } from "@/components/dashboard/section.tsx";
 import { StatusBadge } from "@/components/dashboard/status-badge.tsx";
@@ -29,8 +30,18 @@ export default async function RunPage({ params, searchParams }: { params: Promis
   const run = stored.run_data as unknown as RunOutput;
   const live = stored.status === "PENDING" || stored.status === "RUNNING";
   // The agent or team whose routes continue and cancel it (a team's member run is its agent's).
-  const target = stored.run_type === "team" && stored.team_id ? { kind: "team" as const, id: stored.team_id } : stored.agent_id ? { kind: "agent" as const, id: stored.agent_id } : null;
-  const members = stored.run_type === "team" ? await getChildRuns(db, { scope: dataScopeFor(principal), sessionId: stored.session_id, parentRunId: stored.run_id }) : [];
+  const target =
+    stored.run_type === "workflow" && stored.workflow_id
+      ? { kind: "workflow" as const, id: stored.workflow_id }
+      : stored.run_type === "team" && stored.team_id
+        ? { kind: "team" as const, id: stored.team_id }
+        : stored.agent_id
+          ? { kind: "agent" as const, id: stored.agent_id }
+          : null;
+  // A team's members' runs, a workflow's step agents' and teams' runs: rows of their own, under this one.
+  const members =
+    stored.run_type === "team" || stored.run_type === "workflow" ? await getChildRuns(db, { scope: dataScopeFor(principal), sessionId: stored.session_id, parentRunId: stored.run_id }) : [];
+  const stepResults = stored.run_type === "workflow" && Array.isArray(run.step_results) ? (run.step_results as { step_name?: string; step_type?: string; content?: unknown; success?: boolean }[]) : [];
   const events = Array.isArray(run.events) ? run.events : [];
   const startedAt = Number(events[0]?.created_at ?? stored.created_at);
   const metrics = (run.metrics ?? {}) as unknown as Record<string, unknown>;
@@ -83,11 +94,16 @@ export default async function RunPage({ params, searchParams }: { params: Promis
           <a className="text-sky-700 underline dark:text-sky-400" href={`/dashboard/runs/${encodeURIComponent(stored.parent_run_id)}?session_id=${encodeURIComponent(stored.session_id)}`}>
             run {stored.parent_run_id.slice(0, 8)}
           </a>{" "}
-          (its team&apos;s run).
+          (the team or workflow run it worked for).
         </p>
       )}
 
-      {stored.status === "PAUSED" && target && (
+      {stored.status === "PAUSED" && target?.kind === "workflow" && (
+        <Section title="Waiting for you" id="requirements">
+          <ContinuePausedWorkflow workflowId={target.id} runId={stored.run_id} sessionId={stored.session_id} requirements={(run.step_requirements ?? []) as Record<string, unknown>[]} />
+        </Section>
+      )}
+      {stored.status === "PAUSED" && target && target.kind !== "workflow" && (
         <Section title="Waiting for you" id="requirements">
           <ContinuePausedRun target={target} runId={stored.run_id} sessionId={stored.session_id} requirements={run.requirements ?? []} />
         </Section>
@@ -95,7 +111,8 @@ export default async function RunPage({ params, searchParams }: { params: Promis
 
       <Section title="Input" id="input">
         <p data-testid="run-input" className="whitespace-pre-wrap">
-          {displayText(run.input?.input_content, { pretty: true }) || <span className="text-slate-500">(no text input)</span>}
+          {/* A workflow run's input is the message itself (Agno's WorkflowRunOutput.input). */}
+          {displayText(typeof run.input === "string" ? run.input : run.input?.input_content, { pretty: true }) || <span className="text-slate-500">(no text input)</span>}
         </p>
       </Section>
       <Section title="Output" id="output">
@@ -103,8 +120,27 @@ export default async function RunPage({ params, searchParams }: { params: Promis
           {displayText(run.content, { pretty: true }) || <span className="text-slate-500">{live ? "Still running…" : "(no output)"}</span>}
         </p>
       </Section>
-      {stored.run_type === "team" && (
-        <Section title={`Members' runs (${members.length})`} id="members">
+      {stored.run_type === "workflow" && (
+        <Section title={`Steps (${stepResults.length})`} id="steps">
+          {stepResults.length > 0 ? (
+            <ol className="space-y-2" data-testid="workflow-step-results">
+              {stepResults.map((step, i) => (
+                <li key={`${step.step_name}-${i}`} className="rounded border border-slate-200 p-3 text-sm dark:border-slate-800">
+                  <p className="mb-1 font-medium">
+                    {step.step_name} <span className="text-xs font-normal text-slate-500">{step.step_type}</span>
+                    {step.success === false && <span className="ml-2 text-red-700 dark:text-red-300">failed</span>}
+                  </p>
+                  <p className="whitespace-pre-wrap">{displayText(step.content, { pretty: true })}</p>
+                </li>
+              ))}
+            </ol>
+          ) : (
+            <p className="text-sm text-slate-500">No step has finished yet.</p>
+          )}
+        </Section>
+      )}
+      {(stored.run_type === "team" || stored.run_type === "workflow") && (
+        <Section title={stored.run_type === "team" ? `Members' runs (${members.length})` : `Step agents' runs (${members.length})`} id="members">
           {members.length > 0 ? (
             <ol className="space-y-2" data-testid="member-runs">
               {members.map((member) => {
@@ -130,7 +166,7 @@ export default async function RunPage({ params, searchParams }: { params: Promis
               })}
             </ol>
           ) : (
-            <p className="text-sm text-slate-500">The leader answered without delegating.</p>
+            <p className="text-sm text-slate-500">{stored.run_type === "team" ? "The leader answered without delegating." : "No step ran an agent or a team."}</p>
           )}
         </Section>
       )}

@@ -1,0 +1,244 @@
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { WebSocketServer, type WebSocket } from "ws";
+import { assertLocalRequest, authenticate, TRUSTED_ADMIN } from "../auth/authenticate.ts";
+import { dataScopeFor, hasScope, type Principal } from "../auth/principal.ts";
+import type { Settings } from "../config/settings.ts";
+import { getRun } from "../db/runs/runs.ts";
+import { continuePausedRun } from "../queue/run-jobs/continue-paused-run.ts";
+import { startAgentRun, type StartedRun } from "../runtime/agent-run.ts";
+import type { RunEvent } from "../runtime/events.ts";
+import { ContinueError } from "../runtime/paused-run.ts";
+import { eventsAfter, getLiveRun, subscribe } from "../runtime/run-registry.ts";
+import { findWorkflow } from "../runtime/workflow/workflow-runtime.ts";
+import { isRunOf, mayReachLiveRun } from "../runs/live-run-access.ts";
+import { getDatabase } from "../server/app-context.ts";
+import { log } from "../log.ts";
+
+/**
+ * Agno's workflow WebSocket (`/workflows/ws`): one connection authenticates once (a JWT, the
+ * security key or a service-account token, as the HTTP API takes them), then starts workflows,
+ * continues paused ones and reconnects to running ones, with the same scopes and user isolation as
+ * the HTTP routes. Runs started here go on when the socket closes (Agno runs them in the
+ * background); reconnect picks them up again. Live events are sent as Agno sends them: SSE-framed
+ * text (`event: …\ndata: {…}\n\n`); replayed and tailed events as flat JSON. Served through the
+ * `upgrade` hook of `agentry start` (lib/server/upgrade-handlers.ts).
+ */
+
+type Message = Record<string, unknown>;
+
+const send = (socket: WebSocket, message: Message | string) => {
+  if (socket.readyState === socket.OPEN) socket.send(typeof message === "string" ? message : JSON.stringify(message));
+};
+const sseFrame = (event: RunEvent) => `event: ${String(event.event)}\ndata: ${JSON.stringify(event)}\n\n`;
+const text = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? value : null);
+
+/** The `upgrade` handler of `/workflows/ws` for this process's settings. */
+export function workflowSocketHandler(getSettings: () => Settings): (request: IncomingMessage, socket: Duplex, head: Buffer) => void {
+  const server = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  return (request, socket, head) => {
+    const settings = getSettings();
+    const url = `http://${request.headers.host ?? "localhost"}${request.url ?? "/workflows/ws"}`;
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(request.headers)) if (typeof value === "string") headers.set(name, value);
+    // With no authentication every caller is admin: the handshake must come from a loopback host
+    // and, from a browser, this origin or an allowed one (a page elsewhere cannot drive runs).
+    if (settings.auth.mode === "none") {
+      try {
+        assertLocalRequest(new Request(url, { method: "POST", headers }), settings);
+      } catch (error) {
+        socket.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n${JSON.stringify({ detail: (error as Error).message })}`);
+        return;
+      }
+    }
+    server.handleUpgrade(request, socket, head, (ws) => serveSocket(ws, settings, url, headers));
+  };
+}
+
+function serveSocket(socket: WebSocket, settings: Settings, url: string, headers: Headers): void {
+  const requiresAuth = settings.auth.mode !== "none";
+  let principal: Principal | null = requiresAuth ? null : TRUSTED_ADMIN;
+  const stops = new Set<() => void>();
+  socket.on("close", () => {
+    for (const stop of stops) stop();
+    stops.clear();
+  });
+  send(socket, { event: "connected", message: requiresAuth ? "Connected to AgentOS. Please authenticate to continue." : "Connected to AgentOS.", requires_auth: requiresAuth });
+  socket.on("message", (data) => {
+    let message: Message;
+    try {
+      const parsed: unknown = JSON.parse(String(data));
+      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("not an object");
+      message = parsed as Message;
+    } catch {
+      send(socket, { event: "error", error: "Messages are JSON objects with an action" });
+      return;
+    }
+    void handle(message).catch((error: unknown) => {
+      log.error(`[workflows/ws] ${String(message.action)}: ${(error as Error)?.stack ?? String(error)}`);
+      send(socket, { event: "error", error: "Internal error" });
+    });
+  });
+
+  async function handle(message: Message): Promise<void> {
+    const action = message.action;
+    if (action === "ping") return send(socket, { event: "pong" });
+    if (action === "authenticate") return authenticateSocket(message);
+    if (!principal) {
+      return send(socket, { event: "auth_required", error: `Authentication required. Send authenticate action with valid ${settings.auth.mode === "jwt" ? "JWT" : "bearer token"}.` });
+    }
+    if (action === "start-workflow") return startWorkflow(principal, message);
+    if (action === "continue-workflow") return continueWorkflow(principal, message);
+    if (action === "reconnect") return reconnect(principal, message);
+    send(socket, { event: "error", error: `Unknown action: ${String(action)}` });
+  }
+
+  async function authenticateSocket(message: Message): Promise<void> {
+    const token = text(message.token);
+    if (!token) return send(socket, { event: "auth_error", error: "Token is required" });
+    const withToken = new Headers(headers);
+    withToken.set("authorization", `Bearer ${token}`);
+    withToken.delete("cookie");
+    try {
+      principal = await authenticate(new Request(url, { headers: withToken }), settings, () => getDatabase(settings));
+    } catch (error) {
+      principal = requiresAuth ? null : TRUSTED_ADMIN;
+      return send(socket, { event: "auth_error", error: (error as Error).message || "Invalid token", error_type: "invalid_token" });
+    }
+    send(socket, { event: "authenticated", message: "Authentication successful. You can now send commands." });
+    if (principal.authenticatedBy === "jwt") send(socket, { event: "authenticated", message: "JWT authentication successful.", user_id: principal.userId });
+    if (principal.authenticatedBy === "service_account") send(socket, { event: "authenticated", message: "Service account authentication successful.", user_id: principal.userId });
+  }
+
+  /** The workflow a message names and the caller may run, or null (an error was sent). */
+  function runnableWorkflow(caller: Principal, message: Message) {
+    const workflowId = text(message.workflow_id);
+    if (!workflowId) return void send(socket, { event: "error", error: "workflow_id is required" });
+    if (!hasScope(caller, `workflows:${workflowId}:run`)) return void send(socket, { event: "error", error: "Insufficient permissions to run this workflow" });
+    const workflow = findWorkflow(settings, workflowId);
+    if (!workflow) return void send(socket, { event: "error", error: `Workflow ${workflowId} not found` });
+    return workflow;
+  }
+
+  /** Sends a run's events from `firstEventIndex` on, SSE-framed, until it ends or the socket closes. */
+  function stream(started: StartedRun): void {
+    const forward = (event: RunEvent) => send(socket, sseFrame(event));
+    for (const event of eventsAfter(started.live, started.firstEventIndex - 1)) forward(event);
+    if (started.live.done) return;
+    const unsubscribe = subscribe(started.live, { onEvent: forward, onEnd: () => stops.delete(unsubscribe) || unsubscribe() });
+    stops.add(unsubscribe);
+  }
+
+  async function startWorkflow(caller: Principal, message: Message): Promise<void> {
+    const workflow = runnableWorkflow(caller, message);
+    if (!workflow) return;
+    const input = text(message.message);
+    if (!input) return send(socket, { event: "error", error: "message is required" });
+    const named = caller.isAdmin ? (text(message.user_id) ?? undefined) : undefined;
+    try {
+      const scope = dataScopeFor(caller, named);
+      const db = await getDatabase(settings);
+      const started = await startAgentRun({
+        db,
+        agent: workflow,
+        scope,
+        userId: caller.isAdmin ? (named ?? caller.userId ?? null) : caller.userId,
+        message: input,
+        sessionId: text(message.session_id) ?? undefined,
+        stream: true,
+      });
+      stream(started);
+    } catch (error) {
+      send(socket, { event: "error", error: (error as Error).message });
+    }
+  }
+
+  async function continueWorkflow(caller: Principal, message: Message): Promise<void> {
+    const workflow = runnableWorkflow(caller, message);
+    if (!workflow) return;
+    const runId = text(message.run_id);
+    const sessionId = text(message.session_id);
+    if (!runId) return send(socket, { event: "error", error: "run_id is required" });
+    if (!sessionId) return send(socket, { event: "error", error: "session_id is required to continue a workflow run" });
+    const requirements = message.step_requirements;
+    if (requirements !== undefined && requirements !== null && (!Array.isArray(requirements) || requirements.some((r) => !r || typeof r !== "object" || typeof (r as Message).step_id !== "string"))) {
+      return send(socket, { event: "error", error: "Invalid step_requirements: a list of step requirements, each with its step_id" });
+    }
+    try {
+      const db = await getDatabase(settings);
+      const started = await continuePausedRun({
+        db,
+        settings,
+        agent: workflow,
+        scope: dataScopeFor(caller, caller.isAdmin ? (text(message.user_id) ?? undefined) : undefined),
+        runId,
+        sessionId,
+        resolutions: [],
+        stepRequirements: (requirements as Message[] | undefined) ?? null,
+        stream: true,
+      });
+      stream(started);
+    } catch (error) {
+      const problem = error instanceof ContinueError ? (error.status === 404 ? `Run ${runId} not found` : error.message) : (error as Error).message;
+      send(socket, { event: "error", error: problem });
+    }
+  }
+
+  async function reconnect(caller: Principal, message: Message): Promise<void> {
+    const runId = text(message.run_id);
+    if (!runId) return send(socket, { event: "error", error: "run_id is required for subscription" });
+    const workflowId = text(message.workflow_id);
+    const sessionId = text(message.session_id);
+    if (!caller.isAdmin && !sessionId) return send(socket, { event: "error", error: "session_id is required to reconnect to a workflow run" });
+    if (!caller.isAdmin && !workflowId) return send(socket, { event: "error", error: "workflow_id is required to reconnect to a workflow run" });
+    if (workflowId && !hasScope(caller, `workflows:${workflowId}:run`)) return send(socket, { event: "error", error: "Insufficient permissions to reconnect to this workflow" });
+    const last = typeof message.last_event_index === "number" ? message.last_event_index : null;
+    const live = getLiveRun(runId);
+    if (live && (!workflowId || mayReachLiveRun(caller, live, { component: { type: "workflow", id: workflowId }, sessionId })) && live.componentType === "workflow") {
+      if (!caller.isAdmin && (live.userId !== caller.userId || live.sessionId !== sessionId)) return send(socket, { event: "error", error: `Run ${runId} not found` });
+      if (live.done) {
+        const events = eventsAfter(live, null);
+        send(socket, { event: "replay", run_id: runId, status: live.status, total_events: events.length, message: `Run ${live.status}. Replaying all events.` });
+        for (const event of events) send(socket, event);
+        return;
+      }
+      const missed = eventsAfter(live, last);
+      if (missed.length > 0) {
+        send(socket, {
+          event: "catch_up",
+          run_id: runId,
+          status: "running",
+          missed_events: missed.length,
+          current_event_count: live.nextIndex,
+          message: `Catching up on ${missed.length} missed events.`,
+        });
+        for (const event of missed) send(socket, event);
+      }
+      send(socket, { event: "subscribed", run_id: runId, status: "running", current_event_count: live.nextIndex, message: "Subscribed to workflow run. You will receive new events as they occur." });
+      const unsubscribe = subscribe(live, { onEvent: (event) => send(socket, event), onEnd: () => stops.delete(unsubscribe) || unsubscribe() });
+      stops.add(unsubscribe);
+      return;
+    }
+    const db = await getDatabase(settings);
+    let stored: Awaited<ReturnType<typeof getRun>> = null;
+    try {
+      stored = await getRun(db, { scope: dataScopeFor(caller), runId, sessionId: sessionId ?? undefined });
+    } catch (error) {
+      return send(socket, { event: "error", error: (error as Error).message });
+    }
+    if (!stored || (workflowId && !isRunOf(stored, { type: "workflow", id: workflowId })) || stored.run_type !== "workflow") {
+      return send(socket, { event: "error", error: `Run ${runId} not found in buffer or database` });
+    }
+    const events = ((stored.run_data.events as RunEvent[] | undefined) ?? []).filter((e) => last === null || (e.event_index as number) > last);
+    send(socket, {
+      event: "replay",
+      run_id: runId,
+      status: stored.status,
+      total_events: events.length,
+      message: events.length > 0 ? "Run completed. Replaying stored events from database." : "Run completed but no events stored past the requested index.",
+    });
+    for (const event of events) send(socket, event);
+  }
+
+  void stops;
+}
