@@ -3,6 +3,7 @@ import type { Settings } from "../config/settings.ts";
 import { HttpError } from "../errors/http-error.ts";
 import { MODEL_ENV_HINT } from "../config/model-from-env.ts";
 import { findAgent, type RuntimeAgent } from "../runtime/agents.ts";
+import { findTeam } from "../runtime/team/team-runtime.ts";
 import { kindProblem, targetProblem, type EvalRunInput } from "./eval-input.ts";
 import { evaluatedAgent, judgeModel } from "./eval-models.ts";
 
@@ -21,7 +22,7 @@ const JUDGED = new Set(["accuracy", "agent_as_judge"]);
 
 /**
  * Checks an eval request as Agno's route does, in its order — exactly one target (400), the target
- * exists (404; teams are not served yet, so any team_id is Agno's 404 for an unknown team), what
+ * exists (404: a configured agent, or team), what
  * the kind requires (400) — and resolves its models: the agent must have one to run with (400
  * naming the fix), and so must the judge. `anyModel`: the request may name a model that is not
  * configured (admins; an eval job whose request was checked when it was submitted).
@@ -29,14 +30,18 @@ const JUDGED = new Set(["accuracy", "agent_as_judge"]);
 export function planEval(settings: Settings, input: EvalRunInput, { anyModel }: { anyModel: boolean }): EvalPlan {
   const target = targetProblem(input);
   if (target) throw target;
-  if (input.team_id) throw new HttpError(404, `Team with id '${input.team_id}' not found`);
-  const configured = findAgent(settings, input.agent_id!);
-  if (!configured) throw new HttpError(404, `Agent with id '${input.agent_id}' not found`);
+  const configured = input.team_id ? findTeam(settings, input.team_id) : findAgent(settings, input.agent_id!);
+  if (!configured) throw new HttpError(404, input.team_id ? `Team with id '${input.team_id}' not found` : `Agent with id '${input.agent_id}' not found`);
+  // A team's leader and members run on their own models: a request cannot swap the leader's alone.
+  if (configured.team && input.model_id) throw new HttpError(400, "model_id and model_provider apply to an agent's eval; a team runs on its own models");
   const kind = kindProblem(input);
   if (kind) throw kind;
   const agent = evaluatedAgent(settings, configured, { modelId: input.model_id, modelProvider: input.model_provider }, anyModel);
   if (!agent.definition.model) {
-    throw new HttpError(400, `Agent '${configured.definition.id}' has no model configured, so it cannot be evaluated: ${MODEL_ENV_HINT}, or pass model_id and model_provider`);
+    throw new HttpError(
+      400,
+      `${configured.team ? "Team" : "Agent"} '${configured.definition.id}' has no model configured, so it cannot be evaluated: ${MODEL_ENV_HINT}${configured.team ? "" : ", or pass model_id and model_provider"}`,
+    );
   }
   let judge: ModelSpec | null = null;
   if (JUDGED.has(input.eval_type)) {

@@ -23,7 +23,7 @@ function newRow(plan: EvalPlan, { runId, userId, status }: { runId: string; user
     evalData: {},
     evalInput: storedEvalInput(input),
     name: input.name ?? null,
-    agentId: agent.definition.id,
+    ...(agent.team ? { teamId: agent.definition.id } : { agentId: agent.definition.id }),
     modelId: model.id,
     modelProvider: model.provider,
     evaluatedComponentName: agent.definition.name,

@@ -6,15 +6,16 @@ import { planEval, type EvalPlan } from "../evals/eval-plan.ts";
 
 /**
  * An eval request checked as the API and the dashboard both check it: Agno's rules (planEval:
- * 400, 404), then — beyond Agno — the caller's right to run the agent the eval runs (`agents:run`
- * or `agents:<id>:run`), so `evals:write` alone never runs an agent the caller could not — and
+ * 400, 404), then — beyond Agno — the caller's right to run the agent or team the eval runs
+ * (`agents:run` / `teams:run`, or the id's), so `evals:write` alone never runs one the caller could not — and
  * only an admin may name a model that is not configured (lib/evals/eval-models.ts).
  */
 export function planEvalFor(settings: Settings, principal: Principal, input: EvalRunInput): EvalPlan {
   const plan = planEval(settings, input, { anyModel: principal.isAdmin });
-  const agentId = plan.agent.definition.id;
-  if (!hasScope(principal, "agents:run") && !hasScope(principal, `agents:${agentId}:run`)) {
-    throw new HttpError(403, "Insufficient permissions. Required scope(s): agents:run (running an eval runs the agent)");
+  const id = plan.agent.definition.id;
+  const family = plan.agent.team ? "teams" : "agents";
+  if (!hasScope(principal, `${family}:run`) && !hasScope(principal, `${family}:${id}:run`)) {
+    throw new HttpError(403, `Insufficient permissions. Required scope(s): ${family}:run (running an eval runs the ${plan.agent.team ? "team" : "agent"})`);
   }
   return plan;
 }

@@ -335,6 +335,22 @@ for (const dialect of DIALECTS) {
       expect(prompts.at(-1)).toContain("Never done - PENDING");
     });
 
+    it("an eval can target the team (team_id): its runs are team runs, and the eval row names the team", async () => {
+      answer = (who, body) => {
+        if (who === "researcher") return { text: "A fact." };
+        if (who === "leader" && !lastTool(body)) return { toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id: "researcher", task: "A fact?" } }] };
+        return { text: "Done." };
+      };
+      const response = await app.call("POST", "/eval-runs", { json: { team_id: "desk", eval_type: "reliability", input: "Tell me a fact", expected_tool_calls: ["delegate_task_to_member"] } });
+      expect(response.status).toBe(200);
+      const evalRun = (await response.json()) as Json;
+      expect(evalRun).toMatchObject({ team_id: "desk", agent_id: null, eval_type: "reliability" });
+      expect((evalRun.eval_data as Json).eval_status).toBe("PASSED");
+      const overridden = await app.call("POST", "/eval-runs", { json: { team_id: "desk", eval_type: "performance", input: "x", model_id: "scripted", model_provider: "openai-compatible" } });
+      expect(overridden.status).toBe(400);
+      expect(((await overridden.json()) as Json).detail).toMatch(/a team runs on its own models/);
+    });
+
     it("user B can neither read, list, cancel nor continue in user A's team session", async () => {
       answer = () => ({ text: "Hello." });
       const minted = mintPrincipals();

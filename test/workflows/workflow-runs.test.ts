@@ -230,6 +230,17 @@ for (const dialect of DIALECTS) {
       expect(rejected).toMatchObject({ status: "CANCELLED", content: "Workflow cancelled: Step 'publish' was rejected", cancellation_stage: "paused" });
     });
 
+    it("a schedule can run a workflow: its fire is a workflow run owned by the schedule's owner", async () => {
+      const created = (await (
+        await app.call("POST", "/schedules", { json: { name: `wf-${Date.now()}`, cron_expr: "0 6 * * *", endpoint: "/workflows/pipeline/runs", payload: { message: "scheduled" } } })
+      ).json()) as Json;
+      expect(created).toMatchObject({ endpoint: "/workflows/pipeline/runs" });
+      const fired = (await (await app.call("POST", `/schedules/${created.id}/trigger`)).json()) as Json;
+      expect(fired).toMatchObject({ status: "success" });
+      const db = await app.db();
+      expect(await getRun(db, { scope: adminScope(), runId: String(fired.run_id) })).toMatchObject({ run_type: "workflow", workflow_id: "pipeline", status: "COMPLETED" });
+    });
+
     it("cancelling a running workflow aborts its step and ends it CANCELLED; an unknown workflow is a 404", async () => {
       started = deferred();
       const response = app.call("POST", "/workflows/slow/runs", { form: { message: "go", stream: "false" } });
