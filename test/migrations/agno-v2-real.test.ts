@@ -154,6 +154,31 @@ async function expectEveryRunARow(db: Db, seed: RealV2Seed): Promise<void> {
   expect(Buffer.byteLength(JSON.stringify(parseJson(big.run_data)))).toBeGreaterThan(1 << 20);
 }
 
+/**
+ * Agno 2.x team runs, with their members nested in `member_responses`, read back through the team
+ * routes exactly as Agno wrote them, once the team is configured again.
+ */
+async function expectTeamRunsUnchanged(dialect: TestDialect, db: Db, seed: RealV2Seed): Promise<void> {
+  const teamRuns = seed.runs.filter((r) => typeof r.run.team_id === "string" && !r.run.agent_id);
+  expect(teamRuns.length).toBeGreaterThan(0);
+  const ids = [...new Set(teamRuns.map((r) => String(r.run.team_id)))];
+  const teams = ids.map((id) => ({ id, name: String(teamRuns.find((r) => r.run.team_id === id)!.run.team_name ?? id), model: null, members: [{ id: `${id}-member`, name: "Member", model: null }] }));
+  await withApi(
+    dialect,
+    db,
+    async (api) => {
+      for (const { run, session_id } of teamRuns) {
+        const one = await api("GET", `/teams/${String(run.team_id)}/runs/${String(run.run_id)}?session_id=${session_id}`);
+        expect(one.status, String(run.run_id)).toBe(200);
+        expect(canonicalJson(one.body), String(run.run_id)).toBe(canonicalJson(run));
+        const listed = await api("GET", `/teams/${String(run.team_id)}/runs?session_id=${session_id}`);
+        expect((listed.body as Dict[]).map((r) => r.run_id)).toContain(run.run_id);
+      }
+    },
+    { teams },
+  );
+}
+
 /** `npx agentry migrate` against the database, as an operator runs it. */
 const cliMigrate = (dialect: TestDialect, db: Db) => cliAgentry(dialect, db, ["migrate"]);
 
@@ -227,6 +252,7 @@ describe.each(DIALECTS)("upgrading a real Agno 2.x database on $name", (dialect)
           const after = await viewsThroughApi(dialect, db, seed);
           expectViewsShowTheDocuments(after, seed);
           expectSameViews(before, after);
+          await expectTeamRunsUnchanged(dialect, db, seed);
 
           // The dashboard's list reads names and token totals in SQL, through both encodings.
           const { rows } = await listSessionSummaries(db, { scope: admin, limit: 50 });

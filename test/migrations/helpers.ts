@@ -94,10 +94,15 @@ export function databaseEnv(dialect: TestDialect, db: Db): Record<string, string
  * Runs `fn` with an HTTP API client (dispatch, as the server routes a request) over the migrated
  * database, configured with `agents` (default none).
  */
-export async function withApi<T>(dialect: TestDialect, db: Db, fn: (api: ReturnType<typeof apiClient>) => Promise<T>, { agents }: { agents?: FileConfig["agents"] } = {}): Promise<T> {
+export async function withApi<T>(
+  dialect: TestDialect,
+  db: Db,
+  fn: (api: ReturnType<typeof apiClient>) => Promise<T>,
+  { agents, teams }: { agents?: FileConfig["agents"]; teams?: FileConfig["teams"] } = {},
+): Promise<T> {
   const id = `upgrade-${db.dialect}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
   // autoMigrate off: the API serves the database only if nothing is pending.
-  const settings = testSettings({ env: databaseEnv(dialect, db), file: { database: { id, autoMigrate: false }, ...(agents ? { agents } : {}) } });
+  const settings = testSettings({ env: databaseEnv(dialect, db), file: { database: { id, autoMigrate: false }, ...(agents ? { agents } : {}), ...(teams ? { teams } : {}) } });
   try {
     return await fn(apiClient(settings));
   } finally {
