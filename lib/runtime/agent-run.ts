@@ -5,6 +5,7 @@ import { upsertRun } from "../db/runs/runs.ts";
 import type { DataScope } from "../db/scope.ts";
 import { getRecentRuns } from "../db/runs/runs.ts";
 import { getSessionRow, upsertSession, type StoredSession } from "../db/sessions/sessions.ts";
+import { sessionVersionOf, type SessionVersion } from "../db/sessions/session-data.ts";
 import { componentOf, type RuntimeAgent } from "./agents.ts";
 import type { RetryPolicy } from "./model-step.ts";
 import { resolveModel } from "./models/resolve-model.ts";
@@ -100,6 +101,9 @@ export function startChildRun(parent: RunState, agent: RuntimeAgent, message: st
   });
 }
 
+/** The session row each new run's output was made with, as read (the run's end compares against it). */
+const SESSION_VERSIONS = new WeakMap<RunOutput, SessionVersion>();
+
 /**
  * The RunOutput a new run starts from, its session created if new (nothing else is written): a
  * durable submit stores it with its job in one transaction.
@@ -109,12 +113,13 @@ export async function newRunOutput(request: Omit<StartRunRequest, "defer">, stat
   const sessionId = request.sessionId || randomUUID();
   const session = await ensureSession(db, { scope, agent, sessionId, isNew: !request.sessionId, userId: request.userId, sessionState: request.sessionState });
   const spec = agent.definition.model;
+  const version = sessionVersionOf(session);
   const owner = agent.workflow
     ? { workflow_id: agent.definition.id, workflow_name: agent.definition.name, step_results: [], step_executor_runs: [] }
     : agent.team
       ? { team_id: agent.definition.id, team_name: agent.definition.name, member_responses: [] }
       : { agent_id: agent.definition.id, agent_name: agent.definition.name };
-  return {
+  const output: RunOutput = {
     run_id: request.runId ?? randomUUID(),
     ...owner,
     ...(request.parentRunId ? { parent_run_id: request.parentRunId } : {}),
@@ -134,6 +139,8 @@ export async function newRunOutput(request: Omit<StartRunRequest, "defer">, stat
     metadata: request.metadata ?? null,
     created_at: now(),
   };
+  if (version) SESSION_VERSIONS.set(output, version);
+  return output;
 }
 
 export interface RunAgentRequest extends Omit<StartRunRequest, "runId" | "sessionId" | "userId" | "sessionState" | "metadata" | "inputMedia" | "parentRunId"> {
@@ -183,6 +190,7 @@ export function runAgent(request: RunAgentRequest): StartedRun {
     stream: request.stream,
     writer: request.writer,
     keepEvents: request.keepEvents,
+    sessionVersion: SESSION_VERSIONS.get(output),
   });
   const execute = async (): Promise<RunOutput> => {
     try {

@@ -171,7 +171,10 @@ export async function recordSessionMetrics(state: RunState): Promise<void> {
       cost: metrics.cost,
     },
     sessionState: state.output.session_state ?? undefined,
+    known: state.sessionVersion,
   });
+  // Whatever happened, the row has moved on (or is not what was read): a later update reads it again.
+  state.sessionVersion = undefined;
   // False: the session is gone, or its session_data is not an object (written by something else),
   // which is left as it is rather than overwritten; the run itself is stored either way.
   if (!recorded) {

@@ -8,6 +8,7 @@ import { publish, RunCancelledSignal, type LiveRun } from "./run-registry.ts";
 import type { AgnoMessage, RunOutput, RunRequirement } from "./run-output.ts";
 import type { ToolDefinition } from "./tools/types.ts";
 import type { RunWriter } from "./run-writer.ts";
+import type { SessionVersion } from "../db/sessions/session-data.ts";
 
 /** Everything one run (or one continuation of it) works with while it executes. */
 export const MAX_STORED_EVENTS = 10_000;
@@ -37,6 +38,8 @@ export interface RunState {
   memberRequirements?: RunRequirement[];
   /** A team run in tasks mode: the leader's current iteration (lib/runtime/team/team-tasks.ts). */
   taskIteration?: number;
+  /** The session row as the run read it at its start: its end's session update compares against it instead of reading again. */
+  sessionVersion?: SessionVersion;
 }
 
 /** A run's state with its event base fields filled in from the output. */

@@ -1,3 +1,4 @@
+import { WebSocket } from "ws";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
@@ -185,8 +186,16 @@ describe.skipIf(freshness.stale)("agentry start", () => {
       expect(setup.status).toBe(200);
       expect(await setup.text()).toContain("<html");
 
+      // The workflow WebSocket is served through the upgrade hook (lib/http/workflow-socket.ts).
+      const socket = new WebSocket(`ws://127.0.0.1:${app.port}/workflows/ws`);
+      const connected = await new Promise<string>((resolve, reject) => {
+        socket.once("message", (data) => resolve(String(data)));
+        socket.once("error", reject);
+      });
+      expect(JSON.parse(connected)).toEqual({ event: "connected", message: "Connected to AgentOS.", requires_auth: false });
+      socket.close();
       // Upgrades on a path with no handler, and on one that matches a route, after Next has served requests.
-      for (const path of ["/workflows/ws", "/agents/assistant/runs"]) {
+      for (const path of ["/teams/ws", "/agents/assistant/runs"]) {
         const answer = await rawExchange(
           app.port,
           `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,

@@ -18,6 +18,25 @@ const METRIC_FIELDS = [
 
 const MAX_ATTEMPTS = 8;
 
+/** A session row's session_data and updated_at as read (raw, as stored): what a compare-and-set compares against. */
+export interface SessionVersion {
+  readonly sessionData: unknown;
+  readonly updatedAt: number | null;
+}
+
+const VERSION = Symbol.for("agentry.session-version");
+
+/** Records on a session object the version of its row it was read from (not enumerable: never serialized). */
+export function withSessionVersion<T extends object>(session: T, version: SessionVersion): T {
+  Object.defineProperty(session, VERSION, { value: version, enumerable: false });
+  return session;
+}
+
+/** The version of the row a session object was read from, if it records one. */
+export function sessionVersionOf(session: object): SessionVersion | undefined {
+  return (session as { [VERSION]?: SessionVersion })[VERSION];
+}
+
 /**
  * Adds one run's token counts to the session's `session_data.session_metrics` (and optionally
  * replaces `session_state`), keeping `session_name` and everything else. Optimistic: the update
@@ -29,14 +48,30 @@ const MAX_ATTEMPTS = 8;
  */
 export async function addSessionMetrics(
   db: Db,
-  { scope, sessionId, metrics, sessionState }: { scope: DataScope; sessionId: string; metrics: Partial<Record<(typeof METRIC_FIELDS)[number], number>>; sessionState?: Record<string, unknown> | null },
+  {
+    scope,
+    sessionId,
+    metrics,
+    sessionState,
+    known,
+  }: {
+    scope: DataScope;
+    sessionId: string;
+    metrics: Partial<Record<(typeof METRIC_FIELDS)[number], number>>;
+    sessionState?: Record<string, unknown> | null;
+    /** The row as the caller read it earlier: the first attempt compares against it instead of reading again. */
+    known?: SessionVersion;
+  },
 ): Promise<boolean> {
   const owner = ownerSql(scope);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const [row] = await db.sql.query<{ session_data: unknown; updated_at: number | null }>(`SELECT session_data, updated_at FROM agno_sessions WHERE session_id = ? AND ${owner.clause}`, [
-      sessionId,
-      ...owner.params,
-    ]);
+    const [row] =
+      attempt === 0 && known
+        ? [{ session_data: known.sessionData, updated_at: known.updatedAt }]
+        : await db.sql.query<{ session_data: unknown; updated_at: number | null }>(`SELECT session_data, updated_at FROM agno_sessions WHERE session_id = ? AND ${owner.clause}`, [
+            sessionId,
+            ...owner.params,
+          ]);
     if (!row) return false;
     const stored = parseSessionJson(row.session_data);
     if (stored !== null && (typeof stored !== "object" || Array.isArray(stored))) return false;

@@ -1,6 +1,7 @@
 import { ConflictError } from "../../errors/domain-errors.ts";
 import { parseJson, parseSessionJson, sessionJsonTextSql } from "../json.ts";
 import type { Db } from "../open-database.ts";
+import { withSessionVersion } from "./session-data.ts";
 import { pageWindow, type PageRequest } from "../pagination.ts";
 import { toStoredRun, type StoredRun } from "../runs/runs.ts";
 import { ownerForWrite, ownerSql, type DataScope } from "../scope.ts";
@@ -62,7 +63,7 @@ const SESSION_COLUMNS = `session_id, session_type, agent_id, team_id, workflow_i
 
 /** A raw row (JSON as text on SQLite, single- or double-encoded) as a StoredSession. */
 function fromRawRow(row: Record<string, unknown>): StoredSession {
-  return toStoredSession({
+  const session = toStoredSession({
     ...(row as SessionRow),
     session_data: parseSessionJson(row.session_data),
     agent_data: parseSessionJson(row.agent_data),
@@ -71,6 +72,8 @@ function fromRawRow(row: Record<string, unknown>): StoredSession {
     metadata: parseSessionJson(row.metadata),
     summary: parseSessionJson(row.summary),
   } as SessionRow);
+  // A run's end updates the session with a compare-and-set against this read (addSessionMetrics).
+  return withSessionVersion(session, { sessionData: row.session_data ?? null, updatedAt: (row.updated_at as number | null) ?? null });
 }
 
 function toStoredSession(row: SessionRow): StoredSession {

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { applyRunEvent, newRun } from "@/components/dashboard/playground/transcript.ts";
+import { applyWorkflowEvent, newWorkflowRun } from "@/components/dashboard/workflows/workflow-view.ts";
+
+describe("the playground's team view", () => {
+  it("applies the team's Team* events to the answer and each member's events to that member, folded", () => {
+    let run = newRun();
+    run = applyRunEvent(run, { event: "TeamRunStarted", run_id: "team-1", session_id: "s", team_id: "desk" });
+    run = applyRunEvent(run, { event: "TeamToolCallStarted", run_id: "team-1", tool: { tool_call_id: "c1", tool_name: "delegate_task_to_member", tool_args: {}, created_at: 0 } });
+    run = applyRunEvent(run, { event: "RunStarted", run_id: "m-1", agent_id: "analyst", agent_name: "Analyst", parent_run_id: "team-1" });
+    run = applyRunEvent(run, { event: "RunContent", run_id: "m-1", agent_name: "Analyst", content: "five" });
+    run = applyRunEvent(run, { event: "RunCompleted", run_id: "m-1", agent_name: "Analyst", content: "five" });
+    run = applyRunEvent(run, { event: "TeamRunContent", run_id: "team-1", content: "The answer is five." });
+    run = applyRunEvent(run, { event: "TeamRunCompleted", run_id: "team-1", content: "The answer is five." });
+    expect(run.phase).toBe("completed");
+    expect(run.parts).toEqual([expect.objectContaining({ kind: "tool" }), { kind: "text", text: "The answer is five." }]);
+    expect(run.members).toEqual([{ runId: "m-1", name: "Analyst", view: expect.objectContaining({ phase: "completed", parts: [{ kind: "text", text: "five" }] }) }]);
+  });
+});
+
+describe("the workflow timeline", () => {
+  const steps = [
+    { name: "draft", type: "Step" },
+    { name: "review", type: "Step" },
+  ];
+  it("moves each top-level step as its events arrive, and shows the pause's requirement", () => {
+    let view = newWorkflowRun(steps);
+    view = applyWorkflowEvent(view, { event: "WorkflowStarted", workflow_id: "w", run_id: "r", session_id: "s" });
+    view = applyWorkflowEvent(view, { event: "StepStarted", workflow_id: "w", run_id: "r", step_name: "draft", step_index: 0 });
+    expect(view.steps.map((s) => s.status)).toEqual(["running", "pending"]);
+    // A step agent's events (their own run id) only add to the step's activity.
+    view = applyWorkflowEvent(view, { event: "RunCompleted", run_id: "agent-run", agent_name: "Writer", workflow_id: "w", step_index: 0 });
+    view = applyWorkflowEvent(view, { event: "StepCompleted", workflow_id: "w", run_id: "r", step_name: "draft", step_index: 0, content: "a draft" });
+    view = applyWorkflowEvent(view, { event: "StepPaused", workflow_id: "w", run_id: "r", step_name: "review", step_index: 1 });
+    view = applyWorkflowEvent(view, { event: "WorkflowPaused", workflow_id: "w", run_id: "r", step_requirements: [{ step_id: "x", step_index: 1 }] });
+    expect(view.phase).toBe("paused");
+    expect(view.steps).toEqual([
+      { name: "draft", type: "Step", status: "done", content: "a draft", activity: ["Writer answered"] },
+      { name: "review", type: "Step", status: "paused", content: null, activity: [] },
+    ]);
+    expect(view.requirements).toEqual([{ step_id: "x", step_index: 1 }]);
+    view = applyWorkflowEvent(view, { event: "WorkflowCompleted", workflow_id: "w", run_id: "r", content: "a draft", step_results: [{ step_name: "draft" }] });
+    expect(view.steps.map((s) => s.status)).toEqual(["done", "skipped"]);
+    expect(view).toMatchObject({ phase: "completed", content: "a draft", requirements: [] });
+  });
+});
