@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { addSessionMetrics } from "../db/sessions/session-data.ts";
+import { addSessionMetrics, sessionUpdate } from "../db/sessions/session-data.ts";
 import { log } from "../log.ts";
 import { runCost } from "../metrics/prices.ts";
 import { extractMemories } from "./memory/user-memories.ts";
@@ -28,16 +28,40 @@ function priceRun(state: RunState): void {
   else output.metrics.cost = cost;
 }
 
-export async function persist(state: RunState, status: RunStatus): Promise<void> {
+/**
+ * Records the run's end. `withSession`: the session's metrics and state are updated too — with
+ * the end in one transaction when the writer can (and the session is unchanged since the run
+ * read it), else right after it.
+ */
+export async function persist(state: RunState, status: RunStatus, { withSession = false }: { withSession?: boolean } = {}): Promise<void> {
   const { output } = state;
   output.status = status;
   // The end is recorded even for an output another writer stored without metrics.
   output.metrics ??= emptyMetrics();
   output.metrics.duration = (performance.now() - state.startedAt) / 1000;
   priceRun(state);
-  const settled = await writerOf(state).finish(state.scope, rowOf(state), { retryable: isRetryableErrorType(output.error?.error_type) });
+  const session = withSession
+    ? sessionUpdate(state.db, { scope: state.scope, sessionId: output.session_id, metrics: sessionMetricsOf(output), sessionState: output.session_state ?? undefined, known: state.sessionVersion })
+    : undefined;
+  const settled = await writerOf(state).finish(state.scope, rowOf(state), { retryable: isRetryableErrorType(output.error?.error_type) }, session);
   // Queued again for another attempt: the run is PENDING, as stored.
   if (settled === "queued") output.status = "PENDING";
+  if (session?.applied) state.sessionVersion = undefined;
+  else if (withSession) await recordSessionMetrics(state);
+}
+
+/** What a run adds to its session's metrics. */
+function sessionMetricsOf(output: RunOutput) {
+  const metrics = output.metrics;
+  return {
+    input_tokens: metrics.input_tokens,
+    output_tokens: metrics.output_tokens,
+    total_tokens: metrics.total_tokens,
+    cache_read_tokens: metrics.cache_read_tokens,
+    cache_write_tokens: metrics.cache_write_tokens,
+    reasoning_tokens: metrics.reasoning_tokens,
+    cost: metrics.cost,
+  };
 }
 
 /** Writes the run's current (non-final) state through its writer. */
@@ -146,10 +170,7 @@ export async function complete(state: RunState): Promise<RunOutput> {
       tools: output.tools.length > 0 ? output.tools : null,
       ...(output.team_id ? { member_responses: output.member_responses ?? [] } : {}),
     },
-    async () => {
-      await persist(state, "COMPLETED");
-      await recordSessionMetrics(state);
-    },
+    () => persist(state, "COMPLETED", { withSession: true }),
   );
   finishRun(state.live, "COMPLETED");
   return output;
@@ -157,19 +178,10 @@ export async function complete(state: RunState): Promise<RunOutput> {
 
 export async function recordSessionMetrics(state: RunState): Promise<void> {
   priceRun(state);
-  const { metrics } = state.output;
   const recorded = await addSessionMetrics(state.db, {
     scope: state.scope,
     sessionId: state.output.session_id,
-    metrics: {
-      input_tokens: metrics.input_tokens,
-      output_tokens: metrics.output_tokens,
-      total_tokens: metrics.total_tokens,
-      cache_read_tokens: metrics.cache_read_tokens,
-      cache_write_tokens: metrics.cache_write_tokens,
-      reasoning_tokens: metrics.reasoning_tokens,
-      cost: metrics.cost,
-    },
+    metrics: sessionMetricsOf(state.output),
     sessionState: state.output.session_state ?? undefined,
     known: state.sessionVersion,
   });

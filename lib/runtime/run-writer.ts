@@ -1,5 +1,6 @@
 import type { RunInput } from "../db/runs/run-insert.ts";
 import type { DataScope } from "../db/scope.ts";
+import type { SessionUpdate } from "../db/sessions/session-data.ts";
 import { crossBundleError } from "./run-registry.ts";
 
 /** How a run's end is recorded by the one holding it: the job's settlement status for a durable run. */
@@ -18,9 +19,11 @@ export interface RunWriter {
    * The final state (COMPLETED, PAUSED, CANCELLED, ERROR), with the job's settlement when a job
    * carries the run. An ERROR with attempts left stores the run PENDING and queues the job again.
    * Returns what the job became. Throws RunCancelledSignal, writing nothing, when a cancel was
-   * recorded and this end is not CANCELLED: the run is to end CANCELLED instead.
+   * recorded and this end is not CANCELLED: the run is to end CANCELLED instead. `session`: the
+   * run's session update, which a writer that can applies with the run's end (setting its
+   * `applied`); one that cannot leaves it, and the caller applies it after.
    */
-  finish(scope: DataScope, run: RunInput, failure?: { retryable: boolean }): Promise<RunSettlement>;
+  finish(scope: DataScope, run: RunInput, failure?: { retryable: boolean }, session?: SessionUpdate): Promise<RunSettlement>;
   /** Whether finishing with an ERROR of this kind now would queue the job for another attempt. */
   retries(failure: { retryable: boolean }): boolean;
 }

@@ -2,6 +2,7 @@ import { NotFoundError } from "../errors/domain-errors.ts";
 import type { Db } from "../db/open-database.ts";
 import type { RunInput } from "../db/runs/run-insert.ts";
 import type { DataScope } from "../db/scope.ts";
+import type { SessionUpdate } from "../db/sessions/session-data.ts";
 import { settleUnheldRun, writeUnheldRun, type JobSettlement, type UnheldWrite } from "../db/jobs/index.ts";
 import { RunCancelledSignal } from "./run-registry.ts";
 import { LeaseLostError, type RunWriter } from "./run-writer.ts";
@@ -30,10 +31,10 @@ export function unheldRunWriter(db: Db, { runId, pausedJob }: { runId: string; p
     async write(scope: DataScope, run: RunInput) {
       outcome(await writeUnheldRun(db, { scope, run, pausedJob }), run);
     },
-    async finish(scope: DataScope, run: RunInput) {
+    async finish(scope: DataScope, run: RunInput, _failure?: { retryable: boolean }, session?: SessionUpdate) {
       const status = settlementOf(run);
       if (!pausedJob) {
-        outcome(await writeUnheldRun(db, { scope, run, pausedJob }), run);
+        outcome(await writeUnheldRun(db, { scope, run, pausedJob, session }), run);
         return status;
       }
       const error = (run.runData.error as { message?: string } | undefined)?.message ?? null;

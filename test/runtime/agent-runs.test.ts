@@ -310,5 +310,28 @@ describe.each(DIALECTS)("run rows and session metrics on $name", (dialect) => {
         await server.close();
       }
     });
+
+    it("sums every run's tokens when runs of one session end at once (each end's session update races the others')", async () => {
+      const server = await startModelServer();
+      const app = await startTestApp({ dialect, agents: agents(server) });
+      try {
+        server.script([{ text: "first", usage: { prompt_tokens: 1, completion_tokens: 1 } }]);
+        const first = (await (await app.call("POST", "/agents/helper/runs", form({ message: "0", stream: "false" }))).json()) as Json;
+        server.script(Array.from({ length: 6 }, () => ({ text: "again", usage: { prompt_tokens: 10, completion_tokens: 1 } })));
+        const ends = await Promise.all(
+          Array.from(
+            { length: 6 },
+            async (_, i) => (await (await app.call("POST", "/agents/helper/runs", form({ message: `${i + 1}`, stream: "false", session_id: String(first.session_id) }))).json()) as Json,
+          ),
+        );
+        expect(ends.map((e) => e.status)).toEqual(Array(6).fill("COMPLETED"));
+        const session = await getSession(await app.db(), { scope: adminScope(), sessionId: String(first.session_id) });
+        expect(session?.runs).toHaveLength(7);
+        expect(session?.session_data?.session_metrics).toMatchObject({ input_tokens: 61, output_tokens: 7, total_tokens: 68 });
+      } finally {
+        await app.close();
+        await server.close();
+      }
+    });
   });
 });

@@ -5,6 +5,8 @@ import { CANCEL_REASON } from "./cancel-recorded.ts";
 import type { JobSettlement } from "./job-fence.ts";
 import { epochSeconds } from "./job-row.ts";
 import { runStatusStatement } from "../runs/run-job-subject.ts";
+import type { SessionUpdate } from "../sessions/session-data.ts";
+import type { Statement } from "../sql.ts";
 
 /**
  * Runs no worker holds: an inline run, and the continuation of a paused run on the replica that
@@ -46,20 +48,41 @@ function writeGuard(db: Db, runId: string, { pausedJob, cancelling }: { pausedJo
 
 /**
  * Writes (upserts) the run of no worker, as upsertRun does but fenced by its recorded cancel (see
- * above): `pausedJob` when the run's durable job waits paused while it runs here.
+ * above): `pausedJob` when the run's durable job waits paused while it runs here. With `session`
+ * (the run's end): its session update applies in the same transaction, only when the run's row
+ * was written — one statement on PostgreSQL, one transaction on SQLite — and `session.applied`
+ * says whether it did (not when the session changed since the run read it).
  */
-export async function writeUnheldRun(db: Db, { scope, run, pausedJob }: { scope: DataScope; run: RunInput; pausedJob: boolean }): Promise<UnheldWrite> {
+export async function writeUnheldRun(db: Db, { scope, run, pausedJob, session }: { scope: DataScope; run: RunInput; pausedJob: boolean; session?: SessionUpdate }): Promise<UnheldWrite> {
   const extraGuard = writeGuard(db, run.runId, { pausedJob, cancelling: run.status === "CANCELLED" });
   const statement = await runInsertStatement(db, { scope, run, now: epochSeconds(), extraGuard });
   for (let attempt = 0; ; attempt++) {
     try {
-      const rows = await db.sql.query(statement.text, statement.params);
-      if (rows.length > 0) return "written";
+      const written = session ? await writeWithSession(db, statement, session) : (await db.sql.query(statement.text, statement.params)).length > 0;
+      if (written) return "written";
       return (await runCancelRecorded(db, run.runId)) ? "cancelled" : "refused";
     } catch (error) {
       if (!isRunIndexRace(error) || attempt >= RACE_RETRIES) throw error;
     }
   }
+}
+
+/** The run's write and its session's update together; whether the run's row was written. */
+async function writeWithSession(db: Db, run: Statement, session: SessionUpdate): Promise<boolean> {
+  if (db.dialect === "postgres") {
+    const update = session.statement("EXISTS (SELECT 1 FROM run)");
+    const [row] = await db.sql.query<{ run: number; session: number }>(
+      `WITH run AS (${run.text}), session AS (${update.text})
+       SELECT (SELECT COUNT(*) FROM run) AS run, (SELECT COUNT(*) FROM session) AS session`,
+      [...run.params!, ...update.params!],
+    );
+    session.applied = Number(row?.session) === 1;
+    return Number(row?.run) === 1;
+  }
+  // changes(): the rows the statement before it in this transaction (the run's write) changed.
+  const [runRows, sessionRows] = await db.sql.batchRows([run, session.statement("changes() > 0")]);
+  session.applied = sessionRows!.length === 1;
+  return runRows!.length > 0;
 }
 
 /**

@@ -347,10 +347,7 @@ export async function completeWorkflow(exec: Exec): Promise<RunOutput> {
       metadata: output.metadata,
       metrics: output.metrics,
     },
-    async () => {
-      await persist(state, "COMPLETED");
-      await recordSessionMetrics(state);
-    },
+    () => persist(state, "COMPLETED", { withSession: true }),
   );
   finishRun(state.live, "COMPLETED");
   return output;

@@ -8,7 +8,7 @@ import { continueAgentRun } from "../continue-run.ts";
 import { ContinueError } from "../paused-run.ts";
 import { clearCancel, finishRun, registerRun } from "../run-registry.ts";
 import type { Resolution, RunOutput, RunRequirement } from "../run-output.ts";
-import { persist, recordSessionMetrics, settleFailure } from "../run-settle.ts";
+import { persist, settleFailure } from "../run-settle.ts";
 import type { RunWriter } from "../run-writer.ts";
 import { checkpoint, emitFinal, newRunState, type RunState } from "../run-state.ts";
 import { executorOutput, followExecutor, pauseForExecutor, runFrom, type Exec, type StepRequirement } from "./engine.ts";
@@ -170,10 +170,7 @@ async function cancelByReview(exec: Exec, content: string): Promise<RunOutput> {
   output.content = content;
   output.cancellation_stage = "paused";
   output.error = { message: content, error_type: "run_cancelled" };
-  await emitFinal(state, "RunCancelled", { reason: content, content }, async () => {
-    await persist(state, "CANCELLED");
-    await recordSessionMetrics(state);
-  });
+  await emitFinal(state, "RunCancelled", { reason: content, content }, () => persist(state, "CANCELLED", { withSession: true }));
   finishRun(state.live, "CANCELLED");
   return output;
 }
