@@ -5,8 +5,12 @@
  * payload's `t` stamp) and answers commands on stdin:
  *   `self <n> <gapMs>`  enqueue n jobs from this very process (same-replica latency), one per gap
  *   `stop`              shut down and exit
- * Every job is a no-op. Agentry's also moves its run PENDING → RUNNING (in the claim) → COMPLETED
- * (with the job's settlement), as a real run does.
+ * Agentry's jobs always do a run's work: the run PENDING → RUNNING (in the claim) → COMPLETED (with
+ * the job's settlement), as a real run does. The peers' jobs are no-ops (`mode: "noop"`) or do the
+ * same work through their own API (`mode: "equal"`): the handler updates the job's run row (in the
+ * peer's schema, created by Agentry's migrations) to RUNNING when it starts and to COMPLETED with
+ * the same run_data Agentry's worker writes when it ends, one statement each (pg-boss's batch
+ * handler: one statement per state for its whole batch).
  */
 import { createInterface } from "node:readline";
 import { redisCoordination } from "../lib/coordination/redis-coordination.ts";
@@ -24,7 +28,12 @@ interface Options {
   redisPrefix?: string;
   /** Agentry: sessions this process may enqueue its own jobs into (one each). */
   sessions?: string[];
+  /** The peers: no-op jobs, or jobs that do a run's work (see above). */
+  mode?: "noop" | "equal";
 }
+
+/** What Agentry's worker below stores as a finished run's run_data; the peers store the same. */
+const completedRunData = (runId: string, sessionId: string | null) => ({ run_id: runId, session_id: sessionId, status: "COMPLETED", content: null });
 
 const [system, raw] = process.argv.slice(2);
 const options = JSON.parse(raw) as Options;
@@ -67,7 +76,7 @@ async function agentry(): Promise<Worker> {
       runJobKind(() => async ({ job, writer }) => {
         started(job.payload as { t?: number });
         const run = { runId: job.id, sessionId: job.session_id!, runType: "agent" as const, agentId: job.component_id };
-        await writer.finish(scope, { ...run, status: "COMPLETED", runData: { run_id: job.id, session_id: job.session_id, status: "COMPLETED", content: null } });
+        await writer.finish(scope, { ...run, status: "COMPLETED", runData: completedRunData(job.id, job.session_id) });
       }),
     ]),
   });
@@ -93,8 +102,28 @@ async function agentry(): Promise<Worker> {
   };
 }
 
+const runs = `"${options.schema}".agno_runs`;
+const epoch = () => Math.floor(Date.now() / 1000);
+type RunPayload = { t?: number; run_id?: string; session_id?: string };
+
 async function graphile(): Promise<Worker> {
-  const { run, makeWorkerUtils } = await import("graphile-worker");
+  const { run, makeWorkerUtils, Logger } = await import("graphile-worker");
+  const task =
+    options.mode === "equal"
+      ? {
+          // A run's work, as a graphile-worker task does it: one statement when it starts, one when it ends.
+          equal: async (raw: unknown, helpers: { query(text: string, values?: unknown[]): Promise<unknown> }) => {
+            const payload = raw as RunPayload;
+            started(payload);
+            await helpers.query(`UPDATE ${runs} SET status = 'RUNNING', updated_at = $2 WHERE run_id = $1`, [payload.run_id, epoch()]);
+            await helpers.query(`UPDATE ${runs} SET status = 'COMPLETED', run_data = $2::jsonb, updated_at = $3 WHERE run_id = $1`, [
+              payload.run_id,
+              JSON.stringify(completedRunData(payload.run_id!, payload.session_id ?? null)),
+              epoch(),
+            ]);
+          },
+        }
+      : { noop: async (payload: unknown) => started(payload as RunPayload) };
   // graphile-worker's documented high-throughput settings (worker.graphile.org/docs/performance).
   const runner = await run({
     connectionString: options.url,
@@ -102,8 +131,8 @@ async function graphile(): Promise<Worker> {
     concurrency: 24,
     maxPoolSize: 25,
     noHandleSignals: true,
-    logger: new (await import("graphile-worker")).Logger(() => () => undefined),
-    taskList: { noop: async (payload) => started(payload as { t?: number }) },
+    logger: new Logger(() => () => undefined),
+    taskList: task as never,
     preset: { worker: { localQueue: { size: 500 }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
   });
   const utils = await makeWorkerUtils({ connectionString: options.url, schema: options.schema });
@@ -118,22 +147,40 @@ async function graphile(): Promise<Worker> {
   };
 }
 
+/** pg-boss's work() settings here: batched fetch, fetching on at once while batches come back full, woken by NOTIFY. */
+const PG_BOSS_WORK = { batchSize: 100, pollingIntervalSeconds: 0.5, burstWhenBatchFull: true } as const;
+
 async function pgBoss(): Promise<Worker> {
-  const { default: PgBoss } = await import("pg-boss");
-  const boss = new PgBoss({ connectionString: options.url, schema: options.schema, supervise: false, migrate: false, schedule: false });
+  const { PgBoss } = await import("pg-boss");
+  const boss = new PgBoss({ connectionString: options.url, schema: options.schema, supervise: false, migrate: false, schedule: false, useListenNotify: true });
   boss.on("error", () => undefined);
+  boss.on("warning", () => undefined);
   await boss.start();
-  // Batched fetch: up to 500 jobs a fetch (graphile-worker's local queue size), at pg-boss's
-  // shortest polling interval.
-  await boss.work<{ t?: number }>("noop", { batchSize: 500, pollingIntervalSeconds: 0.5 }, async (jobs) => {
-    for (const job of jobs) started(job.data);
-  });
+  const pool = boss.getDb();
+  if (options.mode === "equal") {
+    // A run's work for the whole batch, as pg-boss's batch handler may do it: one statement per
+    // state; pg-boss completes the batch when the handler returns.
+    await boss.work<RunPayload>("equal", PG_BOSS_WORK, async (jobs) => {
+      for (const job of jobs) started(job.data);
+      const ids = jobs.map((j) => j.data.run_id!);
+      await pool.executeSql(`UPDATE ${runs} SET status = 'RUNNING', updated_at = $2 WHERE run_id = ANY($1::text[])`, [ids, epoch()]);
+      await pool.executeSql(
+        `UPDATE ${runs} r SET status = 'COMPLETED', run_data = d.data, updated_at = $3
+           FROM unnest($1::text[], $2::jsonb[]) AS d(id, data) WHERE r.run_id = d.id`,
+        [ids, jobs.map((j) => JSON.stringify(completedRunData(j.data.run_id!, j.data.session_id ?? null))), epoch()],
+      );
+    });
+  } else {
+    await boss.work<RunPayload>("noop", PG_BOSS_WORK, async (jobs) => {
+      for (const job of jobs) started(job.data);
+    });
+  }
   return {
     async enqueueSelf() {
       await boss.send("noop", { t: stamp() });
     },
     async stop() {
-      await boss.stop({ graceful: true, wait: true, timeout: 5000 });
+      await boss.stop({ graceful: true, timeout: 5000 });
     },
   };
 }
