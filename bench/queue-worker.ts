@@ -124,12 +124,14 @@ async function graphile(): Promise<Worker> {
           },
         }
       : { noop: async (payload: unknown) => started(payload as RunPayload) };
-  // graphile-worker's documented high-throughput settings (worker.graphile.org/docs/performance).
+  // graphile-worker's documented high-throughput settings (worker.graphile.org/docs/performance), with
+  // concurrency 16 (pool 17) rather than 24: an equal-work task holds a connection, and four
+  // processes of 25 would pass PostgreSQL's default max_connections (100).
   const runner = await run({
     connectionString: options.url,
     schema: options.schema,
-    concurrency: 24,
-    maxPoolSize: 25,
+    concurrency: 16,
+    maxPoolSize: 17,
     noHandleSignals: true,
     logger: new Logger(() => () => undefined),
     taskList: task as never,

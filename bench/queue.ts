@@ -345,18 +345,41 @@ async function throughput(system: System, queue: Queue, workers: number, mode: M
     const t0 = performance.now();
     await queue.bulk(JOBS, mode);
     const committed = performance.now();
+    const cpuBefore = machineCpu();
     for (;;) {
       if ((await queue.done(mode)) - before >= JOBS) break;
       if (performance.now() - t0 > 600_000) throw new Error(`${system}: ${JOBS} jobs not done within 10 minutes`);
       await new Promise((r) => setTimeout(r, 10));
     }
-    return JOBS / ((performance.now() - committed) / 1000);
+    const seconds = (performance.now() - committed) / 1000;
+    if (process.env.BENCH_QUEUE_CPU) {
+      // The whole machine's CPU over the round (workers, PostgreSQL, this process): how full it was, and its cost per job.
+      const cpu = machineCpu();
+      const busy = (cpu.busy - cpuBefore.busy) / CLOCK_TICKS;
+      const total = (cpu.total - cpuBefore.total) / CLOCK_TICKS;
+      process.stdout.write(`  cpu ${system}/${mode} ${workers}w: ${((busy / total) * 100).toFixed(0)}% busy, ${((busy * 1000) / JOBS).toFixed(3)} CPU-ms per job\n`);
+    }
+    return JOBS / seconds;
   } finally {
     await stopWorkers(procs);
   }
 }
 
 const median = (values: number[]) => percentile(values, 50);
+
+/** Linux's USER_HZ: /proc/stat counts in these ticks. */
+const CLOCK_TICKS = 100;
+/** Busy and total CPU ticks of the whole machine so far (/proc/stat's first line; zeros where there is none). */
+function machineCpu(): { busy: number; total: number } {
+  try {
+    const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const total = fields.reduce((a, b) => a + b, 0);
+    const idle = fields[3]! + (fields[4] ?? 0);
+    return { busy: total - idle, total };
+  } catch {
+    return { busy: 0, total: 0 };
+  }
+}
 
 async function latency(system: System, queue: Queue): Promise<{ cross: number[]; same: number[] }> {
   const sessions = system === "agentry" ? sessionIds(LATENCY_JOBS) : [];
@@ -475,7 +498,7 @@ async function main(): Promise<void> {
   console.log(`  jobs     : ${JOBS} jobs per throughput round, median of ${ROUNDS} rounds per cell; ${LATENCY_JOBS} for each latency series, ${GAP_MS} ms apart`);
   console.log("  agentry  : durable queue (batch claims, batched fenced settlement), Redis wake-ups; each job's run goes PENDING (enqueue) → RUNNING (claim) → COMPLETED (settlement)");
   console.log(
-    `  graphile : graphile-worker ${versionOf("graphile-worker")}, concurrency 24, pool 25, localQueue.size 500, completeJobBatchDelay 0, failJobBatchDelay 0 (its documented high-throughput preset)`,
+    `  graphile : graphile-worker ${versionOf("graphile-worker")}, concurrency 16, pool 17 (4 processes stay under max_connections 100), localQueue.size 500, completeJobBatchDelay 0, failJobBatchDelay 0 (its documented high-throughput preset)`,
   );
   console.log(
     `  pg-boss  : pg-boss ${versionOf("pg-boss")}, work() batchSize 100, burstWhenBatchFull, pollingIntervalSeconds 0.5, queues with notify and useListenNotify (batched fetch and completion)`,
