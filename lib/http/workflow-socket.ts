@@ -121,7 +121,17 @@ function serveSocket(socket: WebSocket, settings: Settings, url: string, headers
   }
 
   /** Sends a run's events from `firstEventIndex` on, SSE-framed, until it ends or the socket closes. */
+  /**
+   * The ends of the runs this socket started or continued, by run id: a run's last event
+   * (WorkflowPaused) is sent before its PAUSED row is stored, so a continue sent at once on the
+   * same socket waits for that write instead of finding the run still running.
+   */
+  const ending = new Map<string, Promise<unknown>>();
+
   function stream(started: StartedRun): void {
+    const end = started.done.catch(() => undefined);
+    ending.set(started.runId, end);
+    void end.then(() => ending.get(started.runId) === end && ending.delete(started.runId));
     const forward = (event: RunEvent) => send(socket, sseFrame(event));
     for (const event of eventsAfter(started.live, started.firstEventIndex - 1)) forward(event);
     if (started.live.done) return;
@@ -165,6 +175,7 @@ function serveSocket(socket: WebSocket, settings: Settings, url: string, headers
       return send(socket, { event: "error", error: "Invalid step_requirements: a list of step requirements, each with its step_id" });
     }
     try {
+      await ending.get(runId);
       const db = await getDatabase(settings);
       const started = await continuePausedRun({
         db,

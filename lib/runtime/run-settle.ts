@@ -46,8 +46,9 @@ export async function persist(state: RunState, status: RunStatus, { withSession 
   const settled = await writerOf(state).finish(state.scope, rowOf(state), { retryable: isRetryableErrorType(output.error?.error_type) }, session);
   // Queued again for another attempt: the run is PENDING, as stored.
   if (settled === "queued") output.status = "PENDING";
-  if (session?.applied) state.sessionVersion = undefined;
-  else if (withSession) await recordSessionMetrics(state);
+  // Tried against the row as read: whether or not it applied, that version is spent (a fallback reads the row again).
+  if (session) state.sessionVersion = undefined;
+  if (withSession && !session?.applied) await recordSessionMetrics(state);
 }
 
 /** What a run adds to its session's metrics. */

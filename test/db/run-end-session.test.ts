@@ -55,6 +55,18 @@ describe.each(DIALECTS)("a run's end with its session update on $name", (dialect
     expect((await getSession(db, { scope: scopes.a, sessionId }))?.session_data).toMatchObject({ session_metrics: { input_tokens: 5 } });
   });
 
+  it.skipIf(dialect.skipReason !== null)("applies neither when the run id belongs to another session", async () => {
+    const { sessionId, runId, update } = await started(scopes.a);
+    const other = await started(scopes.a);
+    const session = update();
+    // The same run id written into the other session: the upsert refuses to move it.
+    const moved = { ...other.end, runId };
+    expect(await writeUnheldRun(db, { scope: scopes.a, run: moved, pausedJob: false, session })).toBe("refused");
+    expect(session.applied).toBe(false);
+    expect((await getRun(db, { scope: scopes.a, runId }))?.session_id).toBe(sessionId);
+    expect((await getSession(db, { scope: scopes.a, sessionId }))?.session_data).toMatchObject({ session_metrics: { input_tokens: 5 } });
+  });
+
   it.skipIf(dialect.skipReason !== null)("user B's write of user A's run changes neither the run nor A's session", async () => {
     const { sessionId, runId, end } = await started(scopes.a);
     const aSession = await getSessionRow(db, { scope: scopes.a, sessionId });
