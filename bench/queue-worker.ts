@@ -124,7 +124,7 @@ async function graphile(): Promise<Worker> {
           },
         }
       : { noop: async (payload: unknown) => started(payload as RunPayload) };
-  // graphile-worker's documented high-throughput settings (worker.graphile.org/docs/performance), with
+  // graphile-worker's documented high-throughput settings (local queue, batched completion), with
   // concurrency 16 (pool 17) rather than 24: an equal-work task holds a connection, and four
   // processes of 25 would pass PostgreSQL's default max_connections (100).
   const runner = await run({

@@ -155,6 +155,26 @@ async function createPeerSessions(pool: pg.Pool, schema: string, ids: string[]):
 const pendingRunsSql = (schema: string) => `INSERT INTO "${schema}".agno_runs (run_id, session_id, run_type, agent_id, status, run_index, run_data, created_at, updated_at)
   SELECT s, s, 'agent', 'bench', 'PENDING', 0, jsonb_build_object('run_id', s, 'status', 'PENDING'), $2, $2 FROM unnest($1::text[]) AS s`;
 
+/**
+ * A peer's equal-work bulk round: a session per run (before the clock starts), then in one
+ * transaction the PENDING runs and the peer's own enqueue of their jobs, made on that transaction's client.
+ */
+async function enqueueWithRuns(pool: pg.Pool, schema: string, ids: string[], enqueue: (client: pg.PoolClient) => Promise<unknown>): Promise<void> {
+  await createPeerSessions(pool, schema, ids);
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query(pendingRunsSql(schema), [ids, Math.floor(Date.now() / 1000)]);
+    await enqueue(client);
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
 async function agentryQueue(): Promise<Queue & { db: Db }> {
   const db = await openDatabase({ url: PG_URL, schema: SCHEMAS.agentry });
   await new MigrationManager(db).up();
@@ -240,19 +260,12 @@ async function graphileQueue(): Promise<Queue> {
         // The runs and their jobs in the caller's transaction: graphile-worker's add_jobs called inside it.
         const r = ++round;
         const ids = Array.from({ length: n }, (_, i) => `g${r}-${i}`);
-        await createPeerSessions(pool, schema, ids);
-        const client = await pool.connect();
-        try {
-          await client.query("BEGIN");
-          await client.query(pendingRunsSql(schema), [ids, Math.floor(Date.now() / 1000)]);
-          await client.query(
+        await enqueueWithRuns(pool, schema, ids, (client) =>
+          client.query(
             `SELECT "${schema}".add_jobs(ARRAY(SELECT ROW('equal', json_build_object('run_id', s, 'session_id', s), NULL, NULL, NULL, NULL, NULL, NULL)::"${schema}".job_spec FROM unnest($1::text[]) AS s))`,
             [ids],
-          );
-          await client.query("COMMIT");
-        } finally {
-          client.release();
-        }
+          ),
+        );
       }
       added += n;
     },
@@ -298,21 +311,13 @@ async function pgBossQueue(): Promise<Queue> {
       // The runs and their jobs in one transaction: pg-boss's insert given the transaction's client as its db.
       const r = ++round;
       const ids = Array.from({ length: n }, (_, i) => `p${r}-${i}`);
-      await createPeerSessions(pool, schema, ids);
-      const client = await pool.connect();
-      try {
-        await client.query("BEGIN");
-        await client.query(pendingRunsSql(schema), [ids, Math.floor(Date.now() / 1000)]);
-        const db = { executeSql: (text: string, values?: unknown[]) => client.query(text, values) };
-        await boss.insert(
+      await enqueueWithRuns(pool, schema, ids, (client) =>
+        boss.insert(
           "equal",
           ids.map((id) => ({ data: { run_id: id, session_id: id } })),
-          { db },
-        );
-        await client.query("COMMIT");
-      } finally {
-        client.release();
-      }
+          { db: { executeSql: (text: string, values?: unknown[]) => client.query(text, values) } },
+        ),
+      );
     },
     async done(mode) {
       const { rows } = await pool.query(`SELECT COUNT(*)::int AS n FROM "${schema}".job WHERE name = $1 AND state = 'completed'`, [mode]);
