@@ -18,7 +18,7 @@
  * See bench/README.md.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
@@ -350,7 +350,9 @@ async function throughput(system: System, queue: Queue, workers: number, mode: M
     const t0 = performance.now();
     await queue.bulk(JOBS, mode);
     const committed = performance.now();
+    const workerPids = procs.map((p) => p.child.pid ?? -1);
     const cpuBefore = machineCpu();
+    const splitBefore = processCpu(workerPids);
     for (;;) {
       if ((await queue.done(mode)) - before >= JOBS) break;
       if (performance.now() - t0 > 600_000) throw new Error(`${system}: ${JOBS} jobs not done within 10 minutes`);
@@ -362,7 +364,12 @@ async function throughput(system: System, queue: Queue, workers: number, mode: M
       const cpu = machineCpu();
       const busy = (cpu.busy - cpuBefore.busy) / CLOCK_TICKS;
       const total = (cpu.total - cpuBefore.total) / CLOCK_TICKS;
-      process.stdout.write(`  cpu ${system}/${mode} ${workers}w: ${((busy / total) * 100).toFixed(0)}% busy, ${((busy * 1000) / JOBS).toFixed(3)} CPU-ms per job\n`);
+      const split = processCpu(workerPids);
+      const perJob = (ticks: number) => (((ticks / CLOCK_TICKS) * 1000) / JOBS).toFixed(3);
+      process.stdout.write(
+        `  cpu ${system}/${mode} ${workers}w: ${((busy / total) * 100).toFixed(0)}% busy, ${((busy * 1000) / JOBS).toFixed(3)} CPU-ms per job ` +
+          `(workers ${perJob(split.workers - splitBefore.workers)}, PostgreSQL ${perJob(split.postgres - splitBefore.postgres)})\n`,
+      );
     }
     return JOBS / seconds;
   } finally {
@@ -384,6 +391,35 @@ function machineCpu(): { busy: number; total: number } {
   } catch {
     return { busy: 0, total: 0 };
   }
+}
+
+/**
+ * CPU ticks so far of the worker processes (`workerPids`) and of PostgreSQL's processes (named
+ * `postgres`) on this machine, from /proc/<pid>/stat (utime + stime); zeros where there is no /proc.
+ */
+function processCpu(workerPids: readonly number[]): { workers: number; postgres: number } {
+  const result = { workers: 0, postgres: 0 };
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return result;
+  }
+  for (const pid of pids) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // exited meanwhile
+    }
+    // "pid (comm) state ppid … utime stime …": comm may hold spaces, so fields count from its ')'.
+    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    if (workerPids.includes(Number(pid))) result.workers += ticks;
+    else if (comm === "postgres") result.postgres += ticks;
+  }
+  return result;
 }
 
 async function latency(system: System, queue: Queue): Promise<{ cross: number[]; same: number[] }> {

@@ -477,7 +477,7 @@ export class QueueWorker {
 
   private async retention(): Promise<void> {
     try {
-      await unsafeDeleteFinishedJobs(this.options.db, { now: epochSeconds(), retentionSeconds: this.options.queue.retentionSeconds });
+      await unsafeDeleteFinishedJobs(this.options.db, { now: epochSeconds(), retentionSeconds: this.options.queue.retentionSeconds, shouldStop: () => this.stopping });
     } catch (error) {
       log.warn(`[worker ${this.workerId}] retention failed: ${(error as Error).message}`);
     }

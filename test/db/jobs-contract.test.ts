@@ -712,6 +712,24 @@ describe.each(DIALECTS)("job queue contract on $name", (dialect: TestDialect) =>
           for (const id of [oldFailed.id, oldCancelled.id, oldCompleted.id]) expect(await rawRun(db, id)).toBeDefined();
         }),
       );
+      it(
+        "deletes finished jobs in batches of batchSize, one statement each, until none is left",
+        withDb(async (db) => {
+          const jobs = await enqueueMany(db, scopes.a, 7, {}, NOW);
+          const claimed = await claimJobs(db, { ...RUN_JOBS, workerId: "w", limit: 7, now: NOW + 10, leaseSeconds: LEASE });
+          expect(claimed).toHaveLength(7);
+          for (const job of claimed) await completeJob(db, { ...fenceOf(job), now: NOW + 10 });
+          const [live] = await enqueueMany(db, scopes.a, 1, {}, NOW - 5000);
+
+          expect(await unsafeDeleteFinishedJobs(db, { now: NOW + 1000, retentionSeconds: 600, batchSize: 3, maxBatches: 1 })).toBe(3);
+          let stops = 0;
+          expect(await unsafeDeleteFinishedJobs(db, { now: NOW + 1000, retentionSeconds: 600, batchSize: 2, shouldStop: () => ++stops > 1 })).toBe(4);
+          expect(await unsafeDeleteFinishedJobs(db, { now: NOW + 1000, retentionSeconds: 600, batchSize: 3 })).toBe(0);
+          const left = (await listJobs(db, { scope: scopes.admin })).jobs.map((j) => j.id);
+          expect(left).toEqual([live.id]);
+          for (const job of jobs) expect(await rawRun(db, job.id)).toBeDefined();
+        }),
+      );
     });
 
     describe("reads and isolation", () => {

@@ -36,6 +36,15 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   readonly externalExecution?: boolean;
   /** Stop the run after this tool's result instead of calling the model again. */
   readonly stopAfterToolCall?: boolean;
+  /**
+   * Agno's approval type. "required": a call writes a pending `agno_approvals` row and the run
+   * pauses until an approver resolves it (a confirmation is implied when the tool has no other
+   * human step). "audit": the person's decision on the tool's confirmation, input or external
+   * result is recorded as a resolved approval; it never blocks.
+   */
+  readonly approval?: "required" | "audit";
+  /** Seconds a required approval waits before it expires (none by default: approvals wait). */
+  readonly approvalExpiresIn?: number;
 }
 
 /** A named group of tools with a stable id, so AgentOS can reference tools stably. */
