@@ -4,6 +4,7 @@
  * serves GET /health (503 when stalled). SIGTERM/SIGINT stop it gracefully: no more claims,
  * running jobs get queue.stopTimeoutSeconds to finish, the rest are released for other workers.
  */
+import { approvalExpiryTask } from "../lib/runtime/run-approvals.ts";
 import { getSettings } from "../lib/config/load.ts";
 import { readEnv } from "../lib/config/env.ts";
 import { closeRedisCoordinations } from "../lib/coordination/redis-coordination.ts";
@@ -27,7 +28,7 @@ adoptDatabase(settings, db);
 const worker = createQueueWorker(settings, db);
 worker.start();
 // Any number of processes may run the scheduler: the claim gives each due schedule to one.
-ensureScheduler(settings, db, [dailyMetricsRefreshTask(db, settings)]);
+ensureScheduler(settings, db, [dailyMetricsRefreshTask(db, settings), approvalExpiryTask(db)]);
 const port = readEnv().WORKER_PORT;
 const health = port === undefined ? null : await serveWorkerHealth({ worker, db, queue: settings.queue, port, host: settings.server.host });
 log.info(

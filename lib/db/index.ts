@@ -16,5 +16,6 @@ export * from "./schema-versions/schema-versions.ts";
 export * from "./sessions/session-data.ts";
 export * from "./service-accounts/service-accounts.ts";
 export * from "./jobs/index.ts";
+export * from "./approvals/approvals.ts";
 export * from "./schedules/schedules.ts";
 export * from "./schedules/schedule-list.ts";

@@ -15,6 +15,7 @@ import { SESSION_RUN_ROUTES } from "./routes/session-runs.ts";
 import { SESSION_ROUTES } from "./routes/sessions.ts";
 import { SERVICE_ACCOUNT_ROUTES } from "./routes/service-accounts.ts";
 import { SCHEDULE_ROUTES } from "./routes/schedules.ts";
+import { APPROVAL_ROUTES } from "./routes/approvals.ts";
 import { matchTemplate } from "./path-template.ts";
 import type { AnyRoute } from "./route.ts";
 
@@ -40,6 +41,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...SERVICE_ACCOUNT_ROUTES,
   ...QUEUE_ROUTES,
   ...SCHEDULE_ROUTES,
+  ...APPROVAL_ROUTES,
   ...EVAL_ROUTES,
   ...KNOWLEDGE_ROUTES,
   ...docsRoutes(() => ROUTES),

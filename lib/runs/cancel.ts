@@ -1,3 +1,4 @@
+import { unsafeUpdateApprovalRunStatus } from "../db/approvals/approvals.ts";
 import type { Principal } from "../auth/principal.ts";
 import { dataScopeFor } from "../auth/principal.ts";
 import type { Settings } from "../config/settings.ts";
@@ -91,7 +92,11 @@ async function cancelStored(
     if (status === "PAUSED" || status === "RUNNING") {
       // A run that paused here a moment ago may still be writing its pause.
       const paused = status === "PAUSED" || (getLiveRun(runId)?.status === "PAUSED" && (await storedPause(db, { scope, runId, sessionId })));
-      if (paused && (await transitionRunStatus(db, { scope, runId, sessionId, from: "PAUSED", to: "CANCELLED" }))) return ACCEPTED;
+      if (paused && (await transitionRunStatus(db, { scope, runId, sessionId, from: "PAUSED", to: "CANCELLED" }))) {
+        // A pending approval of the run has nothing left to decide.
+        await unsafeUpdateApprovalRunStatus(db, { runId, runStatus: "CANCELLED", now: Math.floor(Date.now() / 1000) });
+        return ACCEPTED;
+      }
     }
     // Executing somewhere no process here can reach (another replica, or nowhere any more): its
     // row is cancelled, so its next write — at the latest its end — is refused and it ends

@@ -10,6 +10,7 @@ import { loop, runTools } from "./run-loop.ts";
 import { complete, pause, settleFailure } from "./run-settle.ts";
 import { checkpoint, emit, newRunState, now } from "./run-state.ts";
 import { ContinueError, pausedRunOutput } from "./paused-run.ts";
+import { applyApprovals, recordAuditApprovals, resolveByContinue, type Approver } from "./run-approvals.ts";
 import type { RunWriter } from "./run-writer.ts";
 
 export type { Resolution } from "./run-output.ts";
@@ -34,6 +35,8 @@ export interface ContinueRunRequest {
   signal?: AbortSignal;
   /** A workflow run: the step requirements as the person answered them (null: as stored). */
   stepRequirements?: Record<string, unknown>[] | null;
+  /** The caller, for the run's required approvals (lib/runtime/run-approvals.ts); none: an internal continue (a team's member). */
+  approver?: Approver;
 }
 
 /**
@@ -45,7 +48,7 @@ export interface ContinueRunRequest {
  * stops the continuation before its first tool or model call.
  */
 export async function continueAgentRun(request: ContinueRunRequest): Promise<StartedRun> {
-  const { db, agent, scope, runId, sessionId, resolutions, claim, retry, stream, writer, beforeStart, signal } = request;
+  const { db, agent, scope, runId, sessionId, claim, retry, stream, writer, beforeStart, signal, approver } = request;
   // A workflow run continues through its step engine (lib/runtime/workflow/review.ts).
   if (agent.workflow) return agent.workflow.continue({ db, agent, scope, runId, sessionId, stepRequirements: request.stepRequirements ?? null, claim, stream, writer, beforeStart });
   const stored = await getRun(db, { scope, runId, sessionId });
@@ -54,6 +57,9 @@ export async function continueAgentRun(request: ContinueRunRequest): Promise<Sta
   // Checked and completed before the claim: a run that cannot be continued stays PAUSED.
   const output = pausedRunOutput(stored, agent);
   const pending = output.requirements ?? [];
+  // A required approval decides its calls (or blocks the continue) before anything is claimed.
+  const approvals = await applyApprovals({ db, runId }, pending, request.resolutions, approver);
+  const resolutions = approvals.resolutions;
   // A team run's requirements of its paused members are continued in the members' own runs.
   const forMembers = pending.filter((r) => r.member_run_id);
   const resolved = resolveRequirements(pending, resolutions).filter((_, i) => !pending[i]!.member_run_id);
@@ -76,6 +82,8 @@ export async function continueAgentRun(request: ContinueRunRequest): Promise<Sta
       output.requirements = null;
       output.tools = output.tools.filter((t) => !resolved.some((r) => r.tool_call_id === t.tool_call_id));
       await beforeStart?.();
+      await resolveByContinue(db, approvals, resolved, approver);
+      await recordAuditApprovals(state, resolved, approver?.userId ?? output.user_id ?? null);
       checkpoint(state);
       await prepare(state);
       emit(state, "RunContinued", { tools: resolved });

@@ -3,15 +3,9 @@ import type { RuntimeAgent } from "./agents.ts";
 import { isPending } from "./run-loop.ts";
 import { emptyMetrics, type AgnoMessage, type RunMetrics, type RunOutput, type RunRequirement, type ToolExecution } from "./run-output.ts";
 
-export class ContinueError extends Error {
-  override readonly name = "ContinueError";
-  constructor(
-    message: string,
-    readonly status: 400 | 404 | 409,
-  ) {
-    super(message);
-  }
-}
+import { ContinueError } from "./continue-error.ts";
+
+export { ContinueError };
 
 type Dict = Record<string, unknown>;
 

@@ -42,6 +42,10 @@ export interface ToolExecution {
   user_input_schema?: UserInputFieldValue[] | null;
   answered?: boolean | null;
   external_execution_required?: boolean | null;
+  /** Agno's approval type of the tool ("required" | "audit"), when it has one. */
+  approval_type?: string | null;
+  /** The agno_approvals row a required approval wrote for this call. */
+  approval_id?: string | null;
 }
 
 /** A person's decision for one pending tool call, as a continue sends it. */

@@ -7,6 +7,7 @@ import { isRetryableErrorType, ModelProviderError } from "./models/model-provide
 import { finishRun, RunCancelledSignal, RunTimeoutSignal } from "./run-registry.ts";
 import { LeaseLostError, type RunWriter } from "./run-writer.ts";
 import { unheldRunWriter } from "./unheld-run-writer.ts";
+import { recordRequiredApproval, recordRunEndOnApprovals } from "./run-approvals.ts";
 import { emptyMetrics, type RunOutput, type RunRequirement, type RunStatus, type ToolExecution } from "./run-output.ts";
 import { checkpoint, emit, emitFinal, now, type RunState } from "./run-state.ts";
 
@@ -49,6 +50,7 @@ export async function persist(state: RunState, status: RunStatus, { withSession 
   // Tried against the row as read: whether or not it applied, that version is spent (a fallback reads the row again).
   if (session) state.sessionVersion = undefined;
   if (withSession && !session?.applied) await recordSessionMetrics(state);
+  if (status !== "PAUSED") await recordRunEndOnApprovals(state);
 }
 
 /** What a run adds to its session's metrics. */
@@ -125,6 +127,8 @@ export async function pause(state: RunState, pending: ToolExecution[]): Promise<
     output.content = `Team run paused. The following require input:\n${members.map((r) => `- ${r.member_agent_name}: ${r.tool_execution.tool_name} ${r.tool_execution.requires_confirmation ? "requires confirmation" : r.tool_execution.requires_user_input ? "requires user input" : "requires external execution"}`).join("\n")}`;
   }
   output.tools.push(...pending.filter((p) => !output.tools.some((t) => t.tool_call_id === p.tool_call_id)));
+  // Before RunPaused and the stored run: both carry the approval's id.
+  await recordRequiredApproval(state, pending);
   await recordSessionMetrics(state);
   emit(state, "RunPaused", { tools: pending.length > 0 ? pending : output.tools, requirements: output.requirements, content: output.content });
   finishRun(state.live, "PAUSED");

@@ -1,3 +1,4 @@
+import { unsafeLinkApprovalsToSchedule } from "../db/approvals/approvals.ts";
 import type { Settings } from "../config/settings.ts";
 import type { Db } from "../db/open-database.ts";
 import { unsafeSystemScope, type DataScope } from "../db/scope.ts";
@@ -302,6 +303,8 @@ export async function executeFire(request: FireRequest): Promise<StoredScheduleR
     }
     const updates: ScheduleRunUpdate = { ...outcome, completed_at: nowSeconds() };
     last = (await updateScheduleRun(db, { scope, id: record.id, updates })) ?? { ...record, ...updates };
+    // A run that paused for an approval: the approval names the schedule and this fire's record.
+    if (outcome.status === "paused" && outcome.run_id) await unsafeLinkApprovalsToSchedule(db, { runId: outcome.run_id, scheduleId: schedule.id, scheduleRunId: record.id });
     if (outcome.status === "success" || outcome.status === "paused") break;
     if (attempt < maxAttempts) await sleep(schedule.retry_delay_seconds * 1000, signal);
   }

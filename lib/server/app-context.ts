@@ -6,6 +6,7 @@ import { openMigratedDatabase } from "../migrations/open-migrated.ts";
 import { log } from "../log.ts";
 import { ensureEmbeddedWorker } from "../queue/embedded-worker.ts";
 import { dailyMetricsRefreshTask } from "../metrics/start-refresh.ts";
+import { approvalExpiryTask } from "../runtime/run-approvals.ts";
 import { ensureScheduler } from "../scheduler/scheduler.ts";
 
 /**
@@ -44,7 +45,7 @@ export function getDatabase(settings: Settings = getSettings(), dbId: string = s
       // Durable queue with an embedded worker: the loop runs in this process from the first open;
       // so does the scheduler (on unless `scheduler: false`).
       ensureEmbeddedWorker(settings, opened);
-      ensureScheduler(settings, opened, [dailyMetricsRefreshTask(opened, settings)]);
+      ensureScheduler(settings, opened, [dailyMetricsRefreshTask(opened, settings), approvalExpiryTask(opened)]);
       return opened;
     })();
     state.databases.set(dbId, db);
@@ -84,6 +85,6 @@ export async function migrateDatabase(settings: Settings, dbId: string, targetVe
   // Migrated now: a durable queue's embedded worker and the scheduler may start on it.
   if (!db) {
     ensureEmbeddedWorker(settings, target);
-    ensureScheduler(settings, target, [dailyMetricsRefreshTask(target, settings)]);
+    ensureScheduler(settings, target, [dailyMetricsRefreshTask(target, settings), approvalExpiryTask(target)]);
   }
 }

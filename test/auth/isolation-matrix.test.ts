@@ -42,6 +42,9 @@ const FULL = [
   "knowledge:read",
   "knowledge:write",
   "knowledge:delete",
+  "approvals:read",
+  "approvals:write",
+  "approvals:delete",
 ];
 
 type Json = Record<string, unknown>;
@@ -60,6 +63,7 @@ interface Ids {
   teamRunId: string;
   workflowSessionId: string;
   workflowRunId: string;
+  approvalId: string;
 }
 interface Case {
   method: string;
@@ -70,6 +74,12 @@ interface Case {
 }
 
 const MATRIX: Record<string, Case> = {
+  "GET /approvals": { method: "GET", path: () => "/approvals?user_id=alice", forB: "list" },
+  "GET /approvals/count": { method: "GET", path: () => "/approvals/count?user_id=alice", forB: "list" },
+  "GET /approvals/{approval_id}": { method: "GET", path: (i) => `/approvals/${i.approvalId}`, forB: "denied" },
+  "GET /approvals/{approval_id}/status": { method: "GET", path: (i) => `/approvals/${i.approvalId}/status`, forB: "denied" },
+  "POST /approvals/{approval_id}/resolve": { method: "POST", path: (i) => `/approvals/${i.approvalId}/resolve`, init: () => ({ json: { status: "approved", resolved_by: "alice" } }), forB: "denied" },
+  "DELETE /approvals/{approval_id}": { method: "DELETE", path: (i) => `/approvals/${i.approvalId}`, forB: "denied" },
   "GET /sessions": { method: "GET", path: () => "/sessions", forB: "list" },
   "DELETE /sessions": { method: "DELETE", path: () => "/sessions", init: (i) => ({ json: { session_ids: [i.sessionId], session_types: ["agent"] } }), forB: "list" },
   "GET /sessions/{session_id}": { method: "GET", path: (i) => `/sessions/${i.sessionId}`, forB: "denied" },
@@ -213,7 +223,8 @@ describe("user B, anonymous and admin against user A's data", () => {
   beforeAll(async () => {
     server = await startModelServer({ respond: () => ({ text: "ok" }) });
     const guarded = defineTool({ name: "guarded", description: "needs confirmation", parameters: z.object({}), requiresConfirmation: true, execute: () => "done" });
-    const agents: AgentDefinition[] = [{ id: "iso", name: "Iso", model: { provider: "openai-compatible", id: "scripted", baseUrl: server.url, apiKey: "t" }, tools: [guarded] }];
+    const approved = defineTool({ name: "approved", description: "needs an approver", parameters: z.object({}), approval: "required", execute: () => "done" });
+    const agents: AgentDefinition[] = [{ id: "iso", name: "Iso", model: { provider: "openai-compatible", id: "scripted", baseUrl: server.url, apiKey: "t" }, tools: [guarded, approved] }];
     const teams: TeamDefinition[] = [{ id: "isoteam", name: "Iso team", model: agents[0]!.model, members: agents }];
     const workflows = [defineWorkflow({ id: "isoflow", name: "Iso flow", steps: [step({ name: "echo", executor: (input) => `echo ${String(input.input)}` })] })];
     app = await startTestApp({ dialect: sqliteDialect, agents, teams, workflows, env: { JWT_VERIFICATION_KEY: SECRET } });
@@ -226,6 +237,10 @@ describe("user B, anonymous and admin against user A's data", () => {
     const run = (await (await app.call("POST", "/agents/iso/runs", { form: { message: "A's question", stream: "false" }, headers: as("a") })).json()) as Json;
     server.enqueue({ toolCalls: [{ name: "guarded", arguments: {} }] });
     const paused = (await (await app.call("POST", "/agents/iso/runs", { form: { message: "A's paused run", stream: "false" }, headers: as("a") })).json()) as Json;
+    server.enqueue({ toolCalls: [{ name: "approved", arguments: {} }] });
+    const waiting = (await (await app.call("POST", "/agents/iso/runs", { form: { message: "A's approval run", stream: "false" }, headers: as("a") })).json()) as Json;
+    const approvalId = String(((waiting.requirements as Json[])[0]!.tool_execution as Json).approval_id);
+    expect(approvalId).toMatch(/^[0-9a-f-]{36}$/);
     const teamRun = (await (await app.call("POST", "/teams/isoteam/runs", { form: { message: "A's team question", stream: "false" }, headers: as("a") })).json()) as Json;
     const workflowRun = (await (await app.call("POST", "/workflows/isoflow/runs", { form: { message: "A's workflow input", stream: "false" }, headers: as("a") })).json()) as Json;
     expect([workflowRun.status, workflowRun.user_id]).toEqual(["COMPLETED", "alice"]);
@@ -267,6 +282,7 @@ describe("user B, anonymous and admin against user A's data", () => {
       teamRunId: String(teamRun.run_id),
       workflowSessionId: String(workflowRun.session_id),
       workflowRunId: String(workflowRun.run_id),
+      approvalId,
     };
   });
   afterAll(async () => {
@@ -283,6 +299,7 @@ describe("user B, anonymous and admin against user A's data", () => {
     const evalRun = await (await app.call("GET", `/eval-runs/${ids.evalRunId}`, { headers: as("admin") })).json();
     const content = await (await app.call("GET", `/knowledge/content/${ids.contentId}`, { headers: as("admin") })).json();
     const chunks = await (await app.call("POST", "/knowledge/search", { json: { query: "alpaca grooming" }, headers: as("admin") })).json();
+    const approval = await (await app.call("GET", `/approvals/${ids.approvalId}`, { headers: as("admin") })).json();
     return JSON.stringify({
       session,
       memory,
@@ -292,6 +309,7 @@ describe("user B, anonymous and admin against user A's data", () => {
       evalRun,
       content,
       chunks: (chunks as { data: unknown[] }).data.length,
+      approval,
     });
   };
 
@@ -320,6 +338,7 @@ describe("user B, anonymous and admin against user A's data", () => {
       "alices-handbook",
       "Alpaca grooming",
       "alices_key",
+      ids.approvalId,
     ];
     for (const [key, c] of Object.entries(MATRIX)) {
       const init = c.init?.(ids) ?? {};
@@ -353,6 +372,8 @@ describe("user B, anonymous and admin against user A's data", () => {
       "GET /schedules/{schedule_id}/runs/{run_id}",
       "GET /eval-runs/{eval_run_id}",
       "GET /knowledge/content/{content_id}",
+      "GET /approvals/{approval_id}",
+      "GET /approvals/{approval_id}/status",
     ];
     for (const key of reads) {
       const c = MATRIX[key];

@@ -1,7 +1,8 @@
 /**
  * What a dashboard member may do through the API: use the agents, teams and workflows, and manage
- * its own sessions, memories, knowledge contents, schedules, evals and approvals, and read its own metrics. Isolation confines all of it to the
- * member's own rows. Admin-only surfaces (config writes, migrations, the queue, service accounts,
+ * its own sessions, memories, knowledge contents, schedules and evals, read its own approvals and its own metrics. Isolation confines all
+ * of it to the member's own rows. Approving is not a member's: `approvals:write` would let a member
+ * continue its own run past a required approval (the person who asked is not the person who approves). Admin-only surfaces (config writes, migrations, the queue, service accounts,
  * user management) are not here.
  */
 export const MEMBER_SCOPES: readonly string[] = Object.freeze([
@@ -31,5 +32,4 @@ export const MEMBER_SCOPES: readonly string[] = Object.freeze([
   "schedules:write",
   "schedules:delete",
   "approvals:read",
-  "approvals:write",
 ]);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Principal } from "../../auth/principal.ts";
+import { hasScope, type Principal } from "../../auth/principal.ts";
 import type { Settings } from "../../config/settings.ts";
 import { getRun, getRuns } from "../../db/runs/runs.ts";
 import { getSession } from "../../db/sessions/sessions.ts";
@@ -313,9 +313,11 @@ const continueRun = (c: ComponentSpec) =>
     form: ContinueRunForm,
     response: RunOutputSchema,
     data: RUN_DATA_FOR_FORM_USER,
-    handler: async ({ input, resource: agent, scope, db, settings }) => {
+    handler: async ({ input, resource: agent, principal, scope, db, settings }) => {
       const form = input.form;
       if (!form.session_id) throw new HttpError(400, "session_id is required to continue a run");
+      // A pending required approval blocks a continue unless the caller may approve (Agno's approvals:write).
+      const approver = { userId: principal.userId, mayApprove: hasScope(principal, "approvals:write") };
       if (form.background && c.type === "workflow") {
         throw new HttpError(
           409,
@@ -327,7 +329,7 @@ const continueRun = (c: ComponentSpec) =>
       const stepRequirements = c.type === "workflow" ? parseStepRequirements(form.step_requirements) : null;
       const runId = input.params.run_id;
       try {
-        const started = await continuePausedRun({ db, settings, agent, scope, runId, sessionId: form.session_id, resolutions, stepRequirements, stream: form.stream });
+        const started = await continuePausedRun({ db, settings, agent, scope, runId, sessionId: form.session_id, resolutions, stepRequirements, stream: form.stream, approver });
         return form.stream ? streamRun(started) : finishedRun(started);
       } catch (error) {
         if (error instanceof ContinueError) throw new HttpError(error.status, error.message);

@@ -3,7 +3,12 @@ import type { ToolContext, ToolDefinition } from "./types.ts";
 
 /** Whether a call of this tool must wait for a human (or an external executor) before it runs. */
 export function needsHuman(tool: ToolDefinition<unknown>): boolean {
-  return !!tool.requiresConfirmation || (tool.userInputFields?.length ?? 0) > 0 || !!tool.externalExecution;
+  return needsConfirmation(tool) || (tool.userInputFields?.length ?? 0) > 0 || !!tool.externalExecution;
+}
+
+/** A confirmation is asked for, or implied by a required approval on a tool with no other human step (as Agno's `@approval`). */
+function needsConfirmation(tool: ToolDefinition<unknown>): boolean {
+  return !!tool.requiresConfirmation || (tool.approval === "required" && !tool.userInputFields?.length && !tool.externalExecution);
 }
 
 /** A fresh ToolExecution for a call the model made, flagged for the human steps its tool needs. */
@@ -15,11 +20,12 @@ export function newToolExecution(tool: ToolDefinition<unknown> | undefined, call
     tool_args: args,
     created_at: Math.floor(Date.now() / 1000),
     stop_after_tool_call: tool?.stopAfterToolCall ?? false,
-    ...(tool?.requiresConfirmation ? { requires_confirmation: true, confirmed: null } : {}),
+    ...(tool && needsConfirmation(tool) ? { requires_confirmation: true, confirmed: null } : {}),
     ...(tool?.userInputFields?.length
       ? { requires_user_input: true, answered: false, user_input_schema: tool.userInputFields.map((f) => ({ ...f, description: f.description ?? null, value: null })) }
       : {}),
     ...(tool?.externalExecution ? { external_execution_required: true } : {}),
+    ...(tool?.approval ? { approval_type: tool.approval } : {}),
   };
 }
 

@@ -55,6 +55,15 @@ export interface Toolkit {
 }
 
 export function defineTool<Args>(tool: ToolDefinition<Args>): ToolDefinition<Args> {
+  if (tool.approval !== undefined && tool.approval !== "required" && tool.approval !== "audit") {
+    throw new Error(`Tool '${tool.name}': invalid approval '${String(tool.approval)}'; it must be "required" or "audit"`);
+  }
+  if (tool.approval === "audit" && !tool.requiresConfirmation && !tool.userInputFields?.length && !tool.externalExecution) {
+    throw new Error(`Tool '${tool.name}': approval "audit" records a person's decision, so it needs requiresConfirmation, userInputFields or externalExecution`);
+  }
+  if (tool.approvalExpiresIn !== undefined && (!Number.isFinite(tool.approvalExpiresIn) || tool.approvalExpiresIn <= 0)) {
+    throw new Error(`Tool '${tool.name}': approvalExpiresIn must be a positive number of seconds`);
+  }
   return tool;
 }
 
