@@ -43,7 +43,7 @@ test("the agents list shows each agent's model, description and tools, marking t
   await expect(card).toContainText("assistant · openai-compatible/scripted");
   await expect(card).toContainText("A helpful general-purpose assistant.");
   const tools = card.getByRole("list", { name: "Tools" }).getByRole("listitem");
-  await expect(tools).toHaveText(["add", "subtract", "multiply", "divide", "server_detailsneeds confirmation", "current_timeasks for input"]);
+  await expect(tools).toHaveText(["add", "subtract", "multiply", "divide", "server_detailsneeds confirmation", "current_timeasks for input", "environment_variable_namesneeds approval"]);
   await shot(page, "agents-list");
 
   await page.setViewportSize({ width: 390, height: 844 });

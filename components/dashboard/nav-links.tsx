@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { useEffect, useState } from "react";
 
 export interface NavSection {
   title?: string;
@@ -9,8 +10,43 @@ export interface NavSection {
   items: { href: string; label: string; also?: string[] }[];
 }
 
-/** The dashboard's navigation; the current page's link is marked for screen readers and the eye. */
-export function NavLinks({ sections }: { sections: NavSection[] }) {
+/** How often a live count in the navigation is asked again. */
+const COUNT_POLL_MS = 5000;
+
+/**
+ * A number next to a link (pending approvals), asked of `read` (a server action) on mount and
+ * every few seconds while the page is open; nothing while it is zero or unknown.
+ */
+function LiveCount({ read, label }: { read: () => Promise<number | null>; label: string }) {
+  const [count, setCount] = useState<number | null>(null);
+  useEffect(() => {
+    let alive = true;
+    const ask = () =>
+      read().then(
+        (n) => alive && setCount(n),
+        () => undefined,
+      );
+    void ask();
+    const timer = setInterval(ask, COUNT_POLL_MS);
+    return () => {
+      alive = false;
+      clearInterval(timer);
+    };
+  }, [read]);
+  if (!count) return null;
+  return (
+    <span data-testid="nav-count" className="ml-2 rounded-full bg-amber-500 px-1.5 text-xs font-semibold text-white">
+      {count}
+      <span className="sr-only"> {label}</span>
+    </span>
+  );
+}
+
+/**
+ * The dashboard's navigation; the current page's link is marked for screen readers and the eye.
+ * `counts`: live counts shown next to links, by href.
+ */
+export function NavLinks({ sections, counts = {} }: { sections: NavSection[]; counts?: Record<string, () => Promise<number | null>> }) {
   const pathname = usePathname();
   // The longest matching prefix wins, so /dashboard/admin/runs does not also light up /dashboard.
   const active = sections
@@ -33,6 +69,7 @@ export function NavLinks({ sections }: { sections: NavSection[] }) {
                   }`}
                 >
                   {item.label}
+                  {counts[item.href] && <LiveCount read={counts[item.href]!} label="pending" />}
                 </Link>
               </li>
             ))}

@@ -22,6 +22,7 @@ export function navSections(isAdmin: boolean): NavSection[] {
         { href: "/dashboard/memories", label: "Memories" },
         { href: "/dashboard/knowledge", label: "Knowledge" },
         { href: "/dashboard/schedules", label: "Schedules" },
+        { href: "/dashboard/approvals", label: "Approvals" },
         { href: "/dashboard/evals", label: "Evals" },
         { href: "/dashboard/metrics", label: "Metrics" },
       ],

@@ -12,6 +12,10 @@ const TONES: Record<string, string> = {
   failed: "bg-red-100 text-red-800 dark:bg-red-900/60 dark:text-red-200",
   CANCELLED: "bg-zinc-200 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300",
   cancelled: "bg-zinc-200 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300",
+  pending: "bg-amber-100 text-amber-800 dark:bg-amber-900/60 dark:text-amber-200",
+  approved: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900/60 dark:text-emerald-200",
+  rejected: "bg-red-100 text-red-800 dark:bg-red-900/60 dark:text-red-200",
+  expired: "bg-zinc-200 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300",
 };
 
 /** A run's or a job's status as a coloured label (the text carries the meaning, not the colour). */

@@ -20,6 +20,22 @@ afterEach(() => {
 });
 
 describe("Host toolkit", () => {
+  it("pauses environment_variable_names for an admin's approval, and reports names only, filtered by prefix", async () => {
+    const call = callOf("environment_variable_names", { prefix: "NODE" });
+    expect(call).toMatchObject({ approval_type: "required", requires_confirmation: true, confirmed: null });
+    expect(isPending(call)).toBe(true);
+    process.env.NODE_AGENTRY_HOST_TEST = "secret-value";
+    try {
+      const done = await executeTool(tool("environment_variable_names"), { ...call, confirmed: true }, context);
+      const names = (done.result as { names: string[] }).names;
+      expect(names).toContain("NODE_AGENTRY_HOST_TEST");
+      expect(names.every((n) => n.startsWith("NODE"))).toBe(true);
+      expect(JSON.stringify(done.result)).not.toContain("secret-value");
+    } finally {
+      delete process.env.NODE_AGENTRY_HOST_TEST;
+    }
+  });
+
   it("pauses server_details for confirmation, and once confirmed reports the machine", async () => {
     const call = callOf("server_details");
     expect(call).toMatchObject({ requires_confirmation: true, confirmed: null });

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { signOutAction, signOutEverywhereAction } from "@/app/dashboard/_actions/auth.ts";
+import { pendingApprovalCount } from "@/app/dashboard/(signed-in)/approvals/actions.ts";
 import { NavLinks } from "@/components/dashboard/nav-links.tsx";
 import { navSections } from "@/components/dashboard/nav-sections.ts";
 import { dashboardSystemStatus, requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
@@ -13,6 +14,7 @@ export default async function SignedInLayout({ children }: { children: ReactNode
   const { user, settings, principal } = await requireDashboardSession();
   const status = await dashboardSystemStatus();
   const sections = navSections(principal.isAdmin);
+  const counts = { "/dashboard/approvals": pendingApprovalCount };
   return (
     <div className="min-h-screen md:flex">
       <a
@@ -33,11 +35,11 @@ export default async function SignedInLayout({ children }: { children: ReactNode
           <details className="group px-2 pb-2 md:hidden">
             <summary className="cursor-pointer rounded px-2 py-1.5 text-sm text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800">Menu</summary>
             <nav aria-label="Dashboard" className="pt-2">
-              <NavLinks sections={sections} />
+              <NavLinks sections={sections} counts={counts} />
             </nav>
           </details>
           <nav aria-label="Dashboard" className="hidden px-2 pb-4 md:block">
-            <NavLinks sections={sections} />
+            <NavLinks sections={sections} counts={counts} />
           </nav>
         </div>
       </aside>

@@ -9,6 +9,8 @@ export interface AgentToolSummary {
   needsConfirmation: boolean;
   needsUserInput: boolean;
   runsExternally: boolean;
+  /** An admin approves each call (approval "required"). */
+  needsApproval: boolean;
 }
 
 /** What the agents list and the playground show of an agent (plain data: it crosses to the client). */
@@ -41,6 +43,7 @@ export function agentSummary(agent: AgentResponse | TeamResponse): AgentSummary 
       needsConfirmation: t.requires_confirmation,
       needsUserInput: t.requires_user_input,
       runsExternally: t.external_execution,
+      needsApproval: t.approval_type === "required",
     })),
   };
 }

@@ -12,6 +12,7 @@ export function ToolList({ tools }: { tools: AgentToolSummary[] }) {
           <code className="text-sm">{tool.name}</code>
           {tool.needsConfirmation && <span className={`${badge} bg-amber-100 text-amber-900 dark:bg-amber-900 dark:text-amber-100`}>needs confirmation</span>}
           {tool.needsUserInput && <span className={`${badge} bg-sky-100 text-sky-900 dark:bg-sky-900 dark:text-sky-100`}>asks for input</span>}
+          {tool.needsApproval && <span className={`${badge} bg-rose-100 text-rose-900 dark:bg-rose-900 dark:text-rose-100`}>needs approval</span>}
           {tool.runsExternally && <span className={`${badge} bg-violet-100 text-violet-900 dark:bg-violet-900 dark:text-violet-100`}>runs externally</span>}
         </li>
       ))}

@@ -38,6 +38,7 @@ export function agentResponse(agent: RuntimeAgent, settings: Settings): z.infer<
         requires_confirmation: !!t.requiresConfirmation,
         requires_user_input: (t.userInputFields?.length ?? 0) > 0,
         external_execution: !!t.externalExecution,
+        approval_type: t.approval ?? null,
       })),
     },
     sessions: { session_table: "agno_sessions", add_history_to_context: !!d.addHistoryToContext, num_history_runs: d.numHistoryRuns ?? null },

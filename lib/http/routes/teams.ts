@@ -30,7 +30,7 @@ export function teamResponse(team: RuntimeAgent, settings: Settings): TeamRespon
     tools: {
       tools: [
         ...asAgent.tools.tools,
-        ...leaderToolsOf(leader.mode).map((tool) => ({ ...tool, toolkit_id: null, requires_confirmation: false, requires_user_input: false, external_execution: false })),
+        ...leaderToolsOf(leader.mode).map((tool) => ({ ...tool, toolkit_id: null, requires_confirmation: false, requires_user_input: false, external_execution: false, approval_type: null })),
       ],
     },
     sessions: asAgent.sessions,

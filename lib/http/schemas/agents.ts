@@ -72,7 +72,15 @@ export const AgentResponseSchema = z.object({
   model: ModelSchema.nullable(),
   tools: z.object({
     tools: z.array(
-      z.object({ name: z.string(), description: z.string(), toolkit_id: z.string().nullable(), requires_confirmation: z.boolean(), requires_user_input: z.boolean(), external_execution: z.boolean() }),
+      z.object({
+        name: z.string(),
+        description: z.string(),
+        toolkit_id: z.string().nullable(),
+        requires_confirmation: z.boolean(),
+        requires_user_input: z.boolean(),
+        external_execution: z.boolean(),
+        approval_type: z.enum(["required", "audit"]).nullable(),
+      }),
     ),
   }),
   sessions: z.object({ session_table: z.string(), add_history_to_context: z.boolean(), num_history_runs: z.number().nullable() }),

@@ -47,9 +47,25 @@ const currentTime = defineTool({
   },
 });
 
-/** Two human-in-the-loop tools with harmless behaviour: one needs confirmation, one asks for input. */
+/**
+ * The names (never the values) of the server's environment variables: they tell what the server
+ * is configured with, so an admin approves each call (the person asking cannot approve it).
+ */
+const environmentNames = defineTool({
+  name: "environment_variable_names",
+  description: "The names of the server's environment variables (not their values), sorted; an admin must approve each call",
+  parameters: z.object({ prefix: z.string().optional() }),
+  approval: "required",
+  execute: ({ prefix = "" }) => ({
+    names: Object.keys(process.env)
+      .filter((name) => name.startsWith(prefix))
+      .sort(),
+  }),
+});
+
+/** Human-in-the-loop tools with harmless behaviour: one needs confirmation, one asks for input, one an admin's approval. */
 export const hostToolkit = defineToolkit({
   id: "host",
   name: "Host",
-  tools: [serverDetails, currentTime],
+  tools: [serverDetails, currentTime, environmentNames],
 });

@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { getApproval, resolveApproval } from "../../db/approvals/approvals.ts";
+import { getRun } from "../../db/runs/runs.ts";
+import { unsafeSystemScope } from "../../db/scope.ts";
+import { NotFoundError } from "../../errors/domain-errors.ts";
+import { log } from "../../log.ts";
+import { continuePausedRun } from "../../queue/run-jobs/continue-paused-run.ts";
+import { findComponent } from "../../runtime/components.ts";
+import { defineDashboardAction } from "./action.ts";
+
+/**
+ * The Approvals page's decision: an admin (the approver; the person who asked is not the one who
+ * approves) approves or rejects a pending approval with an optional note — a compare-and-set, so
+ * a second decision is told the current status — and, beyond Agno, the paused run is continued in
+ * the background at once with that decision, without its original caller. The run's page shows
+ * how it went; a continue that cannot start (the run moved on meanwhile) is logged and said.
+ */
+export const resolveApprovalAction = defineDashboardAction({
+  name: "resolveApproval",
+  access: "admin",
+  input: z.object({
+    approvalId: z.string().min(1),
+    decision: z.enum(["approved", "rejected"], { error: "decide: approved or rejected" }),
+    note: z.string().max(2000).optional(),
+  }),
+  revalidate: "/dashboard/approvals",
+  async handler({ input, principal, scope, db, settings }) {
+    const note = input.note?.trim() || undefined;
+    const outcome = await resolveApproval(db, {
+      scope,
+      id: input.approvalId,
+      status: input.decision,
+      resolvedBy: principal.userId,
+      resolutionData: note ? { note } : undefined,
+      now: Math.floor(Date.now() / 1000),
+    });
+    if ("notFound" in outcome) throw new NotFoundError("Approval not found");
+    if ("conflict" in outcome) {
+      const status = outcome.conflict.status === "pending" && outcome.conflict.expires_at !== null ? "expired" : outcome.conflict.status;
+      return { ok: false, status: 409, error: `This approval is already ${status}; nothing was changed.` };
+    }
+    const approval = outcome.resolved;
+    const verdict = input.decision === "approved" ? "Approved" : "Rejected";
+    const continued = await continueInBackground({ db, settings, approvalId: approval.id });
+    return { ok: true, message: continued ? `${verdict}; the run continues in the background.` : `${verdict}. ${continuedNote}` };
+  },
+});
+
+const continuedNote = "The run was not continued here (it is not paused, or its agent is not configured); its owner can continue it.";
+
+/** Continues the approval's paused run as the approver; false when it cannot start. */
+async function continueInBackground({ db, settings, approvalId }: { db: Parameters<typeof getRun>[0]; settings: Parameters<typeof findComponent>[0]; approvalId: string }): Promise<boolean> {
+  const all = unsafeSystemScope("the approver acts on the asker's run it just resolved");
+  const approval = await getApproval(db, { scope: all, id: approvalId });
+  const run = approval ? await getRun(db, { scope: all, runId: approval.run_id }) : null;
+  if (!approval || !run || run.status !== "PAUSED") return false;
+  const component = run.team_id ? { type: "team", id: run.team_id } : { type: "agent", id: run.agent_id ?? "" };
+  const agent = findComponent(settings, component);
+  if (!agent) return false;
+  // The run is continued as its owner (its rows stay the owner's); the approval decides its calls.
+  const owner = unsafeSystemScope("a resolved approval continues the asker's run as the asker", { actingAs: run.user_id });
+  try {
+    const started = await continuePausedRun({ db, settings, agent, scope: owner, runId: run.run_id, sessionId: run.session_id, resolutions: [], stream: false });
+    started.done.catch((error: Error) => log.warn(`[approvals] the continue of run ${run.run_id} failed: ${error.message}`));
+    return true;
+  } catch (error) {
+    log.warn(`[approvals] could not continue run ${run.run_id} after approval ${approvalId}: ${(error as Error).message}`);
+    return false;
+  }
+}
