@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { dataScopeFor, type Principal } from "../../auth/principal.ts";
 import { getApproval, resolveApproval } from "../../db/approvals/approvals.ts";
 import { getRun } from "../../db/runs/runs.ts";
-import { unsafeSystemScope } from "../../db/scope.ts";
 import { NotFoundError } from "../../errors/domain-errors.ts";
 import { log } from "../../log.ts";
 import { continuePausedRun } from "../../queue/run-jobs/continue-paused-run.ts";
@@ -41,7 +41,7 @@ export const resolveApprovalAction = defineDashboardAction({
     }
     const approval = outcome.resolved;
     const verdict = input.decision === "approved" ? "Approved" : "Rejected";
-    const continued = await continueInBackground({ db, settings, approvalId: approval.id });
+    const continued = await continueInBackground({ db, settings, principal, approvalId: approval.id });
     return { ok: true, message: continued ? `${verdict}; the run continues in the background.` : `${verdict}. ${continuedNote}` };
   },
 });
@@ -49,8 +49,19 @@ export const resolveApprovalAction = defineDashboardAction({
 const continuedNote = "The run was not continued here (it is not paused, or its agent is not configured); its owner can continue it.";
 
 /** Continues the approval's paused run as the approver; false when it cannot start. */
-async function continueInBackground({ db, settings, approvalId }: { db: Parameters<typeof getRun>[0]; settings: Parameters<typeof findComponent>[0]; approvalId: string }): Promise<boolean> {
-  const all = unsafeSystemScope("the approver acts on the asker's run it just resolved");
+async function continueInBackground({
+  db,
+  settings,
+  principal,
+  approvalId,
+}: {
+  db: Parameters<typeof getRun>[0];
+  settings: Parameters<typeof findComponent>[0];
+  principal: Principal;
+  approvalId: string;
+}): Promise<boolean> {
+  // The approver is an admin: it sees every row.
+  const all = dataScopeFor(principal);
   const approval = await getApproval(db, { scope: all, id: approvalId });
   const run = approval ? await getRun(db, { scope: all, runId: approval.run_id }) : null;
   if (!approval || !run || run.status !== "PAUSED") return false;
@@ -58,9 +69,19 @@ async function continueInBackground({ db, settings, approvalId }: { db: Paramete
   const agent = findComponent(settings, component);
   if (!agent) return false;
   // The run is continued as its owner (its rows stay the owner's); the approval decides its calls.
-  const owner = unsafeSystemScope("a resolved approval continues the asker's run as the asker", { actingAs: run.user_id });
+  const owner = dataScopeFor(principal, run.user_id);
   try {
-    const started = await continuePausedRun({ db, settings, agent, scope: owner, runId: run.run_id, sessionId: run.session_id, resolutions: [], stream: false });
+    const started = await continuePausedRun({
+      db,
+      settings,
+      agent,
+      scope: owner,
+      runId: run.run_id,
+      sessionId: run.session_id,
+      resolutions: [],
+      stream: false,
+      approver: { userId: principal.userId, mayApprove: true },
+    });
     started.done.catch((error: Error) => log.warn(`[approvals] the continue of run ${run.run_id} failed: ${error.message}`));
     return true;
   } catch (error) {
