@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Principal } from "@/lib/auth/principal.ts";
-import type { AgentDefinition } from "@/lib/config/define.ts";
+import { defineTeam, type AgentDefinition } from "@/lib/config/define.ts";
 import { getApproval, unsafeExpireApprovals } from "@/lib/db/index.ts";
 import { approvalExpiryTask } from "@/lib/runtime/run-approvals.ts";
 import { defineTool } from "@/lib/runtime/tools/types.ts";
-import { startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
+import { messageText, startModelServer, type ChatCompletionRequest, type ModelServer, type ScriptStep } from "../../e2e/fixtures/model-server.ts";
 import { DIALECTS } from "../support/databases.ts";
 import { adminScope } from "../support/scopes.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
@@ -43,7 +43,7 @@ const publish = defineTool({
 const member = (id: string, extra: string[] = []): Principal => ({
   kind: "user",
   userId: id,
-  scopes: ["agents:read", "agents:run", "approvals:read", "approvals:delete", ...extra],
+  scopes: ["agents:read", "agents:run", "teams:read", "teams:run", "approvals:read", "approvals:delete", ...extra],
   authenticatedBy: "jwt",
   isAdmin: false,
 });
@@ -53,15 +53,18 @@ for (const dialect of DIALECTS) {
   describe.skipIf(dialect.skipReason !== null)(`approvals (${dialect.name})`, () => {
     let server: ModelServer;
     let app: TestApp;
+    /** The team test's script (leader delegates, the clerk calls the tool); undefined: "All done." */
+    let teamAnswer: ((body: ChatCompletionRequest) => ScriptStep) | undefined;
     const tag = Math.random().toString(36).slice(2, 8);
     const alice = member(`alice-${tag}`);
     const bob = member(`bob-${tag}`);
 
     beforeAll(async () => {
-      server = await startModelServer({ respond: () => ({ text: "All done." }) });
+      server = await startModelServer({ respond: (body) => teamAnswer?.(body) ?? { text: "All done." } });
       const model = { provider: "openai-compatible" as const, id: "scripted", baseUrl: server.url, apiKey: "t" };
       const agents: AgentDefinition[] = [{ id: "treasurer", name: "Treasurer", model, tools: [transfer, purge, publish] }];
-      app = await startTestApp({ dialect, agents });
+      const clerk: AgentDefinition = { id: "clerk", name: "Clerk", model, instructions: "I am the clerk.", tools: [transfer] };
+      app = await startTestApp({ dialect, agents, teams: [defineTeam({ id: "office", name: "Office", model, members: [clerk] })] });
     });
     beforeEach(() => {
       calls.length = 0;
@@ -244,6 +247,40 @@ for (const dialect of DIALECTS) {
       const approvals = (await (await app.call("GET", `/approvals?schedule_id=${schedule.id}`, { principal: alice })).json()) as { data: Json[] };
       expect(approvals.data).toHaveLength(1);
       expect(approvals.data[0]).toMatchObject({ schedule_id: schedule.id, schedule_run_id: fired.id, run_id: fired.run_id, status: "pending", user_id: alice.userId });
+    });
+
+    it("a team member's required approval pauses the team, blocks the team's continue, and once approved the member's run and the team complete", async () => {
+      const system = (body: ChatCompletionRequest) => messageText(body.messages.find((m) => m.role === "system"));
+      const lastIsTool = (body: ChatCompletionRequest) => body.messages.at(-1)?.role === "tool";
+      teamAnswer = (body) => {
+        const clerk = system(body).includes("I am the clerk.");
+        if (clerk) return lastIsTool(body) ? { text: `Clerk: ${messageText(body.messages.at(-1))}` } : { toolCalls: [{ name: "transfer_funds", arguments: { amount: 11 } }] };
+        const delegated = lastIsTool(body) || messageText(body.messages.at(-1)).startsWith("Previously delegated tasks have been completed");
+        return delegated ? { text: "Team done." } : { toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id: "clerk", task: "Transfer 11" } }] };
+      };
+      try {
+        const response = await app.call("POST", "/teams/office/runs", { form: { message: "Pay 11", stream: "false" }, principal: alice });
+        const team = (await response.json()) as Json;
+        expect(team.status, JSON.stringify(team)).toBe("PAUSED");
+        const requirement = (team.requirements as Json[])[0]!;
+        const execution = requirement.tool_execution as Json;
+        expect(execution).toMatchObject({ tool_name: "transfer_funds", approval_type: "required" });
+        const approval = (await getApproval(await app.db(), { scope: adminScope(), id: String(execution.approval_id) }))!;
+        expect(approval).toMatchObject({ run_id: requirement.member_run_id, agent_id: "clerk", user_id: alice.userId, status: "pending" });
+        const teamContinue = (who: Principal) =>
+          app.call("POST", `/teams/office/runs/${team.run_id}/continue`, {
+            form: { session_id: String(team.session_id), stream: "false", requirements: JSON.stringify([{ ...requirement, confirmation: true }]) },
+            principal: who,
+          });
+        expect((await teamContinue(alice)).status).toBe(403);
+        expect((await app.call("POST", `/approvals/${approval.id}/resolve`, { json: { status: "approved" }, principal: approver })).status).toBe(200);
+        const continued = await teamContinue(alice);
+        expect(continued.status).toBe(200);
+        expect(((await continued.json()) as Json).status).toBe("COMPLETED");
+        expect(calls).toContain("transfer 11");
+      } finally {
+        teamAnswer = undefined;
+      }
     });
 
     it("an audit approval never blocks: the person's decision is recorded as a resolved row", async () => {
