@@ -180,7 +180,7 @@ export async function recordAuditApprovals(state: RunState, resolved: readonly T
  */
 export async function recordRunEndOnApprovals(state: RunState): Promise<void> {
   const { output } = state;
-  const asked = output.tools.some((t) => !!t.approval_id) || (output.requirements ?? []).some((r) => !!r.tool_execution.approval_id);
+  const asked = (output.tools ?? []).some((t) => !!t.approval_id) || (output.requirements ?? []).some((r) => !!r.tool_execution?.approval_id);
   if (!asked) return;
   try {
     await unsafeUpdateApprovalRunStatus(state.db, { runId: output.run_id, runStatus: output.status, now: now() });
