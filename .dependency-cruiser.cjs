@@ -185,6 +185,19 @@ module.exports = {
       "may import lib/auth, lib/config, lib/coordination, lib/db, lib/errors, lib/evals, lib/knowledge, lib/metrics, lib/migrations, lib/queue, lib/runs, lib/runtime, lib/scheduler, lib/status, lib/log.ts and lib/server/app-context.ts.",
     ),
 
+    mayImport(
+      "mcp-server",
+      ["auth", "config", "http", "runtime/events.ts", "server/app-context.ts", "log.ts"],
+      "lib/mcp-server/README.md",
+      "may import lib/auth, lib/config, lib/http, lib/runtime/events.ts, lib/server/app-context.ts and lib/log.ts; it queries no database itself (tools act through the route table).",
+    ),
+    forbid(
+      "mcp-server-no-prisma-or-sql",
+      "lib/mcp-server/README.md: it opens or queries no database itself; every tool acts through the REST route table as its caller.",
+      { path: "^lib/mcp-server/" },
+      { path: [PRISMA_OR_SQL, "^lib/db/"] },
+    ),
+
     // lib/server is the composition root: it may import any of lib/.
     forbid(
       "app-context-not-to-http-auth-status",

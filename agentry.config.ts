@@ -4,6 +4,7 @@ import { modelFromEnv } from "./lib/config/model-from-env.ts";
 import { readEnv } from "./lib/config/env.ts";
 import { calculatorToolkit } from "./lib/runtime/tools/calculator/calculator.ts";
 import { hostToolkit } from "./lib/runtime/tools/host/host.ts";
+import { mcpTools } from "./lib/runtime/tools/mcp/mcp-tools.ts";
 
 /**
  * Your AgentOS. Environment variables override what is set here (see the README's configuration
@@ -16,6 +17,8 @@ import { hostToolkit } from "./lib/runtime/tools/host/host.ts";
  * The Research desk team shows a team: its leader hands the question to an analyst (who can
  * calculate) and a writer, and answers with what they found. The Brief workflow shows a workflow:
  * the analyst works out the facts, the writer drafts, and a person approves before it is filed.
+ * The Wordsmith shows an agent using an MCP server: the sample one in bin/ over stdio, started
+ * for each user at their first run that needs it (Admin → MCP servers shows its connections).
  */
 const handbook = defineKnowledge({ id: "handbook", name: "Handbook", description: "Documents the assistant looks things up in." });
 const model = modelFromEnv(readEnv());
@@ -48,6 +51,14 @@ export default defineConfig({
       knowledge: handbook,
       addHistoryToContext: true,
       numHistoryRuns: 3,
+    }),
+    defineAgent({
+      id: "wordsmith",
+      name: "Wordsmith",
+      description: "Counts and rewrites text with the tools of a sample MCP server.",
+      model,
+      instructions: "Use your text tools for counting and changing case; report their results exactly.",
+      tools: [mcpTools({ id: "sample-text-tools", name: "Sample text tools", command: "node", args: ["bin/sample-mcp-server.mjs"] })],
     }),
   ],
   workflows: [

@@ -1,5 +1,5 @@
-import { expect, test, type Locator, type Page } from "@playwright/test";
-import { cspViolations, inviteMember, signInAsAdmin } from "./fixtures/dashboard.ts";
+import { expect, test } from "@playwright/test";
+import { cspViolations, inviteMember, screenshot, sendMessage, signInAsAdmin } from "./fixtures/dashboard.ts";
 
 /**
  * Approvals against `next start` on SQLite: a member's run calls the sample Host toolkit's
@@ -10,16 +10,9 @@ import { cspViolations, inviteMember, signInAsAdmin } from "./fixtures/dashboard
  */
 
 const MEMBER = { email: "member-approvals@agentry.test", name: "Approval Member", password: "approval member password" } as const;
-const SHOTS = process.env.AGENTRY_E2E_OUTPUT_DIR ? `${process.env.AGENTRY_E2E_OUTPUT_DIR}/screenshots` : "e2e/artifacts/screenshots";
-const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+const shot = screenshot;
 
-async function send(page: Page, message: string): Promise<Locator> {
-  const before = await page.getByTestId("turn").count();
-  await page.getByLabel("Message").fill(message);
-  await page.getByLabel("Message").press("Enter");
-  await expect(page.getByTestId("turn")).toHaveCount(before + 1);
-  return page.getByTestId("turn").last();
-}
+const send = sendMessage;
 
 test("a required approval pauses a member's run, blocks the member's continue, and an admin's approval from the Approvals page completes the run", async ({ page, browser }) => {
   test.setTimeout(120_000);

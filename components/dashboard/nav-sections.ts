@@ -35,6 +35,7 @@ export function navSections(isAdmin: boolean): NavSection[] {
         { href: "/dashboard/admin/users", label: "Users" },
         { href: "/dashboard/admin/service-accounts", label: "Service accounts" },
         { href: "/dashboard/admin/database", label: "Database" },
+        { href: "/dashboard/admin/mcp-servers", label: "MCP servers" },
       ],
     });
   }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { McpConfigSchema } from "./mcp-settings.ts";
 
 /**
  * What a user writes in agentry.config.ts. Validated at load: unknown keys fail with their path,
@@ -285,6 +286,8 @@ export const FileConfigSchema = z
       .strict()
       .optional(),
     docs: z.object({ enabled: z.boolean().optional() }).strict().optional(),
+    /** The MCP server at /mcp (lib/mcp-server): `true`, or an object (tag groups, agent tools; lib/config/mcp-settings.ts). */
+    mcp: McpConfigSchema.optional(),
     redis: z.object({ url: z.string().optional() }).strict().optional(),
     queue: z
       .object({

@@ -80,6 +80,8 @@ export const EnvSchema = z.object({
   /** `false` turns the cron scheduler off (scheduler: false). */
   AGENTRY_SCHEDULER: optionalBool("AGENTRY_SCHEDULER"),
   AGENTRY_SCHEDULER_POLL_INTERVAL_MS: optionalInt("AGENTRY_SCHEDULER_POLL_INTERVAL_MS", 10, 3_600_000),
+  /** `true` serves MCP at /mcp (mcp: true); `false` turns a configured MCP server off. */
+  AGENTRY_MCP: optionalBool("AGENTRY_MCP"),
   WORKER_PORT: optionalInt("WORKER_PORT", 1, 65_535),
   /** The Next.js build folder (next.config.ts reads it too); default `.next`. */
   AGENTRY_NEXT_DIST_DIR: optionalString,

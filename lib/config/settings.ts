@@ -5,6 +5,7 @@ import type { Env } from "./env.ts";
 import type { AuthMode } from "../auth/principal.ts";
 import { resolveDashboardSettings, type DashboardSettings } from "./dashboard-settings.ts";
 import { parseTrustedProxies, type ProxyRange } from "./trusted-proxies.ts";
+import { resolveMcp, type McpSettings } from "./mcp-settings.ts";
 
 /**
  * Everything the server runs with, resolved from the environment and agentry.config.ts under one
@@ -49,6 +50,8 @@ export interface Settings {
   redisUrl?: string;
   queue: QueueSettings;
   scheduler: SchedulerSettings;
+  /** The MCP server at /mcp (lib/mcp-server); off by default. */
+  mcp: McpSettings;
   metrics: MetricsSettings;
   agents: AgentDefinition[];
   /** Top-level teams (their members need not be listed under agents). */
@@ -262,6 +265,7 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
     redisUrl: pick<string | undefined>("redis.url", "REDIS_URL", env.REDIS_URL, file.redis?.url, undefined),
     queue: resolveQueue(env, file, pick),
     scheduler: resolveScheduler(env, file, pick),
+    mcp: resolveMcp(env.AGENTRY_MCP, file.mcp, sources),
     metrics: { prices: file.metrics?.prices ?? {}, dailyRefresh: file.metrics?.dailyRefresh ?? true },
     agents,
     teams,

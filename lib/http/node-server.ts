@@ -112,11 +112,17 @@ export async function serveApi({
   port = 0,
   host = "127.0.0.1",
   intercept,
+  mounts = {},
 }: {
   settings: Settings;
   port?: number;
   host?: string;
   intercept?: (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
+  /**
+   * Endpoints served beside the route table, by exact path (what an app/ route file outside the
+   * table serves through Next: `/mcp` → lib/mcp-server's handler). lib/http cannot import them.
+   */
+  mounts?: Record<string, (request: Request) => Promise<Response>>;
 }): Promise<{ server: Server; origin: string }> {
   let origin = "";
   const server = createServer((req, res) => {
@@ -124,10 +130,11 @@ export async function serveApi({
       if (intercept && (await intercept(req, res))) return;
       const pathname = (req.url ?? "/").split("?")[0];
       const request = toFetchRequest(req, res, origin);
-      const template = cachedTemplateFor(pathname);
+      const mounted = Object.hasOwn(mounts, pathname) ? mounts[pathname] : undefined;
+      const template = mounted ? null : cachedTemplateFor(pathname);
       let response: Response;
       try {
-        response = template ? await dispatch(request, template, { settings, routes: cachedRoutesFor(template) }) : notFound(request, settings);
+        response = mounted ? await mounted(request) : template ? await dispatch(request, template, { settings, routes: cachedRoutesFor(template) }) : notFound(request, settings);
       } catch (error) {
         response = errorResponse(error);
       }

@@ -6,7 +6,7 @@ import type { DataScope } from "../db/scope.ts";
 import { getRecentRuns } from "../db/runs/runs.ts";
 import { getSessionRow, upsertSession, type StoredSession } from "../db/sessions/sessions.ts";
 import { sessionVersionOf, type SessionVersion } from "../db/sessions/session-data.ts";
-import { componentOf, type RuntimeAgent } from "./agents.ts";
+import { componentOf, loadRuntimeTools, type RuntimeAgent } from "./agents.ts";
 import type { RetryPolicy } from "./model-step.ts";
 import { resolveModel } from "./models/resolve-model.ts";
 import { memoriesSection } from "./memory/user-memories.ts";
@@ -324,6 +324,8 @@ export async function prepare(state: RunState): Promise<void> {
   if (definition.knowledge && definition.searchKnowledge !== false) {
     state.tools.push(knowledgeSearchTool({ db, knowledge: definition.knowledge, embedder: agent.embedder ?? null, output }) as ToolDefinition<unknown>);
   }
+  // MCP servers' tools, listed on the run's user's connection (never failing the run's start).
+  if (agent.runtimeToolkits) state.tools.push(...(await loadRuntimeTools(agent, state.tools, { userId: output.user_id, signal: state.live.controller.signal })));
 }
 
 /**

@@ -6,7 +6,8 @@ import type { DataScope } from "../db/scope.ts";
 import type { LiveRun } from "./run-registry.ts";
 import type { AgnoMessage, Resolution, RunOutput, RunRequirement } from "./run-output.ts";
 import type { RunWriter } from "./run-writer.ts";
-import type { Toolkit, ToolDefinition } from "./tools/types.ts";
+import { log } from "../log.ts";
+import type { Toolkit, ToolDefinition, ToolkitLoadContext } from "./tools/types.ts";
 
 /** An agent as the runtime uses it: its definition and its tools, flattened from toolkits. */
 export interface RuntimeAgent {
@@ -14,6 +15,8 @@ export interface RuntimeAgent {
   readonly tools: readonly ToolDefinition<unknown>[];
   /** Toolkit ids and loose tool names, as /agents reports them. */
   readonly toolkits: readonly { id: string; name: string; tools: string[] }[];
+  /** Toolkits whose tools are known only at run time (MCP servers): each run adds what they list for its user. */
+  readonly runtimeToolkits?: readonly Toolkit[];
   /** The configured model prices (`metrics.prices`, over lib/metrics/prices.ts's built-in table) its runs are priced at. */
   readonly prices?: Readonly<Record<string, ModelPrice>>;
   /** The configured embedder its knowledge base searches with (null: keyword search only). */
@@ -101,8 +104,11 @@ function isTool(value: unknown): value is ToolDefinition<unknown> {
 export function toRuntimeAgent(definition: AgentDefinition): RuntimeAgent {
   const tools: ToolDefinition<unknown>[] = [];
   const toolkits: { id: string; name: string; tools: string[] }[] = [];
+  const runtimeToolkits: Toolkit[] = [];
   for (const entry of definition.tools ?? []) {
-    if (isToolkit(entry)) {
+    if (isToolkit(entry) && entry.loadTools) {
+      runtimeToolkits.push(entry);
+    } else if (isToolkit(entry)) {
       tools.push(...(entry.tools as ToolDefinition<unknown>[]));
       toolkits.push({ id: entry.id, name: entry.name, tools: entry.tools.map((t) => t.name) });
     } else if (isTool(entry)) {
@@ -114,7 +120,27 @@ export function toRuntimeAgent(definition: AgentDefinition): RuntimeAgent {
   const names = tools.map((t) => t.name);
   const duplicate = names.find((n, i) => names.indexOf(n) !== i);
   if (duplicate) throw new Error(`Agent '${definition.id}' has two tools named '${duplicate}'`);
-  return { definition, tools, toolkits };
+  return { definition, tools, toolkits, ...(runtimeToolkits.length > 0 ? { runtimeToolkits } : {}) };
+}
+
+/**
+ * The tools of an agent's run-time toolkits for one run's user, after its own tools: a name it
+ * already has is left out (logged; a `toolNamePrefix` keeps an MCP server's names apart).
+ */
+export async function loadRuntimeTools(agent: RuntimeAgent, taken: readonly ToolDefinition<unknown>[], context: ToolkitLoadContext): Promise<ToolDefinition<unknown>[]> {
+  const names = new Set(taken.map((t) => t.name));
+  const loaded: ToolDefinition<unknown>[] = [];
+  for (const toolkit of agent.runtimeToolkits ?? []) {
+    for (const tool of (await toolkit.loadTools!(context)) as ToolDefinition<unknown>[]) {
+      if (names.has(tool.name)) {
+        log.warn(`Agent '${agent.definition.id}': toolkit '${toolkit.id}' offers '${tool.name}', a name the agent already has; it is left out (set a toolNamePrefix)`);
+        continue;
+      }
+      names.add(tool.name);
+      loaded.push(tool);
+    }
+  }
+  return loaded;
 }
 
 const cache = new WeakMap<AgentDefinition, RuntimeAgent>();

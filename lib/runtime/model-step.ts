@@ -39,7 +39,13 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 500, maxDe
 
 /** The tool set the model is offered: schemas only — Agentry runs tools itself (HITL, events, cancellation). */
 export function modelTools(tools: readonly ToolDefinition<unknown>[]): ToolSet {
-  return Object.fromEntries(tools.map((t) => [t.name, tool({ description: t.description, inputSchema: t.parameters as z.ZodType<Record<string, unknown>> })]));
+  // A JSON schema (an MCP server's tool) is offered as it is; zod schemas are converted by the SDK.
+  return Object.fromEntries(
+    tools.map((t) => [
+      t.name,
+      tool({ description: t.description, inputSchema: t.inputSchema ? jsonSchema<Record<string, unknown>>(t.inputSchema as never) : (t.parameters as z.ZodType<Record<string, unknown>>) }),
+    ]),
+  );
 }
 
 export function outputSpec(schema: z.ZodType | Record<string, unknown> | undefined) {

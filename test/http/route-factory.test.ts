@@ -50,8 +50,11 @@ describe("route table", () => {
     // queue page's live feed (it checks the dashboard session itself).
     const dashboard = files.filter((f) => f.startsWith(`dashboard${sep}`)).sort();
     expect(dashboard).toEqual([join("dashboard", "auth", "[...nextauth]"), join("dashboard", "queue-events")]);
+    // The MCP endpoint (lib/mcp-server): MCP over Streamable HTTP, not a route of the table.
+    const mcp = join("(api)", "mcp");
+    expect(files).toContain(mcp);
     const templates = files
-      .filter((f) => !f.startsWith("[...") && !dashboard.includes(f))
+      .filter((f) => !f.startsWith("[...") && !dashboard.includes(f) && f !== mcp)
       .map(
         (f) =>
           `/${f

@@ -9,11 +9,12 @@ import { getSettings } from "../../lib/config/load.ts";
 import { closeRedisCoordinations } from "../../lib/coordination/redis-coordination.ts";
 import { getDatabase } from "../../lib/server/app-context.ts";
 import { serveApi } from "../../lib/http/node-server.ts";
+import { handleMcpRequest, MCP_PATH } from "../../lib/mcp-server/handler.ts";
 import { stopEmbeddedWorkers } from "../../lib/queue/embedded-worker.ts";
 
 const settings = getSettings();
 await getDatabase(settings);
-const { server, origin } = await serveApi({ settings, port: settings.server.port, host: settings.server.host });
+const { server, origin } = await serveApi({ settings, port: settings.server.port, host: settings.server.host, mounts: { [MCP_PATH]: (request) => handleMcpRequest(request, settings) } });
 process.stdout.write(`listening ${origin}\n`);
 
 let stopping = false;

@@ -21,6 +21,9 @@ const READS_AGENT = { tags: ["Agents"], access: { permission: "agents:read", res
 export function agentResponse(agent: RuntimeAgent, settings: Settings): z.infer<typeof AgentResponseSchema> {
   const d = agent.definition;
   const toolkitOf = new Map(agent.toolkits.flatMap((k) => k.tools.map((t) => [t, k.id] as const)));
+  // Run-time toolkits (MCP servers): the tools their last listing offered, none before one.
+  const runtimeTools = (agent.runtimeToolkits ?? []).flatMap((k) => k.tools);
+  for (const k of agent.runtimeToolkits ?? []) for (const t of k.tools) toolkitOf.set(t.name, k.id);
   return {
     id: d.id,
     name: d.name,
@@ -31,7 +34,7 @@ export function agentResponse(agent: RuntimeAgent, settings: Settings): z.infer<
     // No model configured: null, so GET /agents leaves it out, as Agno does for a model with no fields.
     model: d.model ? { name: d.model.id, model: d.model.id, provider: d.model.provider } : null,
     tools: {
-      tools: agent.tools.map((t) => ({
+      tools: [...agent.tools, ...runtimeTools].map((t) => ({
         name: t.name,
         description: t.description,
         toolkit_id: toolkitOf.get(t.name) ?? null,

@@ -1,5 +1,6 @@
 import { MODEL_ENV_HINT } from "../../config/model-from-env.ts";
 import type { Settings } from "../../config/settings.ts";
+import { MCP_PATH } from "../../config/mcp-settings.ts";
 import { appState, databaseIds } from "../../server/app-context.ts";
 import { defineRoute } from "../route.ts";
 import { ConfigSchema, HealthSchema, InfoSchema, LandingSchema } from "../schemas/core.ts";
@@ -48,9 +49,10 @@ export const info = defineRoute({
     name: settings.name,
     agno_version: AGNO_VERSION,
     agent_count: settings.agents.length,
-    team_count: 0,
-    workflow_count: 0,
-    mcp: { enabled: false, path: null, oauth: null },
+    team_count: settings.teams.length,
+    workflow_count: settings.workflows.length,
+    // Agno: the path is "/mcp" while the MCP server is on, else null; no OAuth provider (mcp_auth) here.
+    mcp: settings.mcp.enabled ? { enabled: true, path: MCP_PATH, oauth: null } : { enabled: false, path: null, oauth: null },
     auth_mode: settings.auth.mode,
   }),
 });

@@ -28,6 +28,11 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   readonly name: string;
   readonly description: string;
   readonly parameters: z.ZodType<Args>;
+  /**
+   * A JSON schema offered to the model instead of `parameters`' (an MCP server's tool, whose
+   * schema is JSON to begin with); `parameters` still validates the arguments before `execute`.
+   */
+  readonly inputSchema?: Readonly<Record<string, unknown>>;
   execute?(args: Args, ctx: ToolContext): Promise<unknown> | unknown;
   readonly requiresConfirmation?: boolean;
   /** The user provides these fields (merged into the arguments) before the tool runs. */
@@ -52,6 +57,19 @@ export interface Toolkit {
   readonly id: string;
   readonly name: string;
   readonly tools: readonly ToolDefinition<any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /**
+   * Set for a toolkit whose tools are known only at run time (an MCP server's, see
+   * lib/runtime/tools/mcp/): called as each run is prepared, with the run's user, for the tools
+   * that run offers. `tools` then holds the tools known so far (listings cached since). It never
+   * rejects: a toolkit that cannot list offers what it last knew, and its calls report the error.
+   */
+  readonly loadTools?: (context: ToolkitLoadContext) => Promise<readonly ToolDefinition<unknown>[]>;
+}
+
+/** What a run-time toolkit learns of the run it lists tools for. */
+export interface ToolkitLoadContext {
+  readonly userId: string | null;
+  readonly signal: AbortSignal;
 }
 
 export function defineTool<Args>(tool: ToolDefinition<Args>): ToolDefinition<Args> {

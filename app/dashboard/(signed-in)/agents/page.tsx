@@ -1,18 +1,29 @@
 import { agentSummary, type AgentSummary } from "@/components/dashboard/playground/agent-summary.ts";
 import { ToolList } from "@/components/dashboard/playground/tool-list.tsx";
+import { McpToolkitList } from "@/components/dashboard/agents/mcp-toolkits.tsx";
 import { hasScope } from "@/lib/auth/principal.ts";
 import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
 import { agentResponse } from "@/lib/http/routes/agents.ts";
 import { teamResponse } from "@/lib/http/routes/teams.ts";
-import { findAgent } from "@/lib/runtime/agents.ts";
+import { findAgent, type RuntimeAgent } from "@/lib/runtime/agents.ts";
+import { mcpToolkitSummaries, type McpToolkitSummary } from "@/lib/runtime/tools/mcp/mcp-servers.ts";
 import { findTeam } from "@/lib/runtime/team/team-runtime.ts";
 
 export const dynamic = "force-dynamic";
 
 const playgroundHref = (c: AgentSummary) => `/dashboard/${c.kind === "team" ? "teams" : "agents"}/${encodeURIComponent(c.id)}`;
 
-/** One agent or team: name, model, description, (members,) tools, and its playground. */
-function ComponentCard({ component }: { component: AgentSummary }) {
+/** An agent or team as its card shows it: what GET /agents reports, and its MCP servers' tools apart from its own. */
+type CardComponent = AgentSummary & { mcp: McpToolkitSummary[] };
+
+function cardOf(runtime: RuntimeAgent, summary: AgentSummary): CardComponent {
+  const mcp = mcpToolkitSummaries(runtime);
+  const fromMcp = new Set(mcp.flatMap((k) => (k.tools ?? []).map((t) => t.name)));
+  return { ...summary, tools: summary.tools.filter((t) => !fromMcp.has(t.name)), mcp };
+}
+
+/** One agent or team: name, model, description, (members,) tools, MCP servers, and its playground. */
+function ComponentCard({ component }: { component: CardComponent }) {
   return (
     <li data-testid={`${component.kind}-${component.id}`} className="rounded border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
       <div className="flex flex-wrap items-start justify-between gap-3">
@@ -49,8 +60,18 @@ function ComponentCard({ component }: { component: AgentSummary }) {
           </ul>
         </>
       )}
-      <h4 className="mt-3 mb-2 text-sm font-medium text-slate-700 dark:text-slate-300">Tools</h4>
-      <ToolList tools={component.tools} />
+      {(component.tools.length > 0 || component.mcp.length === 0) && (
+        <>
+          <h4 className="mt-3 mb-2 text-sm font-medium text-slate-700 dark:text-slate-300">Tools</h4>
+          <ToolList tools={component.tools} />
+        </>
+      )}
+      {component.mcp.length > 0 && (
+        <>
+          <h4 className="mt-3 mb-2 text-sm font-medium text-slate-700 dark:text-slate-300">MCP servers</h4>
+          <McpToolkitList toolkits={component.mcp} />
+        </>
+      )}
     </li>
   );
 }
@@ -58,8 +79,14 @@ function ComponentCard({ component }: { component: AgentSummary }) {
 /** The configured agents and teams, as GET /agents and GET /teams report them to this user, each with its playground. */
 export default async function AgentsPage() {
   const { settings, principal } = await requireDashboardSession();
-  const agents = settings.agents.filter((a) => hasScope(principal, `agents:${a.id}:read`)).map((a) => agentSummary(agentResponse(findAgent(settings, a.id)!, settings)));
-  const teams = settings.teams.filter((t) => hasScope(principal, `teams:${t.id}:read`)).map((t) => agentSummary(teamResponse(findTeam(settings, t.id)!, settings)));
+  const agents = settings.agents
+    .filter((a) => hasScope(principal, `agents:${a.id}:read`))
+    .map((a) => findAgent(settings, a.id)!)
+    .map((agent) => cardOf(agent, agentSummary(agentResponse(agent, settings))));
+  const teams = settings.teams
+    .filter((t) => hasScope(principal, `teams:${t.id}:read`))
+    .map((t) => findTeam(settings, t.id)!)
+    .map((team) => cardOf(team, agentSummary(teamResponse(team, settings))));
   const workflows = settings.workflows.filter((w) => hasScope(principal, `workflows:${w.id}:read`));
   return (
     <main className="mx-auto max-w-5xl p-4 sm:p-6">

@@ -1,0 +1,85 @@
+import { z } from "zod";
+
+/** Agno's MCP tag groups (MCPBuiltinTag): every built-in tool carries one or more. */
+export const MCP_TAGS = ["core", "session", "lifecycle"] as const;
+export type McpTag = (typeof MCP_TAGS)[number];
+
+/** The path the MCP endpoint is served at (Agno's `mcp.http_app(path="/mcp")`). */
+export const MCP_PATH = "/mcp";
+
+/**
+ * `mcp` in agentry.config.ts: `true`, or Agno's MCPConfig in camelCase (a config object turns the
+ * server on unless it says `enabled: false`). AGENTRY_MCP in the environment wins over `enabled`.
+ */
+export const McpConfigSchema = z.union([
+  z.boolean(),
+  z
+    .object({
+      enabled: z.boolean().optional(),
+      /** The tag groups whose tools are served (default core and session); an empty list serves none. */
+      includeTags: z.array(z.enum(MCP_TAGS)).optional(),
+      /** Tag groups taken away from includeTags. */
+      excludeTags: z.array(z.enum(MCP_TAGS)).optional(),
+      /** false: none of the built-in tools (Agno's default_tools). */
+      defaultTools: z.boolean().optional(),
+      /** continue_run and cancel_run ride along with exposed agents even when core is excluded (default true). */
+      lifecycleTools: z.boolean().optional(),
+      /** Each configured agent as its own tool `agent_<id>` (message, session_id?); default true. */
+      exposeAgents: z.boolean().optional(),
+      /** Sent in the initialize response (default: the OS name and version 1.0.0). */
+      name: z.string().min(1).optional(),
+      version: z.string().min(1).optional(),
+      /** Tells the calling model what the tools are for (none by default, as in Agno). */
+      instructions: z.string().min(1).optional(),
+      /** An MCP session nobody used for this long is closed (default 1800). */
+      sessionIdleSeconds: z.number().int().min(10).max(86_400).optional(),
+    })
+    .strict(),
+]);
+export type McpConfig = z.infer<typeof McpConfigSchema>;
+
+/** The MCP server's settings (lib/mcp-server). */
+export interface McpSettings {
+  enabled: boolean;
+  /** null: Agno's default (core and session). */
+  includeTags: McpTag[] | null;
+  excludeTags: McpTag[];
+  defaultTools: boolean;
+  lifecycleTools: boolean;
+  exposeAgents: boolean;
+  name?: string;
+  version?: string;
+  instructions?: string;
+  sessionIdleSeconds: number;
+}
+
+export const DEFAULT_MCP_SESSION_IDLE_SECONDS = 1800;
+
+/** `mcp` from the file, with AGENTRY_MCP (the environment wins) deciding whether it is on. */
+export function resolveMcp(envEnabled: boolean | undefined, raw: McpConfig | undefined, sources: Record<string, string>): McpSettings {
+  const file = typeof raw === "object" ? raw : {};
+  const fileEnabled = typeof raw === "boolean" ? raw : raw === undefined ? undefined : (raw.enabled ?? true);
+  let enabled: boolean;
+  if (envEnabled !== undefined) {
+    enabled = envEnabled;
+    sources["mcp.enabled"] = "env:AGENTRY_MCP";
+  } else if (fileEnabled !== undefined) {
+    enabled = fileEnabled;
+    sources["mcp.enabled"] = "config:mcp";
+  } else {
+    enabled = false;
+    sources["mcp.enabled"] = "default";
+  }
+  return {
+    enabled,
+    includeTags: file.includeTags ?? null,
+    excludeTags: file.excludeTags ?? [],
+    defaultTools: file.defaultTools ?? true,
+    lifecycleTools: file.lifecycleTools ?? true,
+    exposeAgents: file.exposeAgents ?? true,
+    name: file.name,
+    version: file.version,
+    instructions: file.instructions,
+    sessionIdleSeconds: file.sessionIdleSeconds ?? DEFAULT_MCP_SESSION_IDLE_SECONDS,
+  };
+}
