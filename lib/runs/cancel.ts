@@ -53,6 +53,8 @@ export async function cancelComponentRun(
     if (job !== null) {
       const finished = FINISHED_JOBS[job];
       if (finished) return { outcome: "finished", status: finished };
+      // A paused job was cancelled with its run at once: a pending approval of the run has nothing left to decide.
+      if (job === "cancelled" && stored?.status === "PAUSED") await unsafeUpdateApprovalRunStatus(db, { runId, runStatus: "CANCELLED", now: Math.floor(Date.now() / 1000) });
       requestCancel(runId);
       queueCoordination(settings)?.publishCancel(runId);
       return ACCEPTED;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getJob, getRun, requestJobCancel, transitionRunStatus, type Db } from "@/lib/db/index.ts";
+import { getApproval, getJob, getRun, requestJobCancel, transitionRunStatus, type Db } from "@/lib/db/index.ts";
 import { agentJobExecutor } from "@/lib/queue/run-jobs/agent-job.ts";
 import { QueueWorker } from "@/lib/queue/worker.ts";
 import { requestCancel } from "@/lib/runtime/run-registry.ts";
@@ -22,7 +22,8 @@ import { adminScope } from "../support/scopes.ts";
 
 type Json = Record<string, unknown>;
 /**
- * The scripted model: "pause …" asks for the confirmed server_details tool, and once it has the
+ * The scripted model: "approve …" asks for environment_variable_names (an admin's approval);
+ * "pause …" asks for the confirmed server_details tool, and once it has the
  * tool's result answers (after openGate() when the message says "hold"); "fail hold …" waits for
  * the gate, then fails with a 503 (as do its retries, at once); "hold …" answers after openGate();
  * anything else answers at once.
@@ -35,6 +36,7 @@ function scriptedModel() {
     seen.set(text, calls);
     const hold = text.includes("hold") ? { hold: gate } : {};
     if (text.startsWith("pause")) return afterTool(body) ? { text: `continued: ${text}`, ...hold } : { toolCalls: [{ name: "server_details", arguments: {} }] };
+    if (text.startsWith("approve")) return afterTool(body) ? { text: `continued: ${text}` } : { toolCalls: [{ name: "environment_variable_names", arguments: {} }] };
     if (text.startsWith("fail")) {
       const error = { status: 503, message: "overloaded", headers: { "retry-after-ms": "0" } };
       return calls === 1 ? { error, ...hold } : { error };
@@ -120,6 +122,16 @@ describe.each(DIALECTS)("cancels of continued and retried runs on $name", (diale
       const kept = await events(runId);
       expect(kept.some((e) => e.event === "RunCompleted")).toBe(false);
     }
+
+    it("cancelling a durable run paused for a required approval cancels the approval with it", async () => {
+      const run = await pausedDurable(`approve durable ${Date.now()}`);
+      const requirements = (await stored(run.run_id)).run_data.requirements as { tool_execution: Json }[];
+      const approvalId = String(requirements[0]!.tool_execution.approval_id);
+      expect(await getApproval(db, { scope: adminScope(), id: approvalId })).toMatchObject({ status: "pending", run_status: "PAUSED" });
+      expect((await cancelHere(run)).status).toBe(200);
+      await expectCancelled(run.run_id);
+      expect(await getApproval(db, { scope: adminScope(), id: approvalId })).toMatchObject({ status: "cancelled", run_status: "CANCELLED" });
+    });
 
     it("a durable run's continuation here ends CANCELLED when another replica records a cancel while it runs", async () => {
       const message = `pause hold durable ${Date.now()}`;
