@@ -10,7 +10,7 @@ import { loop, runTools } from "./run-loop.ts";
 import { complete, pause, settleFailure } from "./run-settle.ts";
 import { checkpoint, emit, newRunState, now } from "./run-state.ts";
 import { ContinueError, pausedRunOutput } from "./paused-run.ts";
-import { applyApprovals, recordAuditApprovals, resolveByContinue, type Approver } from "./run-approvals.ts";
+import { applyApprovals, recordAuditApprovals, refuseWhilePendingInWorkflow, resolveByContinue, type Approver } from "./run-approvals.ts";
 import type { RunWriter } from "./run-writer.ts";
 
 export type { Resolution } from "./run-output.ts";
@@ -49,8 +49,12 @@ export interface ContinueRunRequest {
  */
 export async function continueAgentRun(request: ContinueRunRequest): Promise<StartedRun> {
   const { db, agent, scope, runId, sessionId, claim, retry, stream, writer, beforeStart, signal, approver } = request;
-  // A workflow run continues through its step engine (lib/runtime/workflow/review.ts).
-  if (agent.workflow) return agent.workflow.continue({ db, agent, scope, runId, sessionId, stepRequirements: request.stepRequirements ?? null, claim, stream, writer, beforeStart });
+  // A workflow run continues through its step engine (lib/runtime/workflow/review.ts); a step
+  // agent's required approval blocks it as it blocks the agent's own continue.
+  if (agent.workflow) {
+    if (approver && !approver.mayApprove) await refuseWhilePendingInWorkflow(db, { scope, runId, sessionId });
+    return agent.workflow.continue({ db, agent, scope, runId, sessionId, stepRequirements: request.stepRequirements ?? null, claim, stream, writer, beforeStart });
+  }
   const stored = await getRun(db, { scope, runId, sessionId });
   if (!stored || !isRunOf(stored, componentOf(agent))) throw new ContinueError("Run not found", 404);
   if (stored.status !== "PAUSED") throw new ContinueError(`Run ${runId} is ${stored.status}, not PAUSED: only a paused run can be continued`, 409);

@@ -1,4 +1,14 @@
-import { resolveApproval, unsafeCreateApproval, unsafeExpireApprovals, unsafeRequiredApprovalsOfRun, unsafeUpdateApprovalRunStatus, type StoredApproval } from "../db/approvals/approvals.ts";
+import { getRun } from "../db/runs/runs.ts";
+import type { DataScope } from "../db/scope.ts";
+import {
+  getApproval,
+  resolveApproval,
+  unsafeCreateApproval,
+  unsafeExpireApprovals,
+  unsafeRequiredApprovalsOfRun,
+  unsafeUpdateApprovalRunStatus,
+  type StoredApproval,
+} from "../db/approvals/approvals.ts";
 import { unsafeSystemScope } from "../db/scope.ts";
 import { log } from "../log.ts";
 import { ContinueError } from "./continue-error.ts";
@@ -202,4 +212,30 @@ export function approvalExpiryTask(db: RunState["db"]): { run(nowSeconds: number
       if (expired.length > 0) log.info(`[approvals] ${expired.length} pending approval(s) expired: ${expired.map((a) => `${a.id} (run ${a.run_id})`).join(", ")}`);
     },
   };
+}
+
+/** Every `approval_id` anywhere in a stored value (a workflow's step requirements nest its step agents' calls). */
+function approvalIdsIn(value: unknown, found = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) for (const item of value) approvalIdsIn(item, found);
+  else if (value && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      if (key === "approval_id" && typeof item === "string") found.add(item);
+      else approvalIdsIn(item, found);
+    }
+  }
+  return found;
+}
+
+/**
+ * A paused workflow whose step agent waits on a required approval: a caller who may not approve
+ * gets the same 403 as for the agent's own run (the step agent's continue runs inside the
+ * workflow's, past the route's gate).
+ */
+export async function refuseWhilePendingInWorkflow(db: RunState["db"], { scope, runId, sessionId }: { scope: DataScope; runId: string; sessionId: string }): Promise<void> {
+  const stored = await getRun(db, { scope, runId, sessionId });
+  if (!stored || stored.status !== "PAUSED") return;
+  for (const id of approvalIdsIn(stored.run_data.step_requirements)) {
+    const approval = await getApproval(db, { scope, id });
+    if (approval?.status === "pending" && approval.approval_type === "required") throw new ContinueError(APPROVAL_BLOCKED_DETAIL, 403);
+  }
 }

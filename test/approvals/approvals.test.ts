@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Principal } from "@/lib/auth/principal.ts";
 import { defineTeam, type AgentDefinition } from "@/lib/config/define.ts";
+import { defineWorkflow } from "@/lib/config/workflow.ts";
 import { getApproval, unsafeExpireApprovals } from "@/lib/db/index.ts";
 import { approvalExpiryTask } from "@/lib/runtime/run-approvals.ts";
 import { defineTool } from "@/lib/runtime/tools/types.ts";
@@ -64,7 +65,8 @@ for (const dialect of DIALECTS) {
       const model = { provider: "openai-compatible" as const, id: "scripted", baseUrl: server.url, apiKey: "t" };
       const agents: AgentDefinition[] = [{ id: "treasurer", name: "Treasurer", model, tools: [transfer, purge, publish] }];
       const clerk: AgentDefinition = { id: "clerk", name: "Clerk", model, instructions: "I am the clerk.", tools: [transfer] };
-      app = await startTestApp({ dialect, agents, teams: [defineTeam({ id: "office", name: "Office", model, members: [clerk] })] });
+      const payroll = defineWorkflow({ id: "payroll", name: "Payroll", steps: [clerk] });
+      app = await startTestApp({ dialect, agents, teams: [defineTeam({ id: "office", name: "Office", model, members: [clerk] })], workflows: [payroll] });
     });
     beforeEach(() => {
       calls.length = 0;
@@ -278,6 +280,25 @@ for (const dialect of DIALECTS) {
         expect(continued.status).toBe(200);
         expect(((await continued.json()) as Json).status).toBe("COMPLETED");
         expect(calls).toContain("transfer 11");
+      } finally {
+        teamAnswer = undefined;
+      }
+    });
+
+    it("a workflow whose step agent waits on a required approval cannot be continued past it by the asker (403)", async () => {
+      const system = (body: ChatCompletionRequest) => messageText(body.messages.find((m) => m.role === "system"));
+      teamAnswer = (body) =>
+        system(body).includes("I am the clerk.") && body.messages.at(-1)?.role !== "tool" ? { toolCalls: [{ name: "transfer_funds", arguments: { amount: 5 } }] } : { text: "Paid." };
+      try {
+        const scopes = { ...alice, scopes: [...alice.scopes, "workflows:read", "workflows:run"] };
+        const run = (await (await app.call("POST", "/workflows/payroll/runs", { form: { message: "Pay 5", stream: "false" }, principal: scopes })).json()) as Json;
+        expect(run.status, JSON.stringify(run)).toBe("PAUSED");
+        const ids = JSON.stringify(run.step_requirements).match(/"approval_id":"([^"]+)"/);
+        expect(ids).not.toBeNull();
+        const blocked = await app.call("POST", `/workflows/payroll/runs/${run.run_id}/continue`, { form: { session_id: String(run.session_id), stream: "false" }, principal: scopes });
+        expect(blocked.status).toBe(403);
+        expect(((await blocked.json()) as Json).detail).toBe("This run requires admin approval before it can be continued");
+        expect(calls).not.toContain("transfer 5");
       } finally {
         teamAnswer = undefined;
       }
