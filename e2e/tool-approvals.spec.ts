@@ -2,7 +2,8 @@ import { expect, test } from "@playwright/test";
 import { cspViolations, inviteMember, screenshot, sendMessage, signInAsAdmin } from "./fixtures/dashboard.ts";
 
 /**
- * Approvals against `next start` on SQLite: a member's run calls the sample Host toolkit's
+ * Approvals against `next start` on SQLite (named to run after auth.spec and dashboard.spec, which
+ * expect a fresh database and only their own runs): a member's run calls the sample Host toolkit's
  * environment_variable_names (approval "required"; the scripted model calls it for "… environment
  * variables starting with P"), so it pauses with a pending approval; the member cannot continue it
  * past the approval; an admin sees it on the Approvals page (and its count in the navigation),
