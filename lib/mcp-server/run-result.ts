@@ -22,7 +22,7 @@ function contentText(content: unknown): string {
 }
 
 /**
- * Agno's `build_run_tool_result` ("trimmed" mode): one text block with the run's content, and
+ * A run tool's result as Agno builds it ("trimmed" mode): one text block with the run's content, and
  * structuredContent `{run_id, session_id, status, content, agent_id|team_id|workflow_id,
  * requirements (paused only)}`. A paused run with no text says how many requirements wait, and,
  * when continue_run is not served, where to resume it. A run that failed is an error result.

@@ -27,7 +27,7 @@ export interface EnabledTools {
 }
 
 /**
- * Agno's `_enabled_builtin_tags`: no config → core and session; `defaultTools: false` → none;
+ * Which tag groups are on, as in Agno: no config → core and session; `defaultTools: false` → none;
  * else includeTags (default core and session) minus excludeTags; lifecycle is added when
  * components are exposed (here: agents as `agent_<id>` tools) unless it is excluded or
  * lifecycleTools is off. A tool is served when one of its tags is enabled.

@@ -16,7 +16,7 @@ import type { Resolution, RunRequirement, ToolExecution } from "./run-output.ts"
 import { now, type RunState } from "./run-state.ts";
 import type { ToolDefinition } from "./tools/types.ts";
 
-/** Agno's refusal of a continue while a required approval waits (its run_continuation_blocked_reason). */
+/** Agno's refusal of a continue while a required approval waits, word for word. */
 export const APPROVAL_BLOCKED_DETAIL = "This run requires admin approval before it can be continued";
 
 /** Who continues a run, as far as approvals are concerned. */
