@@ -1,6 +1,7 @@
 import { getRun } from "../db/runs/runs.ts";
 import type { DataScope } from "../db/scope.ts";
 import {
+  approvalStatusAt,
   getApproval,
   resolveApproval,
   unsafeCreateApproval,
@@ -104,12 +105,13 @@ export async function applyApprovals(
     const runId = requirement.member_run_id ?? state.runId;
     const approval = approvals.find((a) => a.id === execution.approval_id) ?? approvals.find((a) => a.run_id === runId);
     if (!approval) throw new ContinueError(`Run ${state.runId} cannot be continued: its call of '${execution.tool_name}' requires an approval and none is recorded`, 409);
-    if (approval.status === "expired" || (approval.status === "pending" && approval.expires_at !== null && approval.expires_at <= now())) {
+    const status = approvalStatusAt(approval, now());
+    if (status === "expired") {
       const at = approval.expires_at !== null ? ` at ${new Date(approval.expires_at * 1000).toISOString()}` : "";
       throw new ContinueError(`Approval ${approval.id} for '${execution.tool_name}' expired${at}: run ${state.runId} cannot be continued; cancel it instead`, 409);
     }
-    if (approval.status === "cancelled") throw new ContinueError(`Approval ${approval.id} for '${execution.tool_name}' was cancelled: run ${state.runId} cannot be continued`, 409);
-    if (approval.status === "pending") {
+    if (status === "cancelled") throw new ContinueError(`Approval ${approval.id} for '${execution.tool_name}' was cancelled: run ${state.runId} cannot be continued`, 409);
+    if (status === "pending") {
       if (approver && !approver.mayApprove) throw new ContinueError(APPROVAL_BLOCKED_DETAIL, 403);
       if (approver) resolveOnContinue.set(approval.id, approval);
       continue;

@@ -227,6 +227,11 @@ export async function getApproval(db: Db, { scope, id }: { scope: DataScope; id:
   return row ? toStoredApproval(row) : null;
 }
 
+/** Its status at `now`: a pending approval past `expires_at` is expired, whether or not the expiry task has marked it yet. */
+export function approvalStatusAt(approval: StoredApproval, now: number): string {
+  return approval.status === "pending" && approval.expires_at !== null && approval.expires_at <= now ? "expired" : approval.status;
+}
+
 export type ResolveOutcome = { resolved: StoredApproval } | { notFound: true } | { conflict: StoredApproval };
 
 /**
@@ -277,13 +282,13 @@ export async function unsafeRequiredApprovalsOfRun(db: Db, runId: string): Promi
  * `expires_at` become `expired`; returns them.
  */
 export async function unsafeExpireApprovals(db: Db, { now, limit = 500 }: { now: number; limit?: number }): Promise<StoredApproval[]> {
-  const rows = await db.sql.query(`SELECT ${COLUMNS} FROM agno_approvals WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`, [now, limit]);
-  const expired: StoredApproval[] = [];
-  for (const row of rows.map(toStoredApproval)) {
-    const changed = await db.sql.exec(`UPDATE agno_approvals SET status = 'expired', updated_at = ? WHERE id = ? AND status = 'pending'`, [now, row.id]);
-    if (changed > 0) expired.push({ ...row, status: "expired", updated_at: now });
-  }
-  return expired;
+  const rows = await db.sql.query(
+    `UPDATE agno_approvals SET status = 'expired', updated_at = ?
+      WHERE id IN (SELECT id FROM agno_approvals WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?) AND status = 'pending'
+      RETURNING ${COLUMNS}`,
+    [now, now, limit],
+  );
+  return rows.map(toStoredApproval);
 }
 
 /**

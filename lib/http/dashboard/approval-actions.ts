@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { dataScopeFor, type Principal } from "../../auth/principal.ts";
-import { getApproval, resolveApproval } from "../../db/approvals/approvals.ts";
+import { approvalStatusAt, getApproval, resolveApproval } from "../../db/approvals/approvals.ts";
 import { getRun } from "../../db/runs/runs.ts";
 import { NotFoundError } from "../../errors/domain-errors.ts";
 import { log } from "../../log.ts";
@@ -26,18 +26,18 @@ export const resolveApprovalAction = defineDashboardAction({
   revalidate: "/dashboard/approvals",
   async handler({ input, principal, scope, db, settings }) {
     const note = input.note?.trim() || undefined;
+    const now = Math.floor(Date.now() / 1000);
     const outcome = await resolveApproval(db, {
       scope,
       id: input.approvalId,
       status: input.decision,
       resolvedBy: principal.userId,
       resolutionData: note ? { note } : undefined,
-      now: Math.floor(Date.now() / 1000),
+      now,
     });
     if ("notFound" in outcome) throw new NotFoundError("Approval not found");
     if ("conflict" in outcome) {
-      const status = outcome.conflict.status === "pending" && outcome.conflict.expires_at !== null ? "expired" : outcome.conflict.status;
-      return { ok: false, status: 409, error: `This approval is already ${status}; nothing was changed.` };
+      return { ok: false, status: 409, error: `This approval is already ${approvalStatusAt(outcome.conflict, now)}; nothing was changed.` };
     }
     const approval = outcome.resolved;
     const verdict = input.decision === "approved" ? "Approved" : "Rejected";

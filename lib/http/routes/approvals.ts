@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { countPendingApprovals, deleteApproval, getApproval, listApprovals, resolveApproval, type StoredApproval } from "../../db/approvals/approvals.ts";
+import { approvalStatusAt, countPendingApprovals, deleteApproval, getApproval, listApprovals, resolveApproval, type StoredApproval } from "../../db/approvals/approvals.ts";
 import type { DataScope } from "../../db/scope.ts";
 import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
@@ -111,20 +111,18 @@ export const resolveApprovalRoute = defineRoute({
   data: DATA,
   handler: async ({ input: { params, body }, principal, scope, db }) => {
     if (confinedMember(scope)) throw new HttpError(404, NOT_FOUND);
+    const now = Math.floor(Date.now() / 1000);
     const outcome = await resolveApproval(db, {
       scope,
       id: params.approval_id,
       status: body.status as "approved" | "rejected",
       resolvedBy: principal.userId ?? body.resolved_by ?? null,
       resolutionData: body.resolution_data ?? undefined,
-      now: Math.floor(Date.now() / 1000),
+      now,
     });
     if ("notFound" in outcome) throw new HttpError(404, NOT_FOUND);
     if ("conflict" in outcome) {
-      const current = outcome.conflict;
-      // A pending row past its expiry is expired, whether or not the expiry job has marked it yet.
-      const status = current.status === "pending" && current.expires_at !== null ? "expired" : current.status;
-      throw new HttpError(409, `Approval is already '${status}' and cannot be resolved`);
+      throw new HttpError(409, `Approval is already '${approvalStatusAt(outcome.conflict, now)}' and cannot be resolved`);
     }
     return toApprovalView(outcome.resolved);
   },
