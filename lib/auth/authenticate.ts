@@ -34,8 +34,24 @@ export function sameSecret(a: string, b: string): boolean {
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-function hostnameOf(host: string): string {
-  return host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.replace(/:\d+$/, "");
+/** The name in a Host header (`name`, `name:port`, `[v6]`, `[v6]:port`), or null when it is not one. */
+function hostnameOf(host: string): string | null {
+  const match = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::\d{1,5})?$/.exec(host.toLowerCase());
+  return match ? match[1] : null;
+}
+
+/** The `detail` of a request the loopback fence refuses for its Host. */
+export const notServedDetail = (host: string | null) => `Host '${host}' is not served: with no authentication configured only loopback hosts are (DNS rebinding protection)`;
+
+/**
+ * Whether a request's Host header names this server while no authentication is configured: a
+ * loopback host (`isLoopback`) or the configured bind host. A missing Host (HTTP/1.0, in-process
+ * calls) is this server; a malformed one is not.
+ */
+export function isServedHost(host: string | null, settings: Settings): boolean {
+  if (!host || settings.server.allowPublicBind) return true;
+  const name = hostnameOf(host);
+  return name !== null && (isLoopback(name) || name === settings.server.host.toLowerCase());
 }
 
 /**
@@ -46,11 +62,8 @@ function hostnameOf(host: string): string {
  */
 export function assertLocalRequest(request: Request, settings: Settings): void {
   const host = request.headers.get("host");
-  if (host && !settings.server.allowPublicBind) {
-    const name = hostnameOf(host.toLowerCase());
-    if (!isLoopback(name) && name !== settings.server.host.toLowerCase()) {
-      throw new HttpError(403, `Host '${host}' is not served: with no authentication configured only loopback hosts are (DNS rebinding protection)`);
-    }
+  if (!isServedHost(host, settings)) {
+    throw new HttpError(403, notServedDetail(host));
   }
   if (SAFE_METHODS.has(request.method.toUpperCase())) return;
   const origin = request.headers.get("origin");

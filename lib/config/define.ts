@@ -327,6 +327,8 @@ export const FileConfigSchema = z
             maxConcurrentFires: z.number().int().min(1).max(10_000).optional(),
             /** A fire whose process died is taken over after this long. */
             lockGraceSeconds: z.number().int().min(1).max(86_400).optional(),
+            /** Schedules one non-admin user may own (admins are unlimited); default 100. */
+            maxSchedulesPerUser: z.number().int().min(1).max(1_000_000).optional(),
           })
           .strict(),
       ])
@@ -351,6 +353,28 @@ export const FileConfigSchema = z
         embedder: EmbedderSpecSchema.nullable().optional(),
         /** Hosts URL ingestion may fetch even when they resolve to loopback, link-local or private addresses. */
         allowHosts: z.array(z.string().min(1)).optional(),
+        /** A reader (in its worker thread) taking longer than this on one document fails it (default 60). */
+        readerTimeoutSeconds: z.number().int().min(1).max(3600).optional(),
+        /** Reader worker threads per process (default 2); each reads one document at a time. */
+        readerThreads: z.number().int().min(1).max(64).optional(),
+        /** The V8 heap a reader thread may use, in MiB (default 512); past it the document fails. */
+        readerMemoryMiB: z.number().int().min(64).max(16_384).optional(),
+        /** The most one entry of a zip-based document (DOCX) may inflate to, in bytes (default 50 MiB). */
+        maxInflatedBytes: z.number().int().min(1024).optional(),
+        /** The most text one document may yield, in characters (default 20 MiB worth). */
+        maxExtractedChars: z.number().int().min(1024).optional(),
+        /** The most pages of a PDF that are read (default 2,000). */
+        maxPdfPages: z.number().int().min(1).optional(),
+        /** The most HTML converted to Markdown per document, in bytes (default 10 MiB). */
+        maxHtmlBytes: z.number().int().min(1024).optional(),
+        /** The most rows of a CSV (default 200,000). */
+        maxCsvRows: z.number().int().min(1).optional(),
+        /** The deepest a JSON document may nest (default 64). */
+        maxJsonDepth: z.number().int().min(1).max(10_000).optional(),
+        /** The smallest chunk_size a submission may ask for, in characters (default 100). */
+        minChunkSize: z.number().int().min(1).optional(),
+        /** The most chunks one content may make (default 20,000). */
+        maxChunksPerContent: z.number().int().min(1).optional(),
       })
       .strict()
       .optional(),

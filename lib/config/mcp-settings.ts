@@ -33,6 +33,8 @@ export const McpConfigSchema = z.union([
       instructions: z.string().min(1).optional(),
       /** An MCP session nobody used for this long is closed (default 1800). */
       sessionIdleSeconds: z.number().int().min(10).max(86_400).optional(),
+      /** Open MCP sessions one caller (principal) may hold at once; one more answers 429 (default 32). */
+      maxSessionsPerUser: z.number().int().min(1).max(10_000).optional(),
     })
     .strict(),
 ]);
@@ -51,9 +53,12 @@ export interface McpSettings {
   version?: string;
   instructions?: string;
   sessionIdleSeconds: number;
+  /** Open sessions per principal (its user id, or its kind of trusted caller). */
+  maxSessionsPerUser: number;
 }
 
 export const DEFAULT_MCP_SESSION_IDLE_SECONDS = 1800;
+export const DEFAULT_MCP_MAX_SESSIONS_PER_USER = 32;
 
 /** `mcp` from the file, with AGENTRY_MCP (the environment wins) deciding whether it is on. */
 export function resolveMcp(envEnabled: boolean | undefined, raw: McpConfig | undefined, sources: Record<string, string>): McpSettings {
@@ -81,5 +86,6 @@ export function resolveMcp(envEnabled: boolean | undefined, raw: McpConfig | und
     version: file.version,
     instructions: file.instructions,
     sessionIdleSeconds: file.sessionIdleSeconds ?? DEFAULT_MCP_SESSION_IDLE_SECONDS,
+    maxSessionsPerUser: file.maxSessionsPerUser ?? DEFAULT_MCP_MAX_SESSIONS_PER_USER,
   };
 }

@@ -71,7 +71,38 @@ export interface KnowledgeSettings {
   embedder: EmbedderSpec | null;
   /** Hosts URL ingestion may fetch even when they resolve to private addresses (lower-cased). */
   allowHosts: string[];
+  /** How documents are read off the event loop, and the limits each one is held to. */
+  limits: KnowledgeLimits;
 }
+
+/** What one document may cost to read and chunk (lib/knowledge/readers/reader-limits.ts applies them). */
+export interface KnowledgeLimits {
+  readerTimeoutSeconds: number;
+  readerThreads: number;
+  readerMemoryMiB: number;
+  maxInflatedBytes: number;
+  maxExtractedChars: number;
+  maxPdfPages: number;
+  maxHtmlBytes: number;
+  maxCsvRows: number;
+  maxJsonDepth: number;
+  minChunkSize: number;
+  maxChunksPerContent: number;
+}
+
+export const DEFAULT_KNOWLEDGE_LIMITS = {
+  readerTimeoutSeconds: 60,
+  readerThreads: 2,
+  readerMemoryMiB: 512,
+  maxInflatedBytes: 50 * 1024 * 1024,
+  maxExtractedChars: 20 * 1024 * 1024,
+  maxPdfPages: 2000,
+  maxHtmlBytes: 10 * 1024 * 1024,
+  maxCsvRows: 200_000,
+  maxJsonDepth: 64,
+  minChunkSize: 100,
+  maxChunksPerContent: 20_000,
+} as const satisfies KnowledgeLimits;
 
 /** The knowledge base served when the configuration names none. */
 export const DEFAULT_KNOWLEDGE_BASE: KnowledgeDefinition = { id: "knowledge", name: "Knowledge" };
@@ -127,9 +158,17 @@ export interface SchedulerSettings {
   maxConcurrentFires: number;
   /** A fire whose process died is taken over after this long. */
   lockGraceSeconds: number;
+  /** Schedules one non-admin user may own; admins are unlimited. */
+  maxSchedulesPerUser: number;
 }
 
-export const DEFAULT_SCHEDULER_SETTINGS = { enabled: true, pollIntervalMs: 15_000, maxConcurrentFires: 100, lockGraceSeconds: 300 } as const satisfies SchedulerSettings;
+export const DEFAULT_SCHEDULER_SETTINGS = {
+  enabled: true,
+  pollIntervalMs: 15_000,
+  maxConcurrentFires: 100,
+  lockGraceSeconds: 300,
+  maxSchedulesPerUser: 100,
+} as const satisfies SchedulerSettings;
 
 /** USD per million tokens. */
 export interface ModelPrice {
@@ -153,8 +192,21 @@ export const DEFAULT_DATABASE_URL = "file:./data/agentry.db";
 export const AGNO_CHAT_UI_ORIGIN = "http://localhost:3000";
 const MiB = 1024 * 1024;
 
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
-export const isLoopback = (host: string) => LOOPBACK.has(host) || host.startsWith("127.");
+const LOOPBACK_NAMES = new Set(["localhost", "localhost.", "::1", "[::1]"]);
+/** A decimal octet as an address is written canonically: 0–255, no sign, no leading zero. */
+const OCTET = "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
+const LOOPBACK_IPV4 = new RegExp(`^127\\.${OCTET}\\.${OCTET}\\.${OCTET}$`);
+
+/**
+ * Whether a host name (no port) is this machine: an IPv4 literal in 127.0.0.0/8 in dotted decimal,
+ * `::1` (bare or bracketed), or exactly `localhost` / `localhost.`. Nothing else: a DNS name that
+ * merely starts with `127.` or `localhost` can resolve anywhere (DNS rebinding), and hex or short
+ * forms such as `0x7f.0.0.1` are not what a browser sends.
+ */
+export const isLoopback = (host: string) => {
+  const name = host.toLowerCase();
+  return LOOPBACK_NAMES.has(name) || LOOPBACK_IPV4.test(name);
+};
 
 export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileConfig }): Settings {
   const parsed = FileConfigSchema.safeParse(rawFile ?? {});
@@ -352,7 +404,15 @@ function resolveKnowledge(env: Env, file: FileConfig, agents: AgentDefinition[],
     bases: bases.size > 0 ? [...bases.values()] : [DEFAULT_KNOWLEDGE_BASE],
     embedder,
     allowHosts: allowHosts.map((h) => h.trim().toLowerCase()).filter(Boolean),
+    limits: knowledgeLimits(file.knowledge ?? {}),
   };
+}
+
+/** The knowledge limits the file sets, each over its default. */
+function knowledgeLimits(file: Partial<KnowledgeLimits>): KnowledgeLimits {
+  const limits: KnowledgeLimits = { ...DEFAULT_KNOWLEDGE_LIMITS };
+  for (const key of Object.keys(limits) as (keyof KnowledgeLimits)[]) limits[key] = file[key] ?? limits[key];
+  return limits;
 }
 
 /** The chunk table of a knowledge base that names none. */
@@ -367,6 +427,7 @@ function resolveScheduler(env: Env, file: FileConfig, pick: Pick): SchedulerSett
     pollIntervalMs: pick("scheduler.pollIntervalMs", "AGENTRY_SCHEDULER_POLL_INTERVAL_MS", env.AGENTRY_SCHEDULER_POLL_INTERVAL_MS, f.pollIntervalMs, d.pollIntervalMs),
     maxConcurrentFires: f.maxConcurrentFires ?? d.maxConcurrentFires,
     lockGraceSeconds: f.lockGraceSeconds ?? d.lockGraceSeconds,
+    maxSchedulesPerUser: f.maxSchedulesPerUser ?? d.maxSchedulesPerUser,
   };
 }
 

@@ -1,3 +1,4 @@
+import { isServedHost, notServedDetail } from "../auth/authenticate.ts";
 import type { Settings } from "../config/settings.ts";
 
 const ALLOWED_METHODS = "GET, POST, PUT, PATCH, DELETE, OPTIONS";
@@ -8,7 +9,7 @@ const ALLOWED_METHODS = "GET, POST, PUT, PATCH, DELETE, OPTIONS";
  */
 export function corsHeaders(request: Request, settings: Settings): Record<string, string> {
   const origin = request.headers.get("origin");
-  if (!origin || !settings.corsOrigins.includes(origin)) return {};
+  if (!origin || !settings.corsOrigins.includes(origin) || !fenced(request, settings)) return {};
   return {
     "access-control-allow-origin": origin,
     "access-control-allow-credentials": "true",
@@ -17,8 +18,18 @@ export function corsHeaders(request: Request, settings: Settings): Record<string
   };
 }
 
-/** Answers a preflight: 200 with the allow headers for a known origin, 400 otherwise (as Starlette does). */
+/** With no authentication, only a loopback (or the configured) Host is served, preflights included. */
+const fenced = (request: Request, settings: Settings) => settings.auth.mode !== "none" || isServedHost(request.headers.get("host"), settings);
+
+/**
+ * Answers a preflight: 200 with the allow headers for a known origin, 400 otherwise (as Starlette
+ * does); 403 for a Host the loopback fence refuses.
+ */
 export function preflightResponse(request: Request, settings: Settings): Response {
+  if (!fenced(request, settings)) {
+    const detail = notServedDetail(request.headers.get("host"));
+    return new Response(JSON.stringify({ detail }), { status: 403, headers: { "content-type": "application/json" } });
+  }
   const headers = corsHeaders(request, settings);
   if (!headers["access-control-allow-origin"]) {
     return new Response("Disallowed CORS origin", { status: 400, headers: { "content-type": "text/plain", vary: "Origin" } });

@@ -189,6 +189,39 @@ describe("auth mode none: the loopback fence", () => {
     const chatUi = await call("/databases/all/migrate?target_version=bad", { method: "POST", headers: { host: "localhost:7777", origin: "http://localhost:3000" } }, none, "/databases/all/migrate");
     expect(chatUi.status).toBe(422); // got past the fence (Agno's chat UI origin is allowed) to validation
   });
+
+  /** DNS names an attacker's page can rebind to 127.0.0.1, and address forms a browser never sends. */
+  const REBOUND = ["127.0.0.1.evil.example", "127.attacker.example", "localhost.evil.example", "0x7f.0.0.1", "[::1].evil", "127.1", "0177.0.0.1", "127.0.0.01", "localhost..", "[::1]:7777x"];
+
+  it("serves only loopback IP literals, [::1] and exactly localhost / localhost. (the rebinding names are 403 on every path)", async () => {
+    for (const host of ["127.0.0.1", "127.8.9.10", "127.255.255.255", "localhost", "localhost.", "LOCALHOST", "[::1]"]) {
+      for (const withPort of [host, `${host}:7777`]) expect((await call("/sessions", { headers: { host: withPort } })).status, withPort).toBe(200);
+    }
+    for (const host of REBOUND) {
+      for (const withPort of [host, `${host}:7777`]) {
+        const read = await call("/sessions", { headers: { host: withPort } });
+        expect(read.status, withPort).toBe(403);
+        expect(((await read.json()) as { detail: string }).detail).toMatch(/DNS rebinding/);
+        // Minting an admin token with the rebound Host and its own Origin (what the attacker's page sends).
+        const mint = await call(
+          "/service-accounts",
+          { method: "POST", headers: { host: withPort, origin: `http://${withPort}`, "content-type": "application/json" }, body: JSON.stringify({ name: "pwn", scopes: ["agent_os:admin"] }) },
+          none,
+        );
+        expect(mint.status, withPort).toBe(403);
+        // CORS: no allow headers and a refused preflight for such a Host, even from an allowed origin.
+        const preflight = await call("/sessions", { method: "OPTIONS", headers: { host: withPort, origin: "http://localhost:3000", "access-control-request-method": "GET" } });
+        expect(preflight.status, withPort).toBe(403);
+        const simple = await call("/health", { headers: { host: withPort, origin: "http://localhost:3000" } });
+        expect(simple.headers.get("access-control-allow-origin"), withPort).toBeNull();
+      }
+    }
+  });
+
+  it("with authentication configured, the Host is not fenced", async () => {
+    const read = await call("/health", { headers: { host: "127.0.0.1.evil.example" } }, keyed);
+    expect(read.status).toBe(200);
+  });
 });
 
 describe("CORS", () => {

@@ -174,6 +174,17 @@ describe("the workflow WebSocket without authentication", () => {
         (error: Error) => error.message,
       );
       expect(refused).toMatch(/Unexpected server response: 403/);
+      // DNS names an attacker's page can rebind to 127.0.0.1, and forms a browser never sends.
+      for (const host of ["127.0.0.1.evil.example", "127.attacker.example", "localhost.evil.example", "0x7f.0.0.1", "[::1].evil"]) {
+        const rebound = await connect(url, { host, origin: `http://${host}` }).then(
+          () => "opened",
+          (error: Error) => error.message,
+        );
+        expect(rebound, host).toMatch(/Unexpected server response: 403/);
+      }
+      const named = await connect(url, { host: "localhost." });
+      expect(await named.next((m) => m.event === "connected")).toMatchObject({ requires_auth: false });
+      named.close();
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));
