@@ -25,7 +25,9 @@ export type KnowledgeJobPayload = z.infer<typeof KnowledgeJobPayload>;
  * A content's processing as a job of the catalog (lib/queue/job-catalog.ts): any worker reads,
  * chunks, embeds and stores it for the content's owner, and the content's row says how it ended
  * (a reader's refusal is a completed job whose content failed, with the reader's message). One
- * attempt: a lost lease processes it again from the start (its chunks are replaced, never doubled).
+ * attempt: a lost lease processes it again from the start (its chunks are replaced, never doubled);
+ * documents are read on worker threads (document-pool.ts), so a hostile one cannot stall the
+ * heartbeats that keep leases, and one that passes a limit fails its content and is not retried.
  */
 export const KNOWLEDGE_JOB_KIND = defineJobKind<KnowledgeJobPayload>({
   jobType: KNOWLEDGE_JOB_TYPE,
@@ -37,6 +39,6 @@ export const KNOWLEDGE_JOB_KIND = defineJobKind<KnowledgeJobPayload>({
       if (!settings) throw new PermanentJobError("This worker has no OS settings, so it cannot find the knowledge base");
       const base = knowledgeBasesOf(db, settings).get(payload.knowledgeId);
       if (!base) throw new PermanentJobError(`Knowledge base '${payload.knowledgeId}' is not configured on this worker`);
-      await processContent(base, { contentId: payload.contentId, options: payload.options, allowHosts: settings.knowledge.allowHosts, signal });
+      await processContent(base, { contentId: payload.contentId, options: payload.options, allowHosts: settings.knowledge.allowHosts, limits: settings.knowledge.limits, signal });
     },
 });

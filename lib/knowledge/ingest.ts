@@ -1,12 +1,12 @@
+import { DEFAULT_KNOWLEDGE_LIMITS, type KnowledgeLimits } from "../config/settings.ts";
 import { unsafeGetContent, unsafeGetUpload, unsafeSetContentStatus } from "../db/knowledge/contents.ts";
-import { ChunkOptionsError } from "./chunking/chunk.ts";
-import { chunkerFor, defaultChunkerFor } from "./chunking/registry.ts";
 import { chunkRecordId } from "./content-hash.ts";
+import { documentPool } from "./document-pool.ts";
 import type { KnowledgeBase } from "./knowledge-base.ts";
-import type { ReadOutput } from "./readers/reader.ts";
+import { type DocumentRequest, ProcessingError } from "./read-document.ts";
+import { decodeText } from "./readers/decode.ts";
 import { ReaderError } from "./readers/reader.ts";
-import { pickReader, readerForId } from "./readers/registry.ts";
-import { readUrl } from "./readers/url.ts";
+import { fetchForReading, urlFromText } from "./readers/url.ts";
 import type { ChunkRecord } from "./stores/vector-store.ts";
 
 /** How a content is read and cut (the upload form's reader_id, chunker, chunk_size, chunk_overlap), and its URL. */
@@ -24,32 +24,45 @@ export interface ProcessOutcome {
   status: "completed" | "failed";
   message: string;
   chunks: number;
+  /** The content failed on a knowledge limit (reader-limits.ts, the pool's time and memory). */
+  limit?: boolean;
 }
-
-/** Content that cannot be processed as asked; the message is stored for the person who uploaded it. */
-class ProcessingError extends Error {}
 
 /**
  * Reads, chunks, embeds and stores one content, then marks it completed (or failed with a message
  * a person can act on): the upload's bytes (or the URL, fetched with the address checks of
- * readers/safe-fetch.ts) through the named reader or the one its type picks, cut by the named
- * chunker or the reader's default, each chunk stamped with the content id, its position, the
- * reader's metadata, the content's metadata and `linked_to`. Its chunks replace any earlier ones
- * of the content, owned like the content. An abort (a cancel, a lost lease) is thrown, not stored.
+ * readers/safe-fetch.ts) read and cut on a worker thread (document-pool.ts) by the named reader or
+ * the one its type picks and the named chunker or the reader's default, within `limits`; each
+ * chunk stamped with the content id, its position, the reader's metadata, the content's metadata
+ * and `linked_to`. Its chunks replace any earlier ones of the content, owned like the content. An
+ * abort (a cancel, a lost lease) is thrown, not stored.
  */
 export async function processContent(
   base: KnowledgeBase,
-  { contentId, options, allowHosts, signal }: { contentId: string; options: ProcessOptions; allowHosts: readonly string[]; signal?: AbortSignal },
+  {
+    contentId,
+    options,
+    allowHosts,
+    limits = DEFAULT_KNOWLEDGE_LIMITS,
+    signal,
+  }: { contentId: string; options: ProcessOptions; allowHosts: readonly string[]; limits?: KnowledgeLimits; signal?: AbortSignal },
 ): Promise<ProcessOutcome> {
   const content = await unsafeGetContent(base.db, contentId);
   if (!content) return { status: "failed", message: "The content was deleted before it was processed", chunks: 0 };
+  const fail = async (message: string, limit = false): Promise<ProcessOutcome> => {
+    await unsafeSetContentStatus(base.db, { id: contentId, status: "failed", message });
+    return { status: "failed", message, chunks: 0, limit };
+  };
   try {
-    const read = await readContent(base, contentId, options, allowHosts, signal);
-    if (read.output.text.trim() === "") throw new ProcessingError("The content has no text to index: check that the file is not empty or made only of images.");
-    const chunker = options.chunker ? chunkerFor(options.chunker) : defaultChunkerFor(read.output.format);
-    if (!chunker) throw new ProcessingError(`Unknown chunker '${options.chunker}'`);
-    const metadata = { ...read.output.metadata, ...(content.metadata ?? {}), linked_to: base.name };
-    const chunks = chunker.chunk(read.output.text, { chunkSize: options.chunkSize, overlap: options.chunkOverlap, metadata });
+    if (options.chunkSize !== undefined && options.chunkSize < limits.minChunkSize) {
+      return await fail(`chunk_size ${options.chunkSize} is below ${limits.minChunkSize}, the smallest chunk allowed (knowledge.minChunkSize); upload it again with a larger chunk_size.`, true);
+    }
+    const source = await documentSource(base, contentId, options, allowHosts, signal);
+    const metadata = { ...(content.metadata ?? {}), linked_to: base.name };
+    const request: DocumentRequest = { ...source.document, chunker: options.chunker, chunkSize: options.chunkSize, chunkOverlap: options.chunkOverlap, metadata, limits };
+    const read = await documentPool(limits).read(request, signal);
+    if (!read.ok) return await fail(read.message, read.limit);
+    const chunks = read.chunks;
     await base.ready(signal);
     let embeddings: (number[] | null)[] = chunks.map(() => null);
     let usage: Record<string, unknown> | null = null;
@@ -85,35 +98,31 @@ export async function processContent(
       await base.store.deleteContents([contentId]);
       return { status: "failed", message: "The content was deleted while it was processed", chunks: 0 };
     }
-    await unsafeSetContentStatus(base.db, { id: contentId, status: "completed", message: "", size: read.size, type: read.type });
+    await unsafeSetContentStatus(base.db, { id: contentId, status: "completed", message: "", size: source.size, type: source.type });
     return { status: "completed", message: "", chunks: records.length };
   } catch (error) {
     if (signal?.aborted) throw error;
-    const message =
-      error instanceof ReaderError || error instanceof ProcessingError || error instanceof ChunkOptionsError
-        ? error.message
-        : `Processing failed: ${error instanceof Error ? error.message : String(error)}`;
-    await unsafeSetContentStatus(base.db, { id: contentId, status: "failed", message });
-    return { status: "failed", message, chunks: 0 };
+    const message = error instanceof ReaderError || error instanceof ProcessingError ? error.message : `Processing failed: ${error instanceof Error ? error.message : String(error)}`;
+    return await fail(message);
   }
 }
 
-async function readContent(
+/** What the worker thread reads: the upload's bytes, or what the URL served (fetched here: I/O, not CPU). */
+async function documentSource(
   base: KnowledgeBase,
   contentId: string,
   options: ProcessOptions,
   allowHosts: readonly string[],
   signal?: AbortSignal,
-): Promise<{ output: ReadOutput; size: number | null; type: string | null }> {
-  if (options.url) {
-    const output = await readUrl(options.url, { allowHosts: [...allowHosts], signal });
-    return { output, size: null, type: "url" };
-  }
+): Promise<{ document: Pick<DocumentRequest, "bytes" | "name" | "mimeType" | "readerId" | "sourceMetadata">; size: number | null; type: string | null }> {
+  if (options.url) return { document: await fetchForReading(options.url, { allowHosts: [...allowHosts], signal }), size: null, type: "url" };
   const upload = await unsafeGetUpload(base.db, contentId);
   if (!upload) throw new ProcessingError("The upload is no longer stored (it was processed or removed); upload the content again.");
-  const explicit = options.readerId ? readerForId(options.readerId) : undefined;
-  if (options.readerId && !explicit) throw new ProcessingError(`Unknown reader '${options.readerId}'`);
-  const reader = explicit ?? pickReader({ name: upload.filename ?? undefined, mimeType: upload.mimeType ?? undefined, bytes: upload.data });
-  const output = await reader.read({ bytes: upload.data, name: upload.filename ?? undefined, mimeType: upload.mimeType ?? undefined }, { signal });
-  return { output, size: upload.data.byteLength, type: null };
+  // The URL reader on an upload: the file holds one address, fetched like a submitted URL.
+  if (options.readerId?.trim().toLowerCase() === "url") {
+    const url = urlFromText(decodeText(upload.data).text);
+    return { document: await fetchForReading(url, { allowHosts: [...allowHosts], signal }), size: upload.data.byteLength, type: null };
+  }
+  const document = { bytes: upload.data, name: upload.filename ?? undefined, mimeType: upload.mimeType ?? undefined, readerId: options.readerId };
+  return { document, size: upload.data.byteLength, type: null };
 }

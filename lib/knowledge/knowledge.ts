@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import type { KnowledgeLimits } from "../config/settings.ts";
 import { basename } from "node:path";
 import { getContent, storeContent, type StoredContent } from "../db/knowledge/contents.ts";
 import { unsafeSystemScope } from "../db/scope.ts";
@@ -33,7 +34,7 @@ export interface KnowledgeInsert {
 export class Knowledge {
   constructor(
     readonly base: KnowledgeBase,
-    private readonly options: { allowHosts?: readonly string[] } = {},
+    private readonly options: { allowHosts?: readonly string[]; limits?: KnowledgeLimits } = {},
   ) {}
 
   /** Inserts one content and processes it; the same owner inserting the same content again changes nothing. */
@@ -59,7 +60,7 @@ export class Knowledge {
       },
     });
     const stored = await storeContent(this.base.db, { scope, content, upload });
-    if (stored.created) await processContent(this.base, { contentId: id, options, allowHosts: this.options.allowHosts ?? [] });
+    if (stored.created) await processContent(this.base, { contentId: id, options, allowHosts: this.options.allowHosts ?? [], limits: this.options.limits });
     return (await getContent(this.base.db, { scope, id })) ?? stored.content;
   }
 

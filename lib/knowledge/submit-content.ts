@@ -58,7 +58,7 @@ export async function submitContent({
   const stored = await storeContent(db, { scope, content, upload });
   if (!stored.created) return stored;
   const done = inProcessSlots(settings.queue.maxConcurrency).run(async () => {
-    await processContent(base, { contentId: id, options, allowHosts: settings.knowledge.allowHosts });
+    await processContent(base, { contentId: id, options, allowHosts: settings.knowledge.allowHosts, limits: settings.knowledge.limits });
   });
   return { ...stored, done };
 }

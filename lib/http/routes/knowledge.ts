@@ -147,6 +147,12 @@ export const uploadContentRoute = defineRoute({
       if (error instanceof ChunkOptionsError) throw validationError([{ type: "value_error", loc: ["body", error.field === "overlap" ? "chunk_overlap" : "chunk_size"], msg: error.message }]);
       throw error;
     }
+    // A tiny chunk size multiplies the chunks (and embedding calls) a content makes.
+    const { minChunkSize } = settings.knowledge.limits;
+    if (form.chunk_size !== undefined && form.chunk_size < minChunkSize) {
+      const msg = `chunk_size must be at least ${minChunkSize} characters (knowledge.minChunkSize); got ${form.chunk_size}`;
+      throw validationError([{ type: "greater_than_equal", loc: ["body", "chunk_size"], msg, input: form.chunk_size }]);
+    }
     const sources: ContentSource[] = file
       ? [{ file: { bytes: new Uint8Array(await file.arrayBuffer()), filename: file.name || null, mimeType: file.type || null } }]
       : text !== undefined

@@ -5,7 +5,8 @@
  */
 import Papa from "papaparse";
 import { charsetOf, decodeText, extensionOf, mimeEssence } from "./decode.ts";
-import { type ReadInput, type ReadOutput, type Reader, ReaderError } from "./reader.ts";
+import { csvTooLong, DEFAULT_READER_LIMITS } from "./reader-limits.ts";
+import { type ReadInput, type ReadOptions, type ReadOutput, type Reader, ReaderError } from "./reader.ts";
 
 /** Cells past the header's columns, which papaparse collects under this key. */
 const EXTRA = "__parsed_extra";
@@ -37,7 +38,8 @@ export const csvReader: Reader = {
   description: 'CSV and TSV tables with a header row: each row becomes one line of "column: value" pairs.',
   mimeTypes: ["text/csv", "application/csv", "text/tab-separated-values"],
   extensions: ["csv", "tsv"],
-  async read({ bytes, name, mimeType }: ReadInput): Promise<ReadOutput> {
+  async read({ bytes, name, mimeType }: ReadInput, options?: ReadOptions): Promise<ReadOutput> {
+    const limits = options?.limits ?? DEFAULT_READER_LIMITS;
     const { text } = decodeText(bytes, charsetOf(mimeType));
     const tabs = mimeEssence(mimeType) === "text/tab-separated-values" || extensionOf(name) === "tsv";
     const parsed = Papa.parse<Record<string, unknown>>(text, {
@@ -45,7 +47,10 @@ export const csvReader: Reader = {
       skipEmptyLines: "greedy",
       delimiter: tabs ? "\t" : "",
       transformHeader: (header, index) => header.trim() || `column ${index + 1}`,
+      // One row past the limit is enough to know the table is too long.
+      preview: limits.maxCsvRows + 1,
     });
+    if (parsed.data.length > limits.maxCsvRows) throw csvTooLong(limits);
     const columns = parsed.meta.fields ?? [];
     if (columns.length === 0) throw new ReaderError("The CSV is empty; upload a table whose first row names its columns.");
     const lines = parsed.data.map((row) => rowLine(row, columns)).filter((line) => line !== "");

@@ -1,11 +1,13 @@
 /**
  * Word documents (.docx): converted to HTML by mammoth, which keeps headings, lists, tables and
- * emphasis, then to Markdown. Images are left out (they carry no searchable text), and mammoth's
+ * emphasis, then to Markdown. No entry of the archive may inflate past knowledge.maxInflatedBytes. Images are left out (they carry no searchable text), and mammoth's
  * access to files outside the document (linked images) stays off.
  */
 import mammoth from "mammoth";
 import { htmlToMarkdown } from "./html-to-markdown.ts";
-import { type ReadInput, type ReadOutput, type Reader, ReaderError } from "./reader.ts";
+import { checkHtmlSize, DEFAULT_READER_LIMITS, ReaderLimitError } from "./reader-limits.ts";
+import { type ReadInput, type ReadOptions, type ReadOutput, type Reader, ReaderError } from "./reader.ts";
+import { checkZipInflation } from "./zip-entries.ts";
 
 /** An image converter that reads no image: the <img> it makes has no source, and turndown drops it. */
 const skipImages = mammoth.images.imgElement(async () => ({ src: "" }));
@@ -29,8 +31,15 @@ export const docxReader: Reader = {
   description: "Word documents (.docx) as Markdown, keeping headings, lists and tables.",
   mimeTypes: ["application/vnd.openxmlformats-officedocument.wordprocessingml.document"],
   extensions: ["docx"],
-  async read({ bytes }: ReadInput, options?: { signal?: AbortSignal }): Promise<ReadOutput> {
+  async read({ bytes }: ReadInput, options?: ReadOptions): Promise<ReadOutput> {
     options?.signal?.throwIfAborted();
+    const limits = options?.limits ?? DEFAULT_READER_LIMITS;
+    // Before mammoth (whose zip library inflates whole entries into memory) opens the archive.
+    try {
+      await checkZipInflation(bytes, limits);
+    } catch (error) {
+      throw error instanceof ReaderLimitError ? error : conversionError(error);
+    }
     let result: { value: string; messages: { type: string; message: string }[] };
     try {
       const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -38,6 +47,7 @@ export const docxReader: Reader = {
     } catch (error) {
       throw conversionError(error);
     }
+    checkHtmlSize(Buffer.byteLength(result.value), limits, "The Word document");
     const text = htmlToMarkdown(result.value);
     if (text === "") throw new ReaderError("The Word document has no text; upload a document with text in it.");
     const title = /^#[ \t]+(.+)$/m.exec(text)?.[1]?.trim();

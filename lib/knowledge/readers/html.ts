@@ -6,7 +6,8 @@ import { Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
 import { charsetOf, decodeText, headAscii } from "./decode.ts";
 import { htmlToMarkdown } from "./html-to-markdown.ts";
-import { type ReadInput, type ReadOutput, type Reader, ReaderError } from "./reader.ts";
+import { checkHtmlSize, DEFAULT_READER_LIMITS } from "./reader-limits.ts";
+import { type ReadInput, type ReadOptions, type ReadOutput, type Reader, ReaderError } from "./reader.ts";
 
 /** The charset a page declares in its first KiB (`<meta charset>` or `<meta http-equiv content>`). */
 function metaCharset(bytes: Uint8Array): string | undefined {
@@ -29,7 +30,8 @@ export const htmlReader: Reader = {
   description: "Web pages: the main content (without navigation, scripts or styles) as Markdown; the page title is kept.",
   mimeTypes: ["text/html", "application/xhtml+xml"],
   extensions: ["html", "htm", "xhtml"],
-  async read({ bytes, mimeType }: ReadInput): Promise<ReadOutput> {
+  async read({ bytes, mimeType }: ReadInput, options?: ReadOptions): Promise<ReadOutput> {
+    checkHtmlSize(bytes.byteLength, options?.limits ?? DEFAULT_READER_LIMITS);
     const { text: html, encoding } = decodeText(bytes, charsetOf(mimeType) ?? metaCharset(bytes));
     const document = parseDocument(html);
     const title = document.title?.trim() || undefined;

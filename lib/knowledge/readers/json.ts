@@ -4,7 +4,8 @@
  * spreads over the lines above it. Invalid JSON is refused with the line and column of the fault.
  */
 import { charsetOf, decodeText } from "./decode.ts";
-import { type ReadInput, type ReadOutput, type Reader, ReaderError } from "./reader.ts";
+import { checkJsonDepth, DEFAULT_READER_LIMITS } from "./reader-limits.ts";
+import { type ReadInput, type ReadOptions, type ReadOutput, type Reader, ReaderError } from "./reader.ts";
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
@@ -132,9 +133,11 @@ export const jsonReader: Reader = {
   description: 'JSON documents, flattened to one "path: value" line per value.',
   mimeTypes: ["application/json", "text/json", "application/ld+json"],
   extensions: ["json"],
-  async read({ bytes, mimeType }: ReadInput): Promise<ReadOutput> {
+  async read({ bytes, mimeType }: ReadInput, options?: ReadOptions): Promise<ReadOutput> {
     const { text } = decodeText(bytes, charsetOf(mimeType));
     if (text.trim() === "") throw new ReaderError("The JSON file is empty; upload a file with a JSON value in it.");
+    // flattenJson and the error scanner recurse once per level.
+    checkJsonDepth(text, options?.limits ?? DEFAULT_READER_LIMITS);
     let value: unknown;
     try {
       value = JSON.parse(text);

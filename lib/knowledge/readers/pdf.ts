@@ -1,9 +1,11 @@
 /**
  * PDF: the text layer of each page (PDF.js through unpdf), pages joined with blank lines. A PDF of
- * scanned images has no text layer and is refused (there is no OCR here).
+ * scanned images has no text layer and is refused (there is no OCR here). A PDF of more than
+ * knowledge.maxPdfPages pages is refused before any page is read.
  */
 import { getDocumentProxy, getMeta } from "unpdf";
-import { type ReadInput, type ReadOutput, type Reader, ReaderError } from "./reader.ts";
+import { checkExtractedText, checkPdfPages, DEFAULT_READER_LIMITS } from "./reader-limits.ts";
+import { type ReadInput, type ReadOptions, type ReadOutput, type Reader, ReaderError } from "./reader.ts";
 
 type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
 
@@ -46,8 +48,9 @@ export const pdfReader: Reader = {
   description: "PDF documents with a text layer, page by page (scanned images without text are refused).",
   mimeTypes: ["application/pdf", "application/x-pdf"],
   extensions: ["pdf"],
-  async read({ bytes }: ReadInput, options?: { signal?: AbortSignal }): Promise<ReadOutput> {
+  async read({ bytes }: ReadInput, options?: ReadOptions): Promise<ReadOutput> {
     const signal = options?.signal;
+    const limits = options?.limits ?? DEFAULT_READER_LIMITS;
     signal?.throwIfAborted();
     let pdf: PdfDocument;
     try {
@@ -58,7 +61,9 @@ export const pdfReader: Reader = {
       throw openError(error);
     }
     try {
+      checkPdfPages(pdf.numPages, limits);
       const pages: string[] = [];
+      let length = 0;
       for (let n = 1; n <= pdf.numPages; n++) {
         signal?.throwIfAborted();
         try {
@@ -66,6 +71,8 @@ export const pdfReader: Reader = {
         } catch (error) {
           throw new ReaderError(`Page ${n} of the PDF could not be read (${error instanceof Error ? error.message : String(error)}); export the PDF again and upload the new file.`);
         }
+        length += pages[pages.length - 1]!.length + 2;
+        checkExtractedText(length, limits);
       }
       const text = pages.filter((page) => page !== "").join("\n\n");
       if (text === "") {

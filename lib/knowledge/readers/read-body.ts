@@ -5,6 +5,7 @@ import type { IncomingMessage } from "node:http";
 import type { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import zlib from "node:zlib";
+import { formatBytes } from "./format-bytes.ts";
 import { ReaderError } from "./reader.ts";
 
 const DECODERS = new Map<string, () => Transform>([
@@ -13,12 +14,6 @@ const DECODERS = new Map<string, () => Transform>([
   ["deflate", zlib.createInflate],
   ["br", zlib.createBrotliDecompress],
 ]);
-
-/** A byte count for people: "20 MiB", "9.8 KiB", "12 bytes". */
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${+(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-  return bytes >= 1024 ? `${+(bytes / 1024).toFixed(1)} KiB` : `${bytes} bytes`;
-}
 
 /**
  * The body of a response, decompressed (gzip, deflate, br), refused with a ReaderError naming the

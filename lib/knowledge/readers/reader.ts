@@ -4,6 +4,8 @@
  * person as it is, so it says what is wrong and what to do about it.
  */
 
+import type { ReaderLimits } from "./reader-limits.ts";
+
 /** What a reader reads: the bytes, and what is known of them (a file name, a media type). */
 export interface ReadInput {
   bytes: Uint8Array;
@@ -31,7 +33,13 @@ export interface Reader {
   mimeTypes: string[];
   /** File extensions, lower case and without the dot. */
   extensions: string[];
-  read(input: ReadInput, options?: { signal?: AbortSignal }): Promise<ReadOutput>;
+  read(input: ReadInput, options?: ReadOptions): Promise<ReadOutput>;
+}
+
+/** How a read may be stopped, and what it may cost (reader-limits.ts; the defaults when absent). */
+export interface ReadOptions {
+  signal?: AbortSignal;
+  limits?: ReaderLimits;
 }
 
 /** Content a reader cannot read; the message says why and what to do, in words for a person. */

@@ -5,7 +5,7 @@
  */
 import { decodeText, extensionOf } from "./decode.ts";
 import { pickReader } from "./pick-reader.ts";
-import { type ReadInput, type ReadOutput, type Reader, ReaderError } from "./reader.ts";
+import { type ReadInput, type ReadOptions, type ReadOutput, type Reader, ReaderError } from "./reader.ts";
 import { type SafeFetchOptions, safeFetch } from "./safe-fetch.ts";
 
 /** The last segment of a URL's path, as a file name for picking a reader ("report.pdf"), or undefined. */
@@ -20,18 +20,33 @@ function fileNameOf(url: string): string | undefined {
   return extensionOf(name) ? name : undefined;
 }
 
+/** What a fetched URL gives a reader: the bytes, a file name and media type, and what the fetch learnt. */
+export interface FetchedDocument {
+  bytes: Uint8Array;
+  name?: string;
+  mimeType?: string;
+  /** The final URL (after redirects) as `url`, the one asked for as `source_url`, and `content_type`. */
+  sourceMetadata: Record<string, unknown>;
+}
+
+/** Fetches the URL (safeFetch's checks and caps) for a reader to read. */
+export async function fetchForReading(url: string, options: SafeFetchOptions = {}): Promise<FetchedDocument> {
+  const response = await safeFetch(url, options);
+  const sourceMetadata: Record<string, unknown> = { url: response.url, source_url: url };
+  if (response.mimeType) sourceMetadata.content_type = response.mimeType;
+  return { bytes: response.bytes, name: fileNameOf(response.url), mimeType: response.contentType, sourceMetadata };
+}
+
 /**
- * Fetches the URL and reads what it serves. metadata.url is the final URL (after redirects),
+ * Fetches the URL and reads what it serves, on this thread (knowledge processing reads on a worker
+ * thread instead: lib/knowledge/ingest.ts). metadata.url is the final URL (after redirects),
  * metadata.source_url the one asked for; metadata.reader names the reader that read it.
  */
-export async function readUrl(url: string, options: SafeFetchOptions = {}): Promise<ReadOutput> {
-  const response = await safeFetch(url, options);
-  const name = fileNameOf(response.url);
-  const reader = pickReader({ name, mimeType: response.contentType, bytes: response.bytes });
-  const output = await reader.read({ bytes: response.bytes, name, mimeType: response.contentType }, { signal: options.signal });
-  const metadata: Record<string, unknown> = { ...output.metadata, url: response.url, source_url: url, reader: reader.id };
-  if (response.mimeType) metadata.content_type = response.mimeType;
-  return { ...output, metadata };
+export async function readUrl(url: string, options: SafeFetchOptions & Pick<ReadOptions, "limits"> = {}): Promise<ReadOutput> {
+  const { bytes, name, mimeType, sourceMetadata } = await fetchForReading(url, options);
+  const reader = pickReader({ name, mimeType, bytes });
+  const output = await reader.read({ bytes, name, mimeType }, { signal: options.signal, limits: options.limits });
+  return { ...output, metadata: { ...output.metadata, ...sourceMetadata, reader: reader.id } };
 }
 
 /** The one address in a text (blank lines and "#" comment lines, as in text/uri-list, are skipped). */
@@ -56,8 +71,8 @@ export function createUrlReader(fetchOptions: Omit<SafeFetchOptions, "signal"> =
     description: "Web addresses (http and https): fetches the page or file and reads it with the reader for its type; private and internal addresses are refused.",
     mimeTypes: ["text/uri-list"],
     extensions: [],
-    async read({ bytes }: ReadInput, options?: { signal?: AbortSignal }): Promise<ReadOutput> {
-      return readUrl(urlFromText(decodeText(bytes).text), { ...fetchOptions, signal: options?.signal });
+    async read({ bytes }: ReadInput, options?: ReadOptions): Promise<ReadOutput> {
+      return readUrl(urlFromText(decodeText(bytes).text), { ...fetchOptions, signal: options?.signal, limits: options?.limits });
     },
   };
 }

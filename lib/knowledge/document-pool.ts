@@ -1,0 +1,158 @@
+/**
+ * The worker threads that read documents (document-worker.ts → read-document.ts), so parsing a
+ * PDF, a DOCX, a page or a table never runs on the event loop that serves the API, the dashboard,
+ * MCP, the workflow socket and the queue's lease heartbeats. Each thread has a V8 heap limit
+ * (`resourceLimits`) and each document a time limit; a thread that passes either is ended and
+ * replaced, and its document fails with a message naming the setting. Threads start on first use
+ * and end after a minute idle. The pool is process-wide, on globalThis (Next bundles route
+ * handlers, actions and instrumentation as separate module graphs).
+ *
+ * The threads are plain `worker_threads` rather than a pool library because Next's bundler turns
+ * only the literal `new Worker(new URL("./file.ts", import.meta.url))` into a worker bundle; a
+ * library taking a file name at run time would need the TypeScript source and a loader.
+ */
+import { Worker, type WorkerOptions } from "node:worker_threads";
+import type { KnowledgeLimits } from "../config/settings.ts";
+import type { DocumentRequest, DocumentResult } from "./read-document.ts";
+
+export type PoolLimits = Pick<KnowledgeLimits, "readerThreads" | "readerMemoryMiB" | "readerTimeoutSeconds">;
+
+const IDLE_MS = 60_000;
+
+/** A worker thread running document-worker.ts. */
+function startWorker(options: WorkerOptions): Worker {
+  // Next inlines NEXT_RUNTIME in its server bundles, where the literal below becomes a worker
+  // bundle of its own. From source (vitest, tsx) the TypeScript entry is loaded through tsx.
+  if (process.env.NEXT_RUNTIME === "nodejs") return new Worker(new URL("./document-worker.ts", import.meta.url), options);
+  const boot = ["document-worker-boot", "mjs"].join(".");
+  return new Worker(new URL(`./${boot}`, import.meta.url), { ...options, workerData: { entry: new URL("./document-worker.ts", import.meta.url).href } });
+}
+
+interface Thread {
+  worker: Worker;
+  idleTimer?: NodeJS.Timeout;
+}
+
+interface Waiter {
+  resolve: (thread: Thread) => void;
+  reject: (reason: unknown) => void;
+  signal?: AbortSignal;
+}
+
+export class DocumentPool {
+  private readonly idle: Thread[] = [];
+  private readonly waiting: Waiter[] = [];
+  private threads = 0;
+
+  constructor(private readonly limits: PoolLimits) {}
+
+  /** Threads alive now (busy or idle). */
+  get size(): number {
+    return this.threads;
+  }
+
+  /**
+   * Reads and chunks one document on a thread. The bytes are copied once and moved to the thread.
+   * An abort ends the thread and rejects with the signal's reason.
+   */
+  async read(request: DocumentRequest, signal?: AbortSignal): Promise<DocumentResult> {
+    signal?.throwIfAborted();
+    const thread = await this.acquire(signal);
+    const bytes = new Uint8Array(request.bytes);
+    return new Promise<DocumentResult>((resolve, reject) => {
+      const { worker } = thread;
+      const done = (settle: () => void, healthy: boolean) => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        worker.off("message", onMessage).off("error", onError).off("exit", onExit);
+        if (healthy) this.release(thread);
+        else this.discard(thread);
+        settle();
+      };
+      const onMessage = (result: DocumentResult) => done(() => resolve(result), true);
+      const onError = (error: Error & { code?: string }) => {
+        const message =
+          error.code === "ERR_WORKER_OUT_OF_MEMORY"
+            ? `Reading the document needed more than ${this.limits.readerMemoryMiB} MiB of memory (knowledge.readerMemoryMiB), so it was stopped; split it into smaller files and upload each.`
+            : `Processing failed: the document reader stopped (${error.message})`;
+        done(() => resolve({ ok: false, message, limit: error.code === "ERR_WORKER_OUT_OF_MEMORY" }), false);
+      };
+      const onExit = (code: number) => done(() => resolve({ ok: false, message: `Processing failed: the document reader exited (code ${code})`, limit: false }), false);
+      const onAbort = () => done(() => reject(signal?.reason), false);
+      const timer = setTimeout(() => {
+        const seconds = this.limits.readerTimeoutSeconds;
+        const message = `Reading the document took longer than ${seconds} s (knowledge.readerTimeoutSeconds), so it was stopped; split it into smaller files and upload each.`;
+        done(() => resolve({ ok: false, message, limit: true }), false);
+      }, this.limits.readerTimeoutSeconds * 1000);
+      worker.on("message", onMessage).on("error", onError).on("exit", onExit);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      worker.postMessage({ ...request, bytes }, [bytes.buffer]);
+    });
+  }
+
+  /** Ends every thread (tests, shutdown); waiting reads are rejected. */
+  async close(): Promise<void> {
+    for (const waiter of this.waiting.splice(0)) waiter.reject(new Error("The document pool was closed"));
+    await Promise.all(this.idle.splice(0).map((thread) => (clearTimeout(thread.idleTimer), thread.worker.terminate())));
+  }
+
+  private acquire(signal?: AbortSignal): Promise<Thread> {
+    const thread = this.idle.pop();
+    if (thread) {
+      clearTimeout(thread.idleTimer);
+      return Promise.resolve(thread);
+    }
+    if (this.threads < this.limits.readerThreads) return Promise.resolve(this.spawn());
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject, signal };
+      this.waiting.push(waiter);
+      signal?.addEventListener(
+        "abort",
+        () => {
+          const at = this.waiting.indexOf(waiter);
+          if (at >= 0) this.waiting.splice(at, 1);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
+    });
+  }
+
+  private spawn(): Thread {
+    this.threads++;
+    const worker = startWorker({ resourceLimits: { maxOldGenerationSizeMb: this.limits.readerMemoryMiB }, stdout: false, stderr: false });
+    // An idle thread must not keep the process alive; a busy one is awaited by its caller.
+    worker.unref();
+    return { worker };
+  }
+
+  /** Gives the thread to the next waiter, or parks it idle until IDLE_MS passes. */
+  private release(thread: Thread): void {
+    const waiter = this.waiting.shift();
+    if (waiter) return waiter.resolve(thread);
+    thread.idleTimer = setTimeout(() => {
+      const at = this.idle.indexOf(thread);
+      if (at >= 0) this.idle.splice(at, 1);
+      this.threads--;
+      void thread.worker.terminate();
+    }, IDLE_MS).unref();
+    this.idle.push(thread);
+  }
+
+  /** Ends a thread that failed or ran over, and starts another for a waiter. */
+  private discard(thread: Thread): void {
+    this.threads--;
+    void thread.worker.terminate();
+    const waiter = this.waiting.shift();
+    if (waiter) waiter.resolve(this.spawn());
+  }
+}
+
+type Holder = typeof globalThis & { __agentryDocumentPool?: DocumentPool };
+
+/** The process's document pool, made with the first caller's limits. */
+export function documentPool(limits: PoolLimits): DocumentPool {
+  const holder = globalThis as Holder;
+  holder.__agentryDocumentPool ??= new DocumentPool(limits);
+  return holder.__agentryDocumentPool;
+}
