@@ -129,7 +129,10 @@ export class DocumentPool {
   /** Gives the thread to the next waiter, or parks it idle until IDLE_MS passes. */
   private release(thread: Thread): void {
     const waiter = this.waiting.shift();
-    if (waiter) return waiter.resolve(thread);
+    if (waiter) {
+      waiter.resolve(thread);
+      return;
+    }
     thread.idleTimer = setTimeout(() => {
       const at = this.idle.indexOf(thread);
       if (at >= 0) this.idle.splice(at, 1);
