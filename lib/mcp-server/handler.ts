@@ -8,7 +8,8 @@ import { corsHeaders, preflightResponse, withHeaders } from "../http/cors.ts";
 import { errorResponse } from "../http/errors.ts";
 import { getDatabase } from "../server/app-context.ts";
 import { buildMcpServer } from "./build-server.ts";
-import { addSession, findSession, forgetSession, ownerKey, sweepSessions, type McpSession } from "./sessions.ts";
+import { refuseNewSession } from "./session-limits.ts";
+import { closeSession, findSession, forgetSession, isCall, markSessionUsed, type McpSession, ownerKey, registerSession, sessionBucket, sweepSessions, UNUSED_SESSION_MS } from "./sessions.ts";
 import { PRINCIPAL_KEY } from "./tool-context.ts";
 
 /** The detail of /mcp while the MCP server is off. */
@@ -28,52 +29,80 @@ function authInfoOf(principal: Principal) {
   return { token: "", clientId: principal.userId ?? principal.kind, scopes: [...principal.scopes], extra: { [PRINCIPAL_KEY]: principal } };
 }
 
-/** A new session: its own server and transport, registered once the client's initialize succeeds. */
-async function openSession(settings: Settings, owner: string): Promise<McpSession> {
+/** Options of handleMcpRequest. */
+export interface McpRequestOptions {
+  /** A session that makes no call after the handshake closes this long after opening (default UNUSED_SESSION_MS, 60 s). */
+  unusedSessionMs?: number;
+  /** At most this many sessions open in the process (default MAX_SESSIONS, 10,000). */
+  maxSessions?: number;
+}
+
+/**
+ * A new session: its own server and transport, registered (and so counted against the caller's
+ * allowance) before anything is awaited. Its first call past the handshake marks it used.
+ */
+async function openSession({ settings, principal, unusedSessionMs }: { settings: Settings; principal: Principal; unusedSessionMs: number }): Promise<{ id: string; session: McpSession }> {
+  const id = randomUUID();
   const server = buildMcpServer(settings);
   const session = {} as McpSession;
   const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: () => randomUUID(),
-    onsessioninitialized: (id) => addSession(id, session),
-    onsessionclosed: (id) => {
-      forgetSession(id);
+    sessionIdGenerator: () => id,
+    onsessionclosed: () => {
+      forgetSession(id, session);
       void server.close().catch(() => undefined);
     },
   });
-  Object.assign(session, { transport, server, settings, owner, lastUsed: Date.now() });
-  await server.connect(transport);
-  return session;
+  // The server's protocol chains onto these when it connects: they run first, for every message the transport accepted.
+  transport.onmessage = (message) => {
+    if (!session.used && isCall(message)) markSessionUsed(session);
+  };
+  transport.onclose = () => forgetSession(id, session);
+  const now = Date.now();
+  Object.assign(session, { transport, server, settings, owner: ownerKey(principal), bucket: sessionBucket(principal), lastUsed: now, used: false, unusedUntil: now + unusedSessionMs });
+  registerSession(id, session);
+  try {
+    await server.connect(transport);
+  } catch (error) {
+    await closeSession(id, session);
+    throw error;
+  }
+  return { id, session };
 }
 
 /**
  * `/mcp`: MCP over Streamable HTTP (the SDK's web-standard transport), for the Next route handler
  * and the node:http server alike. Every request is authenticated as a REST request is (bearer
  * JWT, security key, service-account token, the dashboard session): 401 without credentials when
- * auth is on. A session belongs to the caller that opened it. Off: 404 with a `detail`.
+ * auth is on. A session belongs to the caller that opened it. A caller holding
+ * `mcp.maxSessionsPerUser` sessions gets 429 for one more (503 past the process's `maxSessions`),
+ * with a `detail` and Retry-After; a session with no call after the handshake closes after
+ * `unusedSessionMs`, a used one after `sessionIdleSeconds` idle. Off: 404 with a `detail`.
  */
-export async function handleMcpRequest(request: Request, settings: Settings): Promise<Response> {
+export async function handleMcpRequest(request: Request, settings: Settings, options: McpRequestOptions = {}): Promise<Response> {
   if (!settings.mcp.enabled) return json(404, { detail: MCP_DISABLED_DETAIL });
   const cors = corsHeaders(request, settings);
   if (request.method === "OPTIONS" && request.headers.get("access-control-request-method")) return preflightResponse(request, settings);
-  const exposed = cors["access-control-allow-origin"] ? { ...cors, "access-control-expose-headers": "content-type, mcp-session-id, mcp-protocol-version" } : cors;
+  const exposed = cors["access-control-allow-origin"] ? { ...cors, "access-control-expose-headers": "content-type, mcp-session-id, mcp-protocol-version, retry-after" } : cors;
   try {
     const principal = await authenticate(request, settings, () => getDatabase(settings));
     await sweepSessions();
-    const owner = ownerKey(principal);
     const sessionId = request.headers.get("mcp-session-id");
-    let session: McpSession | undefined;
     if (sessionId) {
-      session = findSession(sessionId, settings, owner);
+      const session = findSession(sessionId, settings, ownerKey(principal));
       if (!session) return withHeaders(rpcError(404, "Session not found"), exposed);
-    } else if (request.method === "POST") {
-      session = await openSession(settings, owner);
-    } else {
-      return withHeaders(rpcError(400, "Bad Request: Mcp-Session-Id header is required"), exposed);
+      return withHeaders(await session.transport.handleRequest(request, { authInfo: authInfoOf(principal) }), exposed);
     }
-    const response = await session.transport.handleRequest(request, { authInfo: authInfoOf(principal) });
-    // A POST without a session that was not an initialize opened nothing the client can use.
-    if (!sessionId && !session.transport.sessionId) await session.server.close().catch(() => undefined);
-    return withHeaders(response, exposed);
+    if (request.method !== "POST") return withHeaders(rpcError(400, "Bad Request: Mcp-Session-Id header is required"), exposed);
+    // Checked here and registered inside openSession with no await between: concurrent opens by one caller cannot all pass.
+    const refusal = refuseNewSession({ settings, bucket: sessionBucket(principal), maxSessions: options.maxSessions });
+    if (refusal) return withHeaders(json(refusal.status, { detail: refusal.detail }, { "retry-after": String(refusal.retryAfterSeconds) }), exposed);
+    const { id, session } = await openSession({ settings, principal, unusedSessionMs: options.unusedSessionMs ?? UNUSED_SESSION_MS });
+    try {
+      return withHeaders(await session.transport.handleRequest(request, { authInfo: authInfoOf(principal) }), exposed);
+    } finally {
+      // A POST without a session that was not an initialize opened nothing the client can use.
+      if (!session.transport.sessionId) await closeSession(id, session);
+    }
   } catch (error) {
     return withHeaders(errorResponse(error), exposed);
   }

@@ -8,6 +8,9 @@ import type { Settings } from "../config/settings.ts";
  * server is what a `notifications/cancelled` reaches, and what carries progress). Kept on
  * `globalThis`: Next bundles route handlers as separate module graphs, and a module-level map
  * could exist twice in one process.
+ *
+ * A session is registered the moment it is opened, before its `initialize` has been answered, so
+ * the per-principal cap counts sessions still opening; only an initialized one can be found by id.
  */
 export interface McpSession {
   transport: WebStandardStreamableHTTPServerTransport;
@@ -16,11 +19,22 @@ export interface McpSession {
   settings: Settings;
   /** Who opened it: only the same caller may use it (ownerKey). */
   owner: string;
+  /** The allowance it counts against (sessionBucket): at most `mcp.maxSessionsPerUser` per bucket. */
+  bucket: string;
   lastUsed: number;
+  /** Whether a call past the handshake (`initialize`, `notifications/initialized`) has reached it. */
+  used: boolean;
+  /** Until its first call it closes at this time (ms since the epoch), whatever else happens. */
+  unusedUntil: number;
+  /** Closes it at `unusedUntil` unless a call came first; cleared by the first call. */
+  unusedTimer?: ReturnType<typeof setTimeout>;
 }
 
-/** At most this many sessions are open at once; past it the least recently used is closed. */
-const MAX_SESSIONS = 10_000;
+/** A session that made no call after the handshake closes this long after it opened. */
+export const UNUSED_SESSION_MS = 60_000;
+
+/** The messages of the handshake: a session that has seen only these has not been used. */
+const HANDSHAKE_METHODS = new Set(["initialize", "notifications/initialized"]);
 
 const key = Symbol.for("agentry.mcpSessions");
 type Holder = { [key]?: Map<string, McpSession> };
@@ -39,41 +53,77 @@ export function ownerKey(principal: Principal): string {
   return JSON.stringify([principal.kind, principal.authenticatedBy, principal.userId]);
 }
 
-/** The open session with this id, if it is this caller's under these settings. */
+/**
+ * The allowance a caller's sessions count against: its user id (a JWT's subject, a service
+ * account, a dashboard member — however it authenticated), or, for a trusted caller with no
+ * identity (auth off, the security key, a JWT without a subject), one shared allowance per way of
+ * authenticating.
+ */
+export function sessionBucket(principal: Principal): string {
+  return principal.userId !== null ? JSON.stringify(["user", principal.userId]) : JSON.stringify(["caller", principal.authenticatedBy]);
+}
+
+/** Every open session (opening ones too), across all settings. */
+export function openSessions(): IterableIterator<McpSession> {
+  return sessions().values();
+}
+
+/** The open session with this id, if it is initialized and this caller's under these settings. */
 export function findSession(id: string, settings: Settings, owner: string): McpSession | undefined {
   const session = sessions().get(id);
-  if (!session || session.settings !== settings || session.owner !== owner) return undefined;
+  if (!session || session.transport.sessionId !== id || session.settings !== settings || session.owner !== owner) return undefined;
   session.lastUsed = Date.now();
   return session;
 }
 
-export function addSession(id: string, session: McpSession): void {
+/**
+ * Registers a session under the id its transport will hand out, and starts its unused clock: at
+ * `unusedUntil` it closes unless a call has reached it (markSessionUsed) by then.
+ */
+export function registerSession(id: string, session: McpSession): void {
   sessions().set(id, session);
+  const timer = setTimeout(() => {
+    if (!session.used) void closeSession(id, session);
+  }, session.unusedUntil - Date.now());
+  timer.unref();
+  session.unusedTimer = timer;
 }
 
-export function forgetSession(id: string): void {
-  sessions().delete(id);
+/** Whether a JSON-RPC message is a call past the handshake (a request or notification; responses are not). */
+export function isCall(message: object): boolean {
+  return "method" in message && typeof message.method === "string" && !HANDSHAKE_METHODS.has(message.method);
 }
 
-async function close(id: string, session: McpSession): Promise<void> {
-  sessions().delete(id);
+/** The session has made a call: from now on only the idle limit (`sessionIdleSeconds`) closes it. */
+export function markSessionUsed(session: McpSession): void {
+  session.used = true;
+  clearTimeout(session.unusedTimer);
+  session.unusedTimer = undefined;
+}
+
+/** Drops a session from the registry (its transport closed); a later one under the same id is left alone. */
+export function forgetSession(id: string, session: McpSession): void {
+  clearTimeout(session.unusedTimer);
+  if (sessions().get(id) === session) sessions().delete(id);
+}
+
+/** Drops a session and closes its server (and with it the transport and its streams). */
+export async function closeSession(id: string, session: McpSession): Promise<void> {
+  forgetSession(id, session);
   await session.server.close().catch(() => undefined);
 }
 
-/** Closes the sessions idle past their settings' limit, and the least recently used ones past MAX_SESSIONS. */
+/** Closes the sessions idle past their settings' limit, and the unused ones past `unusedUntil`. */
 export async function sweepSessions(now = Date.now()): Promise<void> {
-  const all = sessions();
-  for (const [id, session] of all) {
-    if (now - session.lastUsed > session.settings.mcp.sessionIdleSeconds * 1000) await close(id, session);
+  for (const [id, session] of sessions()) {
+    const idle = now - session.lastUsed > session.settings.mcp.sessionIdleSeconds * 1000;
+    if (idle || (!session.used && now >= session.unusedUntil)) await closeSession(id, session);
   }
-  if (all.size < MAX_SESSIONS) return;
-  const oldest = [...all.entries()].sort((a, b) => a[1].lastUsed - b[1].lastUsed).slice(0, all.size - MAX_SESSIONS + 1);
-  for (const [id, session] of oldest) await close(id, session);
 }
 
 /** Closes every session opened under these settings (a test app's close, a shutdown). */
 export async function closeMcpSessions(settings?: Settings): Promise<void> {
   for (const [id, session] of sessions()) {
-    if (!settings || session.settings === settings) await close(id, session);
+    if (!settings || session.settings === settings) await closeSession(id, session);
   }
 }
