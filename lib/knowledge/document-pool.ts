@@ -30,6 +30,8 @@ function startWorker(options: WorkerOptions): Worker {
 
 interface Thread {
   worker: Worker;
+  /** Settles when the thread has loaded the readers (its first message), or failed to. */
+  ready: Promise<void>;
   idleTimer?: NodeJS.Timeout;
 }
 
@@ -53,11 +55,19 @@ export class DocumentPool {
 
   /**
    * Reads and chunks one document on a thread. The bytes are copied once and moved to the thread.
-   * An abort ends the thread and rejects with the signal's reason.
+   * The time and memory limits are the pool's (not the request's). An abort ends the thread and
+   * rejects with the signal's reason.
    */
   async read(request: DocumentRequest, signal?: AbortSignal): Promise<DocumentResult> {
     signal?.throwIfAborted();
     const thread = await this.acquire(signal);
+    try {
+      // The time limit is the document's, not the thread's start-up.
+      await thread.ready;
+    } catch (error) {
+      this.discard(thread);
+      return { ok: false, message: `Processing failed: the document reader could not start (${(error as Error).message})`, limit: false };
+    }
     const bytes = new Uint8Array(request.bytes);
     return new Promise<DocumentResult>((resolve, reject) => {
       const { worker } = thread;
@@ -123,7 +133,13 @@ export class DocumentPool {
     const worker = startWorker({ resourceLimits: { maxOldGenerationSizeMb: this.limits.readerMemoryMiB }, stdout: false, stderr: false });
     // An idle thread must not keep the process alive; a busy one is awaited by its caller.
     worker.unref();
-    return { worker };
+    const ready = new Promise<void>((resolve, reject) => {
+      worker.once("message", () => resolve());
+      worker.once("error", reject);
+      worker.once("exit", (code) => reject(new Error(`exited with code ${code}`)));
+    });
+    ready.catch(() => undefined);
+    return { worker, ready };
   }
 
   /** Gives the thread to the next waiter, or parks it idle until IDLE_MS passes. */
