@@ -4,12 +4,11 @@
  * limit, the setting and what to do. Readers check their own limits as early as they can (before
  * parsing, while inflating, page by page) rather than after the work is done.
  */
-import { DEFAULT_KNOWLEDGE_LIMITS, type KnowledgeLimits } from "../../config/settings.ts";
+import { DEFAULT_KNOWLEDGE_LIMITS } from "../../config/settings.ts";
 import { formatBytes } from "./format-bytes.ts";
-import { ReaderError } from "./reader.ts";
+import { ReaderError, type ReaderLimits } from "./reader.ts";
 
-/** The limits a reader applies (the rest of KnowledgeLimits is the pool's and the chunker's). */
-export type ReaderLimits = Pick<KnowledgeLimits, "maxInflatedBytes" | "maxExtractedChars" | "maxPdfPages" | "maxHtmlBytes" | "maxCsvRows" | "maxJsonDepth">;
+export type { ReaderLimits } from "./reader.ts";
 
 export const DEFAULT_READER_LIMITS: ReaderLimits = DEFAULT_KNOWLEDGE_LIMITS;
 

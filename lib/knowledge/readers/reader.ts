@@ -4,7 +4,10 @@
  * person as it is, so it says what is wrong and what to do about it.
  */
 
-import type { ReaderLimits } from "./reader-limits.ts";
+import type { KnowledgeLimits } from "../../config/settings.ts";
+
+/** The limits a reader applies (reader-limits.ts; the rest of KnowledgeLimits is the pool's and the chunker's). */
+export type ReaderLimits = Pick<KnowledgeLimits, "maxInflatedBytes" | "maxExtractedChars" | "maxPdfPages" | "maxHtmlBytes" | "maxCsvRows" | "maxJsonDepth">;
 
 /** What a reader reads: the bytes, and what is known of them (a file name, a media type). */
 export interface ReadInput {
