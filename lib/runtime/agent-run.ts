@@ -320,7 +320,7 @@ export async function prepare(state: RunState): Promise<void> {
       }) as ToolDefinition<unknown>,
     );
   }
-  if (definition.manageSchedules) state.tools.push(...(schedulesToolkit({ db, agentId: definition.id }).tools as ToolDefinition<unknown>[]));
+  if (definition.manageSchedules) state.tools.push(...(schedulesToolkit({ db, agentId: definition.id, maxSchedulesPerUser: agent.maxSchedulesPerUser }).tools as ToolDefinition<unknown>[]));
   if (definition.knowledge && definition.searchKnowledge !== false) {
     state.tools.push(knowledgeSearchTool({ db, knowledge: definition.knowledge, embedder: agent.embedder ?? null, output }) as ToolDefinition<unknown>);
   }

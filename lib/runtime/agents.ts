@@ -21,6 +21,8 @@ export interface RuntimeAgent {
   readonly prices?: Readonly<Record<string, ModelPrice>>;
   /** The configured embedder its knowledge base searches with (null: keyword search only). */
   readonly embedder?: EmbedderSpec | null;
+  /** `scheduler.maxSchedulesPerUser`: the schedules its schedules toolkit may leave one user with. */
+  readonly maxSchedulesPerUser?: number;
   /**
    * Set when this is a team's leader: `definition` is the leader's (the team's id, name, model,
    * instructions and tools), and its runs are team runs (lib/runtime/team/).
@@ -151,7 +153,10 @@ export function findAgent(settings: Settings, agentId: string): RuntimeAgent | u
   if (!definition) return undefined;
   let agent = cache.get(definition);
   if (!agent || agent.prices !== settings.metrics.prices || agent.embedder !== settings.knowledge.embedder) {
-    cache.set(definition, (agent = { ...toRuntimeAgent(definition), prices: settings.metrics.prices, embedder: settings.knowledge.embedder }));
+    cache.set(
+      definition,
+      (agent = { ...toRuntimeAgent(definition), prices: settings.metrics.prices, embedder: settings.knowledge.embedder, maxSchedulesPerUser: settings.scheduler.maxSchedulesPerUser }),
+    );
   }
   return agent;
 }

@@ -16,7 +16,8 @@ import {
 } from "../db/schedules/schedules.ts";
 import { log } from "../log.ts";
 import type { EndpointCaller, EndpointResult } from "./endpoint-port.ts";
-import { runEndpointOf, runEndpointTarget } from "./manage.ts";
+import { parseScheduleEndpoint, type RunTarget } from "./endpoint.ts";
+import { runEndpointOf } from "./manage.ts";
 import { runWatch } from "./run-watch.ts";
 
 /**
@@ -25,8 +26,13 @@ import { runWatch } from "./run-watch.ts";
  * A run endpoint is submitted as a background run (stream=false, background=true; with the durable
  * queue an Idempotency-Key of the schedule and slot, so a fire taken over after its worker died
  * never starts a second run) and followed to its end or timeout_seconds; COMPLETED → success,
- * PAUSED → paused (with its requirements), anything else → failed, as Agno records them. Any
- * other endpoint is one JSON request: 2xx → success.
+ * PAUSED → paused (with its requirements), anything else → failed, as Agno records them. A run
+ * that cannot be read back (its row gone, or its read answering 404) fails the attempt at once.
+ * Any other endpoint is one JSON request: 2xx → success.
+ *
+ * The endpoint is read as create and PATCH read it (endpoint.ts), and called by the path that
+ * reading gives: one a fire would not read as written (a row stored before that check, or written
+ * by other means) fails the fire and disables the schedule with `invalid_endpoint: …`.
  *
  * A fire taken over (its job claimed again after its worker died) adopts the attempt left
  * running for its slot and follows the same run; a slot that already succeeded fires nothing.
@@ -118,10 +124,13 @@ const TERMINAL = new Set(["COMPLETED", "CANCELLED", "ERROR", "PAUSED"]);
 const FOLLOW_RETRY_MS = 200;
 /** A submit the run queue refused as full (429) is made again after this. */
 const QUEUE_FULL_RETRY_MS = 1000;
+/** The error of an attempt whose accepted run can no longer be read (deleted, or its read answers 404). */
+export const RUN_UNREADABLE = "the run is no longer readable";
 
 async function callRunEndpoint(
   request: FireRequest,
-  target: { type: "agents" | "teams" | "workflows"; id: string },
+  path: string,
+  target: RunTarget,
   idempotencyKey: string,
   onSubmitted: (runId: string, sessionId: string) => Promise<void>,
   adopted: { runId: string; sessionId: string } | null,
@@ -142,7 +151,7 @@ async function callRunEndpoint(
     const submit = () =>
       caller({
         method: "POST",
-        path: schedule.endpoint,
+        path,
         owner: schedule.user_id,
         as: "scheduler",
         form,
@@ -165,26 +174,31 @@ async function callRunEndpoint(
     await onSubmitted(runId, sessionId);
   }
   const deadline = Date.now() + schedule.timeout_seconds * 1000;
-  const path = `/${target.type}/${encodeURIComponent(target.id)}/runs/${encodeURIComponent(runId)}?session_id=${encodeURIComponent(sessionId)}`;
+  const runPath = `/${target.type}/${encodeURIComponent(target.id)}/runs/${encodeURIComponent(runId)}?session_id=${encodeURIComponent(sessionId)}`;
   for (;;) {
     // The process's run watch says when it ended (one statement for every fire waiting); the run
     // is then read back through the route table, in the owner's scope, as Agno's executor does.
-    const ended =
-      Date.now() < deadline &&
-      (await runWatch(request.db)
-        .until(runId, deadline, signal)
-        .catch((error: unknown) => {
-          throw new FireAbortedError(error instanceof Error ? error.message : String(error));
-        }));
-    if (!ended) return failed(`Polling timed out after ${schedule.timeout_seconds}s for run ${runId}`, { run_id: runId, session_id: sessionId });
-    const polled = await caller({ method: "GET", path, owner: schedule.user_id, as: "scheduler" }).catch((error: Error) => {
+    const waited =
+      Date.now() < deadline
+        ? await runWatch(request.db)
+            .until(runId, deadline, signal)
+            .catch((error: unknown) => {
+              throw new FireAbortedError(error instanceof Error ? error.message : String(error));
+            })
+        : "timeout";
+    if (waited === "timeout") return failed(`Polling timed out after ${schedule.timeout_seconds}s for run ${runId}`, { run_id: runId, session_id: sessionId });
+    // Its row is gone (deleted with its session, say): nothing will ever end it.
+    if (waited === "gone") return failed(RUN_UNREADABLE, { run_id: runId, session_id: sessionId });
+    const polled = await caller({ method: "GET", path: runPath, owner: schedule.user_id, as: "scheduler" }).catch((error: Error) => {
       log.warn(`[scheduler] reading run ${runId} of schedule ${schedule.id}: ${error.message}`);
       return null;
     });
-    if (!polled || polled.status === 404) {
+    if (!polled) {
       await sleep(FOLLOW_RETRY_MS, signal);
       continue;
     }
+    // The run was accepted and has ended, yet its owner cannot read it: waiting changes nothing.
+    if (polled.status === 404) return failed(RUN_UNREADABLE, { status_code: 404, run_id: runId, session_id: sessionId });
     if (polled.status >= 400) return failed(errorText(polled), { status_code: polled.status, run_id: runId, session_id: sessionId });
     const run = asObject(polled.body);
     const status = typeof run?.status === "string" ? run.status : null;
@@ -206,10 +220,10 @@ async function callRunEndpoint(
   }
 }
 
-async function callOtherEndpoint(request: FireRequest): Promise<AttemptOutcome> {
+async function callOtherEndpoint(request: FireRequest, path: string): Promise<AttemptOutcome> {
   const { schedule, caller } = request;
   const payload = schedule.payload && Object.keys(schedule.payload).length > 0 ? schedule.payload : undefined;
-  const result = await caller({ method: schedule.method, path: schedule.endpoint, owner: schedule.user_id, as: "admin", json: payload });
+  const result = await caller({ method: schedule.method, path, owner: schedule.user_id, as: "admin", json: payload });
   const ok = result.status >= 200 && result.status < 300;
   return {
     ...failed(ok ? "" : errorText(result), { status_code: result.status }),
@@ -249,6 +263,15 @@ export async function executeFire(request: FireRequest): Promise<StoredScheduleR
   let adopt = [...earlier].reverse().find((r) => r.status === "running") ?? null;
   let attempt = adopt ? adopt.attempt : earlier.length + 1;
 
+  // The endpoint as create and PATCH read it: one a fire would not call as written never runs.
+  const endpoint = parseScheduleEndpoint(schedule.endpoint, schedule.method);
+  if (!endpoint.ok) {
+    const error = `Schedule ${schedule.id} endpoint '${schedule.endpoint}' cannot be fired: ${endpoint.problem}; refusing to execute`;
+    const record = adopt ?? (await createScheduleRun({ scheduleId: schedule.id, attempt, scheduledFor: slot }));
+    await unsafeDisableSchedule(db, { id: schedule.id, reason: `invalid_endpoint: ${endpoint.problem}` });
+    return (await updateScheduleRun(db, { scope, id: record.id, updates: { status: "failed", error, completed_at: nowSeconds() } })) ?? record;
+  }
+
   // A manual trigger is not a slot: it runs whatever else is running.
   if (slot !== null && earlier.length === 0 && !schedule.allow_overlap) {
     // A previous fire still running: this slot is skipped, and says so.
@@ -277,7 +300,7 @@ export async function executeFire(request: FireRequest): Promise<StoredScheduleR
     }
   }
 
-  const target = runEndpointTarget(schedule.endpoint, schedule.method);
+  const target = endpoint.run;
   const maxAttempts = Math.max(1, schedule.max_retries + 1);
   const manualId = crypto.randomUUID();
   let last: StoredScheduleRun | null = null;
@@ -290,12 +313,13 @@ export async function executeFire(request: FireRequest): Promise<StoredScheduleR
       outcome = target
         ? await callRunEndpoint(
             request,
+            endpoint.path,
             target,
             fireIdempotencyKey(schedule.id, slot, attempt, manualId),
             async (runId, sessionId) => void (await updateScheduleRun(db, { scope, id: record.id, updates: { run_id: runId, session_id: sessionId } })),
             adopted,
           )
-        : await callOtherEndpoint(request);
+        : await callOtherEndpoint(request, endpoint.path);
     } catch (error) {
       if (error instanceof FireAbortedError) throw error;
       outcome = failed((error as Error).message ?? String(error));

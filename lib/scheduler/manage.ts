@@ -6,6 +6,7 @@ import {
   getScheduleByName,
   updateSchedule,
   duplicateName,
+  ScheduleLimitError,
   type MisfirePolicy,
   type NewSchedule,
   type ScheduleUpdate,
@@ -13,22 +14,40 @@ import {
 } from "../db/schedules/schedules.ts";
 import { HttpError } from "../errors/http-error.ts";
 import { cronProblem, isValidTimezone, nextRunAt } from "./cron.ts";
+import { endpointProblem, parseScheduleEndpoint, type RunTarget } from "./endpoint.ts";
 
 /**
  * What the API, the dashboard and the agents' schedules toolkit do to a schedule, in one place:
- * the cron and time-zone checks (422 with Agno's details), the owner's unique names (409),
- * `next_run_at` computed from the expression, "Schedule not found" (404) for anything outside the
- * caller's scope. Who may target which endpoint is the caller's check (lib/http/schedule-access.ts),
- * made before these run.
+ * the cron and time-zone checks (422 with Agno's details), the endpoint's one meaning (422,
+ * endpoint.ts), the owner's unique names (409), the per-user cap on schedules (422), `next_run_at`
+ * computed from the expression, "Schedule not found" (404) for anything outside the caller's
+ * scope. Who may target which endpoint is the caller's check (lib/http/schedule-access.ts), made
+ * before these run.
  */
 
-/** A run endpoint and what it runs: `/agents|teams|workflows/{id}/runs` (an optional trailing slash). */
-const RUN_ENDPOINT = /^\/(agents|teams|workflows)\/([^/]+)\/runs\/?$/;
+/**
+ * The component a run endpoint (`POST /agents|teams|workflows/{id}/runs`) runs, read from the
+ * endpoint as a fire parses it (endpoint.ts); null for any other endpoint and for one a fire
+ * refuses.
+ */
+export function runEndpointTarget(endpoint: string, method: string): RunTarget | null {
+  const parsed = parseScheduleEndpoint(endpoint, method);
+  return parsed.ok ? parsed.run : null;
+}
 
-export function runEndpointTarget(endpoint: string, method: string): { type: "agents" | "teams" | "workflows"; id: string } | null {
-  if (method.toUpperCase() !== "POST" || endpoint.includes("\n")) return null;
-  const match = RUN_ENDPOINT.exec(endpoint);
-  return match ? { type: match[1] as "agents" | "teams" | "workflows", id: decodeURIComponent(match[2]!) } : null;
+/** The 422 for an endpoint a fire would not read as written (endpoint.ts says why). */
+export const invalidEndpoint = (problem: string) => new HttpError(422, problem);
+
+/** 422 unless the endpoint means what its text says (endpoint.ts). */
+export function assertScheduleEndpoint(endpoint: string): void {
+  const problem = endpointProblem(endpoint);
+  if (problem !== null) throw invalidEndpoint(problem);
+}
+
+/** The 422 for an owner at the per-user cap (`scheduler.maxSchedulesPerUser`). */
+function scheduleLimitReached({ count, limit }: ScheduleLimitError): HttpError {
+  if (count <= limit) return new HttpError(422, `You have ${limit} schedules, the most one user may have (scheduler.maxSchedulesPerUser); delete one first`);
+  return new HttpError(422, `You have ${count} schedules and one user may have at most ${limit} (scheduler.maxSchedulesPerUser); delete ${count - limit + 1} first`);
 }
 
 /** The canonical run endpoint of a component (`/agents/<id>/runs`). */
@@ -63,7 +82,10 @@ export interface ScheduleDefinition {
 /**
  * Creates a schedule owned by `owner` (the scope decides for a non-admin: itself), enabled, with
  * its next fire time computed. `provenance` is for the agents' toolkit (managed_by, the target,
- * the run and session that created it).
+ * the run and session that created it). With `maxSchedulesPerOwner` (a number: the caller is
+ * capped; null or absent: it is not, as for admins) an owner who already has that many schedules
+ * gets a 422 naming the limit; the count and the insert are one guarded write (lib/db), so
+ * concurrent creates cannot pass the cap together.
  */
 export async function createScheduleFor(
   db: Db,
@@ -72,23 +94,32 @@ export async function createScheduleFor(
     owner,
     definition,
     provenance,
+    maxSchedulesPerOwner,
     now,
   }: {
     scope: DataScope;
     owner: string | null;
     definition: ScheduleDefinition;
     provenance?: Pick<NewSchedule, "managed_by" | "target_type" | "target_id" | "created_by_run_id" | "created_by_session_id">;
+    maxSchedulesPerOwner?: number | null;
     now?: number;
   },
 ): Promise<StoredSchedule> {
   assertCronAndTimezone(definition.cron_expr, definition.timezone);
+  assertScheduleEndpoint(definition.endpoint);
   const effectiveOwner = scope.kind === "user" ? scope.userId : owner;
   if (await getScheduleByName(db, { scope, name: definition.name, owner: effectiveOwner })) throw duplicateName(definition.name);
-  return createSchedule(db, {
-    scope,
-    owner: effectiveOwner,
-    schedule: { ...definition, ...provenance, enabled: true, next_run_at: nextRunAt(definition.cron_expr, definition.timezone, now) },
-  });
+  try {
+    return await createSchedule(db, {
+      scope,
+      owner: effectiveOwner,
+      schedule: { ...definition, ...provenance, enabled: true, next_run_at: nextRunAt(definition.cron_expr, definition.timezone, now) },
+      maxPerOwner: maxSchedulesPerOwner ?? null,
+    });
+  } catch (error) {
+    if (error instanceof ScheduleLimitError) throw scheduleLimitReached(error);
+    throw error;
+  }
 }
 
 /** Loads the scope's schedule or answers 404. */
@@ -109,6 +140,8 @@ export async function updateScheduleFor(
 ): Promise<StoredSchedule> {
   const changes: ScheduleUpdate = Object.fromEntries(Object.entries(updates).filter(([, v]) => v !== undefined));
   if (Object.keys(changes).length === 0) return existing;
+  // Re-pointing (a new endpoint or method) must leave an endpoint a fire reads as written.
+  if (changes.endpoint !== undefined || changes.method !== undefined) assertScheduleEndpoint(changes.endpoint ?? existing.endpoint);
   if (changes.cron_expr !== undefined || changes.timezone !== undefined) {
     const cron = changes.cron_expr ?? existing.cron_expr;
     const timezone = changes.timezone ?? existing.timezone;
@@ -123,12 +156,16 @@ export async function updateScheduleFor(
   return updated;
 }
 
-/** Enables a schedule, re-arming it from now (an expression that stopped parsing is a 422). */
+/**
+ * Enables a schedule, re-arming it from now (an expression that stopped parsing, or an endpoint a
+ * fire would refuse, is a 422).
+ */
 export async function enableScheduleFor(
   db: Db,
   { scope, existing, by, now }: { scope: DataScope; existing: StoredSchedule; by?: { runId?: string | null; sessionId?: string | null }; now?: number },
 ): Promise<StoredSchedule> {
   assertCronAndTimezone(existing.cron_expr, existing.timezone);
+  assertScheduleEndpoint(existing.endpoint);
   const updated = await updateSchedule(db, { scope, id: existing.id, updates: { enabled: true, next_run_at: nextRunAt(existing.cron_expr, existing.timezone, now) }, by });
   if (!updated) throw scheduleNotFound();
   return updated;

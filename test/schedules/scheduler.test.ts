@@ -363,6 +363,11 @@ describe.skipIf(DIALECTS[0]!.skipReason !== null)("the agents' schedules toolkit
       await expect(tools.list_schedules!.execute!({}, ctx(null))).rejects.toThrow(/need a user/);
       expect(await tools.delete_schedule!.execute!({ id: created.id }, ctx("alice"))).toEqual({ deleted: created.id });
       expect(await unsafeScheduleById(db, created.id)).toBeNull();
+      // The user's cap (scheduler.maxSchedulesPerUser) holds through the toolkit too.
+      const capped = Object.fromEntries(schedulesToolkit({ db, agentId: "helper", maxSchedulesPerUser: 2 }).tools.map((t) => [t.name, t]));
+      for (const name of ["one", "two"]) expect(await capped.create_schedule!.execute!({ name, cron_expr: "0 9 * * *", message: "x" }, ctx("carol"))).toHaveProperty("id");
+      expect(await capped.create_schedule!.execute!({ name: "three", cron_expr: "0 9 * * *", message: "x" }, ctx("carol"))).toEqual({ error: expect.stringMatching(/maxSchedulesPerUser/) });
+      expect(await capped.create_schedule!.execute!({ name: "three", cron_expr: "0 9 * * *", message: "x" }, ctx("dave"))).toHaveProperty("id");
     } finally {
       await db.destroy();
     }

@@ -178,48 +178,91 @@ export interface NewSchedule {
 }
 
 /**
+ * An owner already has the most schedules its creator may give it (`maxPerOwner`): `count` is how
+ * many it has now.
+ */
+export class ScheduleLimitError extends Error {
+  override readonly name = "ScheduleLimitError";
+  constructor(
+    readonly owner: string,
+    readonly limit: number,
+    readonly count: number,
+  ) {
+    super(`User '${owner}' has ${count} schedules; the limit is ${limit}`);
+  }
+}
+
+/** How many schedules `owner` has (one statement on the user_id-led index). */
+export async function countSchedulesOf(db: Db, { scope, owner }: { scope: DataScope; owner: string }): Promise<number> {
+  const scoped = ownerSql(scope);
+  const [row] = await db.sql.query<{ n: number }>(`SELECT COUNT(*) AS n FROM agno_schedules WHERE user_id = ? AND ${scoped.clause}`, [owner, ...scoped.params]);
+  return Number(row?.n ?? 0);
+}
+
+/**
  * Creates a schedule owned by the scope's user (a non-admin: itself; an admin: `owner`, or the
  * user it acts for, or nobody). A name the owner already uses is a ConflictError (the unique
  * indexes decide, so two concurrent creates cannot both win).
+ *
+ * With `maxPerOwner` and an owner, the insert is guarded by the owner's count in the same
+ * statement (`INSERT … SELECT … WHERE (SELECT COUNT(*) …) < ?`): an owner already at the limit gets
+ * a ScheduleLimitError and nothing is written. SQLite runs the statement under its one write lock;
+ * PostgreSQL first takes a transaction-scoped advisory lock on the owner, so concurrent creates
+ * for one owner count one after another and a burst cannot pass the limit together.
  */
-export async function createSchedule(db: Db, { scope, schedule, owner }: { scope: DataScope; schedule: NewSchedule; owner?: string | null }): Promise<StoredSchedule> {
+export async function createSchedule(
+  db: Db,
+  { scope, schedule, owner, maxPerOwner = null }: { scope: DataScope; schedule: NewSchedule; owner?: string | null; maxPerOwner?: number | null },
+): Promise<StoredSchedule> {
   const userId = scope.kind === "user" ? scope.userId : owner !== undefined ? owner : (scope.userId ?? null);
   const now = nowSeconds();
-  try {
-    const rows = await db.sql.query(
-      `INSERT INTO agno_schedules (id, user_id, name, description, method, endpoint, payload, cron_expr, timezone, timeout_seconds,
+  const columns = `id, user_id, name, description, method, endpoint, payload, cron_expr, timezone, timeout_seconds,
          max_retries, retry_delay_seconds, enabled, next_run_at, locked_by, locked_at, created_at, updated_at, managed_by, target_type,
-         target_id, created_by_run_id, created_by_session_id, misfire_policy, catch_up_limit, allow_overlap, jitter_seconds)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       RETURNING ${SCHEDULE_COLUMNS}`,
-      [
-        schedule.id ?? randomUUID(),
-        userId,
-        schedule.name,
-        schedule.description ?? null,
-        schedule.method,
-        schedule.endpoint,
-        schedule.payload ?? null,
-        schedule.cron_expr,
-        schedule.timezone,
-        schedule.timeout_seconds,
-        schedule.max_retries,
-        schedule.retry_delay_seconds,
-        schedule.enabled ?? true,
-        schedule.next_run_at,
-        now,
-        schedule.managed_by ?? null,
-        schedule.target_type ?? null,
-        schedule.target_id ?? null,
-        schedule.created_by_run_id ?? null,
-        schedule.created_by_session_id ?? null,
-        schedule.misfire_policy ?? null,
-        schedule.catch_up_limit ?? null,
-        schedule.allow_overlap ?? null,
-        schedule.jitter_seconds ?? null,
-      ],
-    );
-    return toStoredSchedule(rows[0]!);
+         target_id, created_by_run_id, created_by_session_id, misfire_policy, catch_up_limit, allow_overlap, jitter_seconds`;
+  const values = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?";
+  const params = [
+    schedule.id ?? randomUUID(),
+    userId,
+    schedule.name,
+    schedule.description ?? null,
+    schedule.method,
+    schedule.endpoint,
+    schedule.payload ?? null,
+    schedule.cron_expr,
+    schedule.timezone,
+    schedule.timeout_seconds,
+    schedule.max_retries,
+    schedule.retry_delay_seconds,
+    schedule.enabled ?? true,
+    schedule.next_run_at,
+    now,
+    schedule.managed_by ?? null,
+    schedule.target_type ?? null,
+    schedule.target_id ?? null,
+    schedule.created_by_run_id ?? null,
+    schedule.created_by_session_id ?? null,
+    schedule.misfire_policy ?? null,
+    schedule.catch_up_limit ?? null,
+    schedule.allow_overlap ?? null,
+    schedule.jitter_seconds ?? null,
+  ];
+  try {
+    if (maxPerOwner === null || userId === null) {
+      const rows = await db.sql.query(`INSERT INTO agno_schedules (${columns}) VALUES (${values}) RETURNING ${SCHEDULE_COLUMNS}`, params);
+      return toStoredSchedule(rows[0]!);
+    }
+    const guarded = {
+      text: `INSERT INTO agno_schedules (${columns})
+             SELECT ${values} WHERE (SELECT COUNT(*) FROM agno_schedules WHERE user_id = ?) < ?
+             RETURNING ${SCHEDULE_COLUMNS}`,
+      params: [...params, userId, maxPerOwner],
+    };
+    const rows =
+      db.dialect === "postgres"
+        ? (await db.sql.batchRows([{ text: "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", params: [`agno_schedules.user_id:${userId}`] }, guarded]))[1]!
+        : await db.sql.query(guarded.text, guarded.params);
+    if (rows[0]) return toStoredSchedule(rows[0]);
+    throw new ScheduleLimitError(userId, maxPerOwner, await countSchedulesOf(db, { scope, owner: userId }));
   } catch (error) {
     if (isUniqueViolation(error)) throw duplicateName(schedule.name);
     throw error;

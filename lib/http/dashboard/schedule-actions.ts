@@ -11,7 +11,7 @@ import { cronProblem, isValidTimezone } from "../../scheduler/cron.ts";
 import { createScheduleFor, disableScheduleFor, enableScheduleFor, scheduleOr404, updateScheduleFor, type ScheduleDefinition } from "../../scheduler/manage.ts";
 import { wakeScheduler } from "../../scheduler/scheduler.ts";
 import { triggerSchedule } from "../../scheduler/trigger.ts";
-import { requireEndpointPermission } from "../schedule-access.ts";
+import { requireEndpointPermission, scheduleLimitFor } from "../schedule-access.ts";
 import { ScheduleCreateBody } from "../schemas/schedules.ts";
 import { defineDashboardAction, type ActionContext, type ActionState } from "./action.ts";
 
@@ -22,7 +22,8 @@ import { defineDashboardAction, type ActionContext, type ActionState } from "./a
  * like one that does not exist. The definition is checked by the API's own schema
  * (ScheduleCreateBody) and lib/scheduler's cron rules; pointing a schedule at an endpoint needs the
  * caller's permission for it (lib/http/schedule-access.ts) at create, at an edit that re-points
- * it, at enable and at trigger — as the API does.
+ * it, at enable and at trigger — as the API does; a member's create is refused past
+ * `scheduler.maxSchedulesPerUser`, by the same check as the API's (createScheduleFor).
  */
 const SCHEDULES_PAGE = "/dashboard/schedules";
 
@@ -216,7 +217,7 @@ export const createScheduleAction = defineDashboardAction({
       const refused = unknownAgent(ctx, input.agentId);
       if (refused) return refused;
       requireEndpointPermission(principal, input.definition.endpoint, input.definition.method);
-      const created = await createScheduleFor(db, { scope, owner, definition: input.definition });
+      const created = await createScheduleFor(db, { scope, owner, definition: input.definition, maxSchedulesPerOwner: scheduleLimitFor(principal, settings) });
       wakeScheduler(settings);
       return { ok: true, message: `Schedule "${created.name}" created.` };
     }),

@@ -7,7 +7,7 @@ import { createScheduleFor, disableScheduleFor, enableScheduleFor, scheduleOr404
 import { wakeScheduler } from "../../scheduler/scheduler.ts";
 import { triggerSchedule } from "../../scheduler/trigger.ts";
 import { defineRoute } from "../route.ts";
-import { requireEndpointPermission } from "../schedule-access.ts";
+import { requireEndpointPermission, scheduleLimitFor } from "../schedule-access.ts";
 import { pageOf } from "../schemas/list-query.ts";
 import {
   ListScheduleRunsQuery,
@@ -29,7 +29,9 @@ import {
  * writes). Schedules live in the default database and belong to their creator: a member sees and
  * changes only its own; an admin everyone's, or one user's with `user_id=`. Pointing a schedule at
  * an endpoint needs the caller's own permission for it (lib/http/schedule-access.ts), checked at
- * create, at a patch that changes the target, at enable and at trigger.
+ * create, at a patch that changes the target, at enable and at trigger; the endpoint must mean
+ * what its text says (lib/scheduler/endpoint.ts, a 422 naming `endpoint`). A member may own at most
+ * `scheduler.maxSchedulesPerUser` schedules (422 at create); admins are not capped.
  */
 
 const TAGS = ["Schedules"];
@@ -116,7 +118,7 @@ export const listSchedulesRoute = defineRoute({
 export const createScheduleRoute = defineRoute({
   method: "POST",
   path: "/schedules",
-  summary: "Create a schedule (201, with next_run_at computed); 409 when you already use the name",
+  summary: "Create a schedule (201, with next_run_at computed); 409 when you already use the name; 422 past scheduler.maxSchedulesPerUser",
   tags: TAGS,
   access: { permission: "schedules:write" },
   body: ScheduleCreateBody,
@@ -126,7 +128,7 @@ export const createScheduleRoute = defineRoute({
   handler: async ({ input: { body }, principal, scope, db, settings }) => {
     const owner = ownerOf(principal);
     requireEndpointPermission(principal, body.endpoint, body.method);
-    const created = await createScheduleFor(db, { scope, owner, definition: body });
+    const created = await createScheduleFor(db, { scope, owner, definition: body, maxSchedulesPerOwner: scheduleLimitFor(principal, settings) });
     wakeScheduler(settings);
     return toScheduleView(created);
   },

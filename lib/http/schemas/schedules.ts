@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MISFIRE_POLICIES } from "../../db/schedules/schedules.ts";
+import { endpointProblem } from "../../scheduler/endpoint.ts";
 import { JsonObject, paginated } from "./list-query.ts";
 
 /** Request and response shapes of Agno's Schedules API (`/schedules`), with Agentry's optional policy fields. */
@@ -10,11 +11,14 @@ export const SCHEDULE_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as con
 
 const name = z.string().max(255).regex(NAME, NAME_MESSAGE);
 const cronExpr = z.string().max(128);
+/** A path a fire reads as written (lib/scheduler/endpoint.ts: no `\\`, `?`, `#`, dot segments, encoded separators or control characters). */
 const endpoint = z
   .string()
   .max(512)
-  .refine((v) => v.startsWith("/"), "Endpoint must start with '/'")
-  .refine((v) => !v.includes("://"), "Endpoint must be a path, not a full URL");
+  .superRefine((v, ctx) => {
+    const problem = endpointProblem(v);
+    if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
+  });
 const method = z
   .string()
   .max(10)

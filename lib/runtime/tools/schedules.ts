@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_SCHEDULER_SETTINGS } from "../../config/settings.ts";
 import type { Db } from "../../db/open-database.ts";
 import { unsafeSystemScope } from "../../db/scope.ts";
 import { deleteSchedule, listSchedules, type StoredSchedule } from "../../db/schedules/schedules.ts";
@@ -50,7 +51,11 @@ async function mine(db: Db, ctx: ToolContext, agentId: string, id: string): Prom
   return schedule;
 }
 
-export function schedulesToolkit({ db, agentId }: { db: Db; agentId: string }): Toolkit {
+/**
+ * The toolkit for one agent. Its user is capped at `maxSchedulesPerUser` schedules, as the API caps
+ * a member (default: the scheduler's default cap).
+ */
+export function schedulesToolkit({ db, agentId, maxSchedulesPerUser = DEFAULT_SCHEDULER_SETTINGS.maxSchedulesPerUser }: { db: Db; agentId: string; maxSchedulesPerUser?: number }): Toolkit {
   const by = (ctx: ToolContext) => ({ runId: ctx.runId, sessionId: ctx.sessionId });
   return defineToolkit({
     id: "schedules",
@@ -85,6 +90,7 @@ export function schedulesToolkit({ db, agentId }: { db: Db; agentId: string }): 
                 retry_delay_seconds: 60,
               },
               provenance: { managed_by: MANAGED_BY, target_type: "agent", target_id: agentId, created_by_run_id: ctx.runId, created_by_session_id: ctx.sessionId },
+              maxSchedulesPerOwner: maxSchedulesPerUser,
             });
             return view(created);
           }),
