@@ -33,6 +33,8 @@ interface Thread {
   /** Settles when the thread has loaded the readers (its first message), or failed to. */
   ready: Promise<void>;
   idleTimer?: NodeJS.Timeout;
+  /** Ended by the pool, or exited by itself. */
+  ended?: boolean;
 }
 
 interface Waiter {
@@ -103,7 +105,10 @@ export class DocumentPool {
   /** Ends every thread (tests, shutdown); waiting reads are rejected. */
   async close(): Promise<void> {
     for (const waiter of this.waiting.splice(0)) waiter.reject(new Error("The document pool was closed"));
-    await Promise.all(this.idle.splice(0).map((thread) => (clearTimeout(thread.idleTimer), thread.worker.terminate())));
+    for (const thread of this.idle.splice(0)) {
+      clearTimeout(thread.idleTimer);
+      this.end(thread);
+    }
   }
 
   private acquire(signal?: AbortSignal): Promise<Thread> {
@@ -139,7 +144,16 @@ export class DocumentPool {
       worker.once("exit", (code) => reject(new Error(`exited with code ${code}`)));
     });
     ready.catch(() => undefined);
-    return { worker, ready };
+    const thread: Thread = { worker, ready };
+    // A thread that dies while idle leaves the pool (a busy one is handled by its read).
+    worker.once("exit", () => {
+      const at = this.idle.indexOf(thread);
+      if (at < 0) return;
+      this.idle.splice(at, 1);
+      clearTimeout(thread.idleTimer);
+      this.end(thread);
+    });
+    return thread;
   }
 
   /** Gives the thread to the next waiter, or parks it idle until IDLE_MS passes. */
@@ -152,18 +166,24 @@ export class DocumentPool {
     thread.idleTimer = setTimeout(() => {
       const at = this.idle.indexOf(thread);
       if (at >= 0) this.idle.splice(at, 1);
-      this.threads--;
-      void thread.worker.terminate();
+      this.end(thread);
     }, IDLE_MS).unref();
     this.idle.push(thread);
   }
 
   /** Ends a thread that failed or ran over, and starts another for a waiter. */
   private discard(thread: Thread): void {
-    this.threads--;
-    void thread.worker.terminate();
+    this.end(thread);
     const waiter = this.waiting.shift();
     if (waiter) waiter.resolve(this.spawn());
+  }
+
+  /** Ends a thread once, however many paths reach it. */
+  private end(thread: Thread): void {
+    if (thread.ended) return;
+    thread.ended = true;
+    this.threads--;
+    void thread.worker.terminate();
   }
 }
 

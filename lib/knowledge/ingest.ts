@@ -24,8 +24,6 @@ export interface ProcessOutcome {
   status: "completed" | "failed";
   message: string;
   chunks: number;
-  /** The content failed on a knowledge limit (reader-limits.ts, the pool's time and memory). */
-  limit?: boolean;
 }
 
 /**
@@ -49,19 +47,19 @@ export async function processContent(
 ): Promise<ProcessOutcome> {
   const content = await unsafeGetContent(base.db, contentId);
   if (!content) return { status: "failed", message: "The content was deleted before it was processed", chunks: 0 };
-  const fail = async (message: string, limit = false): Promise<ProcessOutcome> => {
+  const fail = async (message: string): Promise<ProcessOutcome> => {
     await unsafeSetContentStatus(base.db, { id: contentId, status: "failed", message });
-    return { status: "failed", message, chunks: 0, limit };
+    return { status: "failed", message, chunks: 0 };
   };
   try {
     if (options.chunkSize !== undefined && options.chunkSize < limits.minChunkSize) {
-      return await fail(`chunk_size ${options.chunkSize} is below ${limits.minChunkSize}, the smallest chunk allowed (knowledge.minChunkSize); upload it again with a larger chunk_size.`, true);
+      return await fail(`chunk_size ${options.chunkSize} is below ${limits.minChunkSize}, the smallest chunk allowed (knowledge.minChunkSize); upload it again with a larger chunk_size.`);
     }
     const source = await documentSource(base, contentId, options, allowHosts, signal);
     const metadata = { ...(content.metadata ?? {}), linked_to: base.name };
     const request: DocumentRequest = { ...source.document, chunker: options.chunker, chunkSize: options.chunkSize, chunkOverlap: options.chunkOverlap, metadata, limits };
     const read = await documentPool(limits).read(request, signal);
-    if (!read.ok) return await fail(read.message, read.limit);
+    if (!read.ok) return await fail(read.message);
     const chunks = read.chunks;
     await base.ready(signal);
     let embeddings: (number[] | null)[] = chunks.map(() => null);
