@@ -33,9 +33,12 @@ const send = (socket: WebSocket, message: Message | string) => {
 const sseFrame = (event: RunEvent) => `event: ${String(event.event)}\ndata: ${JSON.stringify(event)}\n\n`;
 const text = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? value : null);
 
+/** The largest message a client may send; a longer one closes its connection with 1009. */
+const MAX_MESSAGE_BYTES = 1024 * 1024;
+
 /** The `upgrade` handler of `/workflows/ws` for this process's settings. */
 export function workflowSocketHandler(getSettings: () => Settings): (request: IncomingMessage, socket: Duplex, head: Buffer) => void {
-  const server = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  const server = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   return (request, socket, head) => {
     const settings = getSettings();
     const url = `http://${request.headers.host ?? "localhost"}${request.url ?? "/workflows/ws"}`;
@@ -47,15 +50,36 @@ export function workflowSocketHandler(getSettings: () => Settings): (request: In
       try {
         assertLocalRequest(new Request(url, { method: "POST", headers }), settings);
       } catch (error) {
+        socket.on("error", () => undefined); // a client gone already: nothing to answer
         socket.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n${JSON.stringify({ detail: (error as Error).message })}`);
         return;
       }
     }
-    server.handleUpgrade(request, socket, head, (ws) => serveSocket(ws, settings, url, headers));
+    const peer = request.socket.remoteAddress ?? "an unknown address";
+    server.handleUpgrade(request, socket, head, (ws) => serveSocket(ws, { settings, url, headers, peer }));
   };
 }
 
-function serveSocket(socket: WebSocket, settings: Settings, url: string, headers: Headers): void {
+/**
+ * The close code, and the reason to log, for a frame the socket's reader refused (by ws's error
+ * codes): a message past {@link MAX_MESSAGE_BYTES} is 1009 (too big), text that is not UTF-8 1007,
+ * any other broken frame 1002.
+ */
+function closeFor(error: Error & { code?: string }): { code: number; reason: string } {
+  if (error.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") return { code: 1009, reason: `a message over ${MAX_MESSAGE_BYTES} bytes` };
+  return { code: error.code === "WS_ERR_INVALID_UTF8" ? 1007 : 1002, reason: error.message };
+}
+
+/** One connection: `peer` is the address of its TCP socket, for the log. */
+function serveSocket(socket: WebSocket, { settings, url, headers, peer }: { settings: Settings; url: string; headers: Headers; peer: string }): void {
+  // A frame the reader refuses (one over maxPayload, a broken one) is emitted as `error`, before or
+  // after authentication; with no listener it would be an uncaught exception. ws starts the close
+  // itself; this closes a socket it left open and logs one line.
+  socket.on("error", (error: Error & { code?: string }) => {
+    const { code, reason } = closeFor(error);
+    if (socket.readyState === socket.OPEN) socket.close(code);
+    log.warn(`[workflows/ws] closing the connection from ${peer} with ${code}: ${reason}`);
+  });
   const requiresAuth = settings.auth.mode !== "none";
   let principal: Principal | null = requiresAuth ? null : TRUSTED_ADMIN;
   const stops = new Set<() => void>();

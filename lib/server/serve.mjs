@@ -6,6 +6,7 @@
 // (lib/server/app-context.ts, instrumentation.ts), so nothing of the app is loaded twice.
 import { createServer, STATUS_CODES } from "node:http";
 import { markPeerAddressesRecorded, recordPeerAddress } from "./peer-address.mjs";
+import { isServerActionRequest, screenServerAction } from "./server-action-body.mjs";
 
 /** The upgrade handlers by path, registered with lib/server/upgrade-handlers.ts (which owns this map). */
 const UPGRADE_HANDLERS = Symbol.for("agentry.upgrade-handlers");
@@ -36,6 +37,23 @@ function refuseUpgrade(socket, status) {
 const describe = (error) => (error instanceof Error ? (error.stack ?? error.message) : String(error));
 
 /**
+ * Answers a request here, without Next.js (JSON `{"detail": …}`, as the API's errors).
+ * @param {import("node:http").ServerResponse} response
+ * @param {number} status
+ * @param {string} detail
+ */
+function answer(response, status, detail) {
+  const body = JSON.stringify({ detail });
+  response.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+  });
+  response.end(body);
+}
+
+/**
  * @param {import("./serve.d.mts").ServeOptions} options
  * @returns {Promise<import("./serve.d.mts").RunningServer>}
  */
@@ -64,7 +82,16 @@ export async function serve({ dir, host, port, shutdownGraceSeconds, banner, log
     if (closing) response.shouldKeepAlive = false;
     // While shutting down, a connection whose response is done closes rather than idling.
     response.once("finish", () => closing && server.closeIdleConnections());
-    Promise.resolve(handle(request, response)).catch((error) => {
+    // A server action's body is read and checked here first: Next.js answers a body past its limit
+    // or one it cannot decode with a 500 (lib/server/server-action-body.mjs).
+    const handled = isServerActionRequest(request)
+      ? screenServerAction(request).then((screened) => {
+          if ("refusal" in screened) return answer(response, screened.refusal.status, screened.refusal.detail);
+          if ("closed" in screened) return void response.destroy();
+          return handle(screened.request, response);
+        })
+      : Promise.resolve(handle(request, response));
+    handled.catch((error) => {
       log(`[server] ${request.method} ${request.url}: ${describe(error)}`);
       if (!response.headersSent) {
         response.writeHead(500, { "content-type": "application/json" });

@@ -1,6 +1,7 @@
 import { WebSocket } from "ws";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deferred, messageText, startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
 import { buildIsStale } from "../../lib/cli/build-freshness.ts";
 import { freePort } from "../support/processes.ts";
+
+/** React's encoding of a server action's arguments, as the dashboard's pages send them (Next's own copy of React). */
+const { encodeReply } = createRequire(import.meta.url)("next/dist/compiled/react-server-dom-turbopack/client.edge") as {
+  encodeReply: (value: unknown) => Promise<string | FormData>;
+};
 
 /**
  * `agentry start` as an operator runs it (`node bin/agentry.mjs start`, what `npm start` runs):
@@ -184,7 +190,11 @@ describe.skipIf(freshness.stale)("agentry start", () => {
       expect(dashboard.headers.get("location")).toMatch(/\/dashboard\/setup$/);
       const setup = await fetch(`${app.origin}/dashboard/setup`);
       expect(setup.status).toBe(200);
-      expect(await setup.text()).toContain("<html");
+      const setupPage = await setup.text();
+      expect(setupPage).toContain("<html");
+      // The setup form's server action: its hidden fields name the action's id.
+      const setupActionId = /\$ACTION_ID_([0-9a-f]{42})/.exec(setupPage)?.[1] ?? /&quot;id&quot;:&quot;([0-9a-f]{42})&quot;/.exec(setupPage)?.[1];
+      expect(setupActionId, "a server action id in the setup page").toMatch(/^[0-9a-f]{42}$/);
 
       // The workflow WebSocket is served through the upgrade hook (lib/http/workflow-socket.ts).
       const socket = new WebSocket(`ws://127.0.0.1:${app.port}/workflows/ws`);
@@ -203,6 +213,90 @@ describe.skipIf(freshness.stale)("agentry start", () => {
         expect(answer, path).toMatch(/^HTTP\/1\.1 404 Not Found\r\n/);
       }
       expect((await fetch(`${app.origin}/health`)).status).toBe(200);
+
+      // A frame over the socket's 1 MiB limit, sent first thing: the socket is closed with 1009 and
+      // one warning is logged, with no uncaught exception; the server goes on serving.
+      const flooding = new WebSocket(`ws://127.0.0.1:${app.port}/workflows/ws`);
+      flooding.on("error", () => undefined);
+      const floodClosed = new Promise<number>((resolve) => flooding.once("close", (code) => resolve(code)));
+      await new Promise((resolve) => flooding.once("open", resolve));
+      flooding.send("x".repeat(1.5 * 1024 * 1024));
+      expect(await floodClosed).toBe(1009);
+      await app.waitForLine(/^\[workflows\/ws\] closing the connection from \S+ with 1009: a message over 1048576 bytes$/, 10_000);
+      expect((await fetch(`${app.origin}/health`)).status).toBe(200);
+
+      // The loopback fence over real HTTP (auth mode none): a DNS name an attacker's page can
+      // rebind to 127.0.0.1 is no loopback host, for the API, its writes and the workflow socket.
+      const rebound = `127.0.0.1.evil.example:${app.port}`;
+      const sessions = await rawExchange(app.port, `GET /sessions HTTP/1.1\r\nHost: ${rebound}\r\nConnection: close\r\n\r\n`);
+      expect(sessions).toMatch(/^HTTP\/1\.1 403 /);
+      expect(sessions).toContain("DNS rebinding");
+      const admin = JSON.stringify({ name: "x", scopes: ["agent_os:admin"] });
+      const created = await rawExchange(
+        app.port,
+        `POST /service-accounts HTTP/1.1\r\nHost: ${rebound}\r\nOrigin: http://${rebound}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(admin)}\r\nConnection: close\r\n\r\n${admin}`,
+      );
+      expect(created).toMatch(/^HTTP\/1\.1 403 /);
+      expect(created).toContain("DNS rebinding");
+      expect(await (await fetch(`${app.origin}/service-accounts`)).text()).not.toContain('"name":"x"');
+      const reboundSocket = await rawExchange(
+        app.port,
+        `GET /workflows/ws HTTP/1.1\r\nHost: ${rebound}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+      );
+      expect(reboundSocket).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/);
+      expect(reboundSocket).toContain("DNS rebinding");
+
+      // Server action bodies Next.js would answer with a 500: past its 1 MiB limit a 413, one it
+      // cannot decode a 400, each with a detail (lib/server/server-action-body.mjs).
+      const action = (body: BodyInit, headers: Record<string, string>, path = "/dashboard") =>
+        fetch(`${app.origin}${path}`, { method: "POST", headers: { "next-action": setupActionId!, origin: app.origin, ...headers }, body, duplex: "half", redirect: "manual" } as RequestInit);
+      const tooLarge = await action(new Uint8Array(2_000_000), { "content-type": "text/plain;charset=UTF-8" }); // content-length: 2000000
+      expect(tooLarge.status).toBe(413);
+      expect(await tooLarge.json()).toEqual({ detail: "Server action request body too large: the limit is 1048576 bytes (1 MiB)" });
+      let streamedBytes = 0;
+      const chunked = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (streamedBytes >= 1.5 * 1024 * 1024) return controller.close();
+          streamedBytes += 64 * 1024;
+          controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
+        },
+      });
+      const tooLargeChunked = await action(chunked, { "content-type": "text/plain;charset=UTF-8" }); // no content-length
+      expect(tooLargeChunked.status).toBe(413);
+      expect(await tooLargeChunked.json()).toMatchObject({ detail: expect.stringContaining("too large") });
+      const notJson = await action("this is not the arguments' JSON", { "content-type": "text/plain;charset=UTF-8" });
+      expect(notJson.status).toBe(400);
+      expect(await notJson.json()).toEqual({ detail: "Malformed server action request: its arguments are not JSON" });
+      // Next runs actions posted to any page, its own /_not-found too (outside the proxy's paths).
+      expect((await action("[", { "content-type": "text/plain;charset=UTF-8" }, "/_not-found")).status).toBe(400);
+      const brokenBoundary = await action('--other\r\nContent-Disposition: form-data; name="0"\r\n\r\n[]\r\n--other--\r\n', {
+        "content-type": "multipart/form-data; boundary=not-the-one-used",
+      });
+      expect(brokenBoundary.status).toBe(400);
+      expect(await brokenBoundary.json()).toEqual({ detail: "Malformed server action request: its multipart body does not parse with the boundary its content type names" });
+      // Next.js's own answer to an action id it does not know (one of another deployment): 409, with
+      // a header its client router reads.
+      const unknownAction = await fetch(`${app.origin}/dashboard`, {
+        method: "POST",
+        headers: { "next-action": "7f".padEnd(42, "0"), origin: app.origin, "content-type": "text/plain;charset=UTF-8" },
+        body: "[]",
+        redirect: "manual",
+      });
+      expect(unknownAction.status).toBe(409);
+      expect(unknownAction.headers.get("x-nextjs-action-not-found")).toBe("1");
+      // The dashboard's own call still works: what the setup form sends once hydrated, its state and
+      // its fields encoded by React's encodeReply (multipart: the fields, then the arguments).
+      const password = "a long enough passphrase 42";
+      const fields = new FormData();
+      for (const [name, value] of Object.entries({ email: "admin@example.com", name: "Admin", password, confirm: password })) fields.set(name, value);
+      const setupArguments = await encodeReply([{}, fields]);
+      expect(setupArguments).toBeInstanceOf(FormData);
+      const setupDone = await action(setupArguments, {}, "/dashboard/setup");
+      expect(setupDone.status).toBe(200);
+      expect(setupDone.headers.get("x-action-redirect")).toMatch(/^\/dashboard;/);
+      expect((await fetch(`${app.origin}/dashboard/setup`)).status).toBe(404); // the first admin exists
+      expect((await fetch(`${app.origin}/health`)).status).toBe(200);
+      expect(app.lines.join("\n")).not.toMatch(/uncaught|RangeError|Max payload|Body exceeded|\[server\] POST/i);
 
       // SIGTERM with a stream in flight: no new connections, the stream runs to its end, exit 0.
       const stream = await fetch(`${app.origin}/agents/assistant/runs`, form({ message: "slow please", stream: "true" }));

@@ -130,6 +130,28 @@ for (const dialect of [sqliteDialect, postgresDialect]) {
       bob.close();
     });
 
+    it("closes a connection sending a frame over 1 MiB with 1009, before authentication, and throws nothing", async () => {
+      const uncaught: unknown[] = [];
+      const onUncaught = (error: unknown) => uncaught.push(error);
+      process.on("uncaughtException", onUncaught);
+      try {
+        const socket = new WebSocket(url);
+        const errors: Error[] = [];
+        socket.on("error", (error) => errors.push(error));
+        const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once("close", (code, reason) => resolve({ code, reason: String(reason) })));
+        await new Promise<void>((resolve) => socket.once("message", () => resolve())); // "connected"
+        socket.send("x".repeat(1.5 * 1024 * 1024));
+        expect((await closed).code).toBe(1009);
+        // The server goes on serving: a new connection is answered.
+        const next = await connect(url);
+        expect(await next.next((m) => m.event === "connected")).toMatchObject({ requires_auth: true });
+        next.close();
+        expect(uncaught).toEqual([]);
+      } finally {
+        process.off("uncaughtException", onUncaught);
+      }
+    });
+
     it("continue-workflow continues a paused run; a caller without workflows:run is refused", async () => {
       const client = await connect(url);
       client.send({ action: "authenticate", token: await token("carol") });
