@@ -11,7 +11,7 @@
  * only the literal `new Worker(new URL("./file.ts", import.meta.url))` into a worker bundle; a
  * library taking a file name at run time would need the TypeScript source and a loader.
  */
-import { Worker, type WorkerOptions } from "node:worker_threads";
+import { Worker } from "node:worker_threads";
 import type { KnowledgeLimits } from "../config/settings.ts";
 import type { DocumentRequest, DocumentResult } from "./read-document.ts";
 
@@ -19,13 +19,22 @@ export type PoolLimits = Pick<KnowledgeLimits, "readerThreads" | "readerMemoryMi
 
 const IDLE_MS = 60_000;
 
-/** A worker thread running document-worker.ts. */
-function startWorker(options: WorkerOptions): Worker {
-  // Next inlines NEXT_RUNTIME in its server bundles, where the literal below becomes a worker
-  // bundle of its own. From source (vitest, tsx) the TypeScript entry is loaded through tsx.
-  if (process.env.NEXT_RUNTIME === "nodejs") return new Worker(new URL("./document-worker.ts", import.meta.url), options);
-  const boot = ["document-worker-boot", "mjs"].join(".");
-  return new Worker(new URL(`./${boot}`, import.meta.url), { ...options, workerData: { entry: new URL("./document-worker.ts", import.meta.url).href } });
+/**
+ * A worker thread running document-worker.ts. Next's bundler recognises only the literal
+ * `new Worker(new URL("./document-worker.ts", import.meta.url), { … })` as a worker of its own
+ * (NEXT_RUNTIME is inlined in its server bundles); from source (vitest, tsx) the TypeScript entry
+ * is loaded through tsx by a plain-JavaScript bootstrap, both named without a literal URL so the
+ * bundler copies neither as an asset.
+ */
+function startWorker(memoryMiB: number): Worker {
+  if (process.env.NEXT_RUNTIME === "nodejs") {
+    return new Worker(new URL("./document-worker.ts", import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: memoryMiB }, stdout: false, stderr: false });
+  }
+  const sibling = (...name: string[]) => new URL(`./${name.join(".")}`, import.meta.url);
+  return new Worker(sibling("document-worker-boot", "mjs"), {
+    resourceLimits: { maxOldGenerationSizeMb: memoryMiB },
+    workerData: { entry: sibling("document-worker", "ts").href },
+  });
 }
 
 interface Thread {
@@ -135,7 +144,7 @@ export class DocumentPool {
 
   private spawn(): Thread {
     this.threads++;
-    const worker = startWorker({ resourceLimits: { maxOldGenerationSizeMb: this.limits.readerMemoryMiB }, stdout: false, stderr: false });
+    const worker = startWorker(this.limits.readerMemoryMiB);
     // An idle thread must not keep the process alive; a busy one is awaited by its caller.
     worker.unref();
     const ready = new Promise<void>((resolve, reject) => {
