@@ -45,13 +45,13 @@ export const notServedDetail = (host: string | null) => `Host '${host}' is not s
 
 /**
  * Whether a request's Host header names this server while no authentication is configured: a
- * loopback host (`isLoopback`) or the configured bind host. A missing Host (HTTP/1.0, in-process
- * calls) is this server; a malformed one is not.
+ * loopback host (`isLoopback`; without allowPublicBind the bind host is one too, settings.ts).
+ * A missing Host (HTTP/1.0, in-process calls) is this server; a malformed one is not.
  */
 export function isServedHost(host: string | null, settings: Settings): boolean {
   if (!host || settings.server.allowPublicBind) return true;
   const name = hostnameOf(host);
-  return name !== null && (isLoopback(name) || name === settings.server.host.toLowerCase());
+  return name !== null && isLoopback(name);
 }
 
 /**

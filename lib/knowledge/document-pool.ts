@@ -18,6 +18,10 @@ import type { DocumentRequest, DocumentResult } from "./read-document.ts";
 export type PoolLimits = Pick<KnowledgeLimits, "readerThreads" | "readerMemoryMiB" | "readerTimeoutSeconds">;
 
 const IDLE_MS = 60_000;
+/** A thread that has not loaded the readers by then is ended. */
+const STARTUP_MS = 30_000;
+/** How often the process's memory is sampled while documents are read. */
+const WATCH_MS = 200;
 
 /**
  * A worker thread running document-worker.ts. Next's bundler recognises only the literal
@@ -42,26 +46,40 @@ interface Thread {
   /** Settles when the thread has loaded the readers (its first message), or failed to. */
   ready: Promise<void>;
   idleTimer?: NodeJS.Timeout;
-  /** Ended by the pool, or exited by itself. */
+  /** Exited by itself (it must not be handed out again). */
+  exited?: boolean;
+  /** Ended by the pool. */
   ended?: boolean;
 }
 
 interface Waiter {
   resolve: (thread: Thread) => void;
   reject: (reason: unknown) => void;
-  signal?: AbortSignal;
+}
+
+/** A read in progress, as the memory watchdog sees it. */
+interface BusyRead {
+  rssAtStart: number;
+  stop(): void;
 }
 
 export class DocumentPool {
   private readonly idle: Thread[] = [];
   private readonly waiting: Waiter[] = [];
+  private readonly busy = new Set<BusyRead>();
+  private watchdog?: NodeJS.Timeout;
   private threads = 0;
+  private closed = false;
 
   constructor(private readonly limits: PoolLimits) {}
 
   /** Threads alive now (busy or idle). */
   get size(): number {
     return this.threads;
+  }
+
+  private get memoryMessage(): string {
+    return `Reading the document needed more than ${this.limits.readerMemoryMiB} MiB of memory (knowledge.readerMemoryMiB), so it was stopped; split it into smaller files and upload each.`;
   }
 
   /**
@@ -71,32 +89,38 @@ export class DocumentPool {
    */
   async read(request: DocumentRequest, signal?: AbortSignal): Promise<DocumentResult> {
     signal?.throwIfAborted();
-    const thread = await this.acquire(signal);
+    let thread: Thread | undefined;
     try {
+      thread = await this.acquire(signal);
       // The time limit is the document's, not the thread's start-up.
-      await thread.ready;
+      await withTimeout(thread.ready, STARTUP_MS, "it did not start within 30 s");
     } catch (error) {
-      this.discard(thread);
+      if (thread) this.discard(thread);
+      if (signal?.aborted) throw signal.reason;
       return { ok: false, message: `Processing failed: the document reader could not start (${(error as Error).message})`, limit: false };
     }
+    if (signal?.aborted) {
+      this.release(thread);
+      throw signal.reason;
+    }
     const bytes = new Uint8Array(request.bytes);
+    const ready = thread;
     return new Promise<DocumentResult>((resolve, reject) => {
-      const { worker } = thread;
+      const { worker } = ready;
       const done = (settle: () => void, healthy: boolean) => {
         clearTimeout(timer);
+        this.busy.delete(busy);
         signal?.removeEventListener("abort", onAbort);
         worker.off("message", onMessage).off("error", onError).off("exit", onExit);
-        if (healthy) this.release(thread);
-        else this.discard(thread);
+        if (healthy) this.release(ready);
+        else this.discard(ready);
         settle();
       };
       const onMessage = (result: DocumentResult) => done(() => resolve(result), true);
       const onError = (error: Error & { code?: string }) => {
-        const message =
-          error.code === "ERR_WORKER_OUT_OF_MEMORY"
-            ? `Reading the document needed more than ${this.limits.readerMemoryMiB} MiB of memory (knowledge.readerMemoryMiB), so it was stopped; split it into smaller files and upload each.`
-            : `Processing failed: the document reader stopped (${error.message})`;
-        done(() => resolve({ ok: false, message, limit: error.code === "ERR_WORKER_OUT_OF_MEMORY" }), false);
+        const outOfMemory = error.code === "ERR_WORKER_OUT_OF_MEMORY";
+        const message = outOfMemory ? this.memoryMessage : `Processing failed: the document reader stopped (${error.message})`;
+        done(() => resolve({ ok: false, message, limit: outOfMemory }), false);
       };
       const onExit = (code: number) => done(() => resolve({ ok: false, message: `Processing failed: the document reader exited (code ${code})`, limit: false }), false);
       const onAbort = () => done(() => reject(signal?.reason), false);
@@ -105,22 +129,23 @@ export class DocumentPool {
         const message = `Reading the document took longer than ${seconds} s (knowledge.readerTimeoutSeconds), so it was stopped; split it into smaller files and upload each.`;
         done(() => resolve({ ok: false, message, limit: true }), false);
       }, this.limits.readerTimeoutSeconds * 1000);
+      const busy: BusyRead = { rssAtStart: process.memoryUsage.rss(), stop: () => done(() => resolve({ ok: false, message: this.memoryMessage, limit: true }), false) };
       worker.on("message", onMessage).on("error", onError).on("exit", onExit);
       signal?.addEventListener("abort", onAbort, { once: true });
+      this.watch(busy);
       worker.postMessage({ ...request, bytes }, [bytes.buffer]);
     });
   }
 
-  /** Ends every thread (tests, shutdown); waiting reads are rejected. */
+  /** Ends every thread (tests, shutdown); waiting reads are rejected, busy threads end when their read does. */
   async close(): Promise<void> {
+    this.closed = true;
     for (const waiter of this.waiting.splice(0)) waiter.reject(new Error("The document pool was closed"));
-    for (const thread of this.idle.splice(0)) {
-      clearTimeout(thread.idleTimer);
-      this.end(thread);
-    }
+    for (const thread of this.idle.splice(0)) this.end(thread);
   }
 
   private acquire(signal?: AbortSignal): Promise<Thread> {
+    if (this.closed) return Promise.reject(new Error("the document pool is closed"));
     const thread = this.idle.pop();
     if (thread) {
       clearTimeout(thread.idleTimer);
@@ -128,7 +153,7 @@ export class DocumentPool {
     }
     if (this.threads < this.limits.readerThreads) return Promise.resolve(this.spawn());
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal };
+      const waiter: Waiter = { resolve, reject };
       this.waiting.push(waiter);
       signal?.addEventListener(
         "abort",
@@ -142,9 +167,10 @@ export class DocumentPool {
     });
   }
 
+  /** A new thread (counted only once it exists, so a failed start leaks no slot). */
   private spawn(): Thread {
-    this.threads++;
     const worker = startWorker(this.limits.readerMemoryMiB);
+    this.threads++;
     // An idle thread must not keep the process alive; a busy one is awaited by its caller.
     worker.unref();
     const ready = new Promise<void>((resolve, reject) => {
@@ -154,19 +180,24 @@ export class DocumentPool {
     });
     ready.catch(() => undefined);
     const thread: Thread = { worker, ready };
-    // A thread that dies while idle leaves the pool (a busy one is handled by its read).
     worker.once("exit", () => {
+      thread.exited = true;
+      // One that dies while idle leaves the pool (a busy one is handled by its read).
       const at = this.idle.indexOf(thread);
-      if (at < 0) return;
-      this.idle.splice(at, 1);
-      clearTimeout(thread.idleTimer);
-      this.end(thread);
+      if (at >= 0) {
+        this.idle.splice(at, 1);
+        this.end(thread);
+      }
     });
     return thread;
   }
 
-  /** Gives the thread to the next waiter, or parks it idle until IDLE_MS passes. */
+  /** Gives a healthy thread to the next waiter, or parks it idle until IDLE_MS passes. */
   private release(thread: Thread): void {
+    if (thread.exited || this.closed) {
+      this.discard(thread);
+      return;
+    }
     const waiter = this.waiting.shift();
     if (waiter) {
       waiter.resolve(thread);
@@ -180,20 +211,56 @@ export class DocumentPool {
     this.idle.push(thread);
   }
 
-  /** Ends a thread that failed or ran over, and starts another for a waiter. */
+  /** Ends a thread that failed, ran over or exited, and starts another for a waiter. */
   private discard(thread: Thread): void {
     this.end(thread);
     const waiter = this.waiting.shift();
-    if (waiter) waiter.resolve(this.spawn());
+    if (!waiter) return;
+    try {
+      waiter.resolve(this.spawn());
+    } catch (error) {
+      waiter.reject(error);
+    }
   }
 
   /** Ends a thread once, however many paths reach it. */
   private end(thread: Thread): void {
     if (thread.ended) return;
     thread.ended = true;
+    clearTimeout(thread.idleTimer);
     this.threads--;
     void thread.worker.terminate();
   }
+
+  /**
+   * The heap limit does not cover memory outside V8's heap (the ArrayBuffers a PDF's or a zip's
+   * inflated streams fill), so while reads run the process's resident memory is sampled: past
+   * twice readerMemoryMiB per busy thread over what it was when the oldest read began, the reads
+   * in progress are stopped.
+   */
+  private watch(read: BusyRead): void {
+    this.busy.add(read);
+    this.watchdog ??= setInterval(() => {
+      if (this.busy.size === 0) {
+        clearInterval(this.watchdog);
+        this.watchdog = undefined;
+        return;
+      }
+      const reads = [...this.busy];
+      const base = Math.min(...reads.map((r) => r.rssAtStart));
+      const budget = 2 * this.limits.readerMemoryMiB * 1024 * 1024 * reads.length;
+      if (process.memoryUsage.rss() - base > budget) for (const busy of reads) busy.stop();
+    }, WATCH_MS).unref();
+  }
+}
+
+/** The promise, or a rejection naming `what` after `ms`. */
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(what)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 type Holder = typeof globalThis & { __agentryDocumentPool?: DocumentPool };

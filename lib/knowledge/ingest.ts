@@ -1,5 +1,7 @@
 import { DEFAULT_KNOWLEDGE_LIMITS, type KnowledgeLimits } from "../config/settings.ts";
 import { unsafeGetContent, unsafeGetUpload, unsafeSetContentStatus } from "../db/knowledge/contents.ts";
+import { chunkStepProblem } from "./chunking/chunk.ts";
+import { CHUNKERS, chunkerFor } from "./chunking/registry.ts";
 import { chunkRecordId } from "./content-hash.ts";
 import { documentPool } from "./document-pool.ts";
 import type { KnowledgeBase } from "./knowledge-base.ts";
@@ -52,9 +54,12 @@ export async function processContent(
     return { status: "failed", message, chunks: 0 };
   };
   try {
-    if (options.chunkSize !== undefined && options.chunkSize < limits.minChunkSize) {
-      return await fail(`chunk_size ${options.chunkSize} is below ${limits.minChunkSize}, the smallest chunk allowed (knowledge.minChunkSize); upload it again with a larger chunk_size.`);
-    }
+    const chunker = options.chunker ? chunkerFor(options.chunker) : undefined;
+    const step =
+      (options.chunkSize ?? options.chunkOverlap) === undefined
+        ? null
+        : chunkStepProblem({ chunkSize: options.chunkSize, overlap: options.chunkOverlap }, chunker ?? CHUNKERS.FixedSizeChunker, limits.minChunkSize);
+    if (step) return await fail(`${step.message}; upload it again with a larger chunk_size.`);
     const source = await documentSource(base, contentId, options, allowHosts, signal);
     const metadata = { ...(content.metadata ?? {}), linked_to: base.name };
     const request: DocumentRequest = { ...source.document, chunker: options.chunker, chunkSize: options.chunkSize, chunkOverlap: options.chunkOverlap, metadata, limits };

@@ -37,6 +37,11 @@ export type DocumentResult =
 /** Content that cannot be processed as asked; the message is stored for the person who uploaded it. */
 export class ProcessingError extends Error {}
 
+const tooManyChunks = (count: number, limits: KnowledgeLimits, atLeast = "") =>
+  new ReaderLimitError(
+    `The content makes ${atLeast}${count.toLocaleString("en-US")} chunks, more than the ${limits.maxChunksPerContent.toLocaleString("en-US")} one content may have (knowledge.maxChunksPerContent); use a larger chunk_size, or split it into smaller files.`,
+  );
+
 /** Reads and chunks one document; every refusal comes back as a message a person can act on. */
 export async function readDocument(request: DocumentRequest): Promise<DocumentResult> {
   try {
@@ -59,11 +64,13 @@ async function readAndChunk({ bytes, name, mimeType, readerId, chunker: chunkerN
   const chunker = chunkerName ? chunkerFor(chunkerName) : defaultChunkerFor(output.format);
   if (!chunker) throw new ProcessingError(`Unknown chunker '${chunkerName}'`);
   const readerMetadata = sourceMetadata ? { ...output.metadata, ...sourceMetadata, reader: reader.id } : output.metadata;
+  // Every chunk holds at most chunkSize characters and moves at most chunkSize - overlap past the
+  // one before, so this many chunks at least: past the cap, the text is not cut at all.
+  const size = chunkSize ?? chunker.defaults.chunkSize;
+  const overlap = chunkOverlap ?? chunker.defaults.overlap;
+  const fewest = size > overlap ? Math.ceil(Math.max(0, output.text.length - overlap) / (size - overlap)) : 0;
+  if (fewest > limits.maxChunksPerContent) throw tooManyChunks(fewest, limits, "at least ");
   const chunks = chunker.chunk(output.text, { chunkSize, overlap: chunkOverlap, metadata: { ...readerMetadata, ...metadata } });
-  if (chunks.length > limits.maxChunksPerContent) {
-    throw new ReaderLimitError(
-      `The content makes ${chunks.length.toLocaleString("en-US")} chunks, more than the ${limits.maxChunksPerContent.toLocaleString("en-US")} one content may have (knowledge.maxChunksPerContent); use a larger chunk_size, or split it into smaller files.`,
-    );
-  }
+  if (chunks.length > limits.maxChunksPerContent) throw tooManyChunks(chunks.length, limits);
   return { chunks, readerId: reader.id };
 }

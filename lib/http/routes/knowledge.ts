@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { canChangeContent, contentMetadataKeys, getContent, listContents, updateContent, type StoredContent } from "../../db/knowledge/contents.ts";
 import { HttpError, validationError } from "../../errors/http-error.ts";
-import { ChunkOptionsError, resolveChunkOptions } from "../../knowledge/chunking/chunk.ts";
+import { ChunkOptionsError, chunkStepProblem, resolveChunkOptions } from "../../knowledge/chunking/chunk.ts";
 import { CHUNKERS, chunkerFor } from "../../knowledge/chunking/registry.ts";
 import { EmbedderError } from "../../knowledge/embedder.ts";
 import { KnowledgeSearchError, type KnowledgeBase } from "../../knowledge/knowledge-base.ts";
@@ -147,12 +147,9 @@ export const uploadContentRoute = defineRoute({
       if (error instanceof ChunkOptionsError) throw validationError([{ type: "value_error", loc: ["body", error.field === "overlap" ? "chunk_overlap" : "chunk_size"], msg: error.message }]);
       throw error;
     }
-    // A tiny chunk size multiplies the chunks (and embedding calls) a content makes.
-    const { minChunkSize } = settings.knowledge.limits;
-    if (form.chunk_size !== undefined && form.chunk_size < minChunkSize) {
-      const msg = `chunk_size must be at least ${minChunkSize} characters (knowledge.minChunkSize); got ${form.chunk_size}`;
-      throw validationError([{ type: "greater_than_equal", loc: ["body", "chunk_size"], msg, input: form.chunk_size }]);
-    }
+    // A tiny chunk size (or step, with overlap) multiplies the chunks and embedding calls a content makes.
+    const step = chunkStepProblem({ chunkSize: form.chunk_size, overlap: form.chunk_overlap }, chunker ?? CHUNKERS.FixedSizeChunker, settings.knowledge.limits.minChunkSize);
+    if (step) throw validationError([{ type: "greater_than_equal", loc: ["body", step.field === "overlap" ? "chunk_overlap" : "chunk_size"], msg: step.message }]);
     const sources: ContentSource[] = file
       ? [{ file: { bytes: new Uint8Array(await file.arrayBuffer()), filename: file.name || null, mimeType: file.type || null } }]
       : text !== undefined

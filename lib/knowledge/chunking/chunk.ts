@@ -70,6 +70,23 @@ export function resolveChunkOptions(options: ChunkOptions | undefined, defaults:
   return { chunkSize, overlap, metadata: options?.metadata ?? {} };
 }
 
+/**
+ * Why these options would cut text into too many chunks, or null: a chunk size below `minChunkSize`
+ * (knowledge.minChunkSize), or an overlap leaving each chunk less than that much new text.
+ */
+export function chunkStepProblem(options: ChunkOptions, chunker: Pick<Chunker, "defaults">, minChunkSize: number): { field: "chunkSize" | "overlap"; message: string } | null {
+  const chunkSize = options.chunkSize ?? chunker.defaults.chunkSize;
+  const overlap = options.overlap ?? chunker.defaults.overlap;
+  if (chunkSize < minChunkSize) return { field: "chunkSize", message: `chunk_size must be at least ${minChunkSize} characters (knowledge.minChunkSize); got ${chunkSize}` };
+  if (chunkSize - overlap < minChunkSize) {
+    return {
+      field: "overlap",
+      message: `chunk_size minus chunk_overlap must be at least ${minChunkSize} characters (knowledge.minChunkSize), so each chunk moves that far through the text; got ${chunkSize} - ${overlap}`,
+    };
+  }
+  return null;
+}
+
 /** A span of the source and the metadata only its chunk gets (the Markdown heading path). */
 export interface PlacedSpan extends Span {
   extra?: Record<string, unknown>;

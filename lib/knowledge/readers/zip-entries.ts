@@ -1,64 +1,58 @@
 /**
- * The inflation check for zip-based documents (DOCX): every entry is inflated once, counting bytes
- * and keeping none, before the document's own parser opens the archive. An entry whose declared
- * size passes the limit is refused unread; yauzl checks each entry's actual size against its
- * declared size while inflating, so one that lies about it stops at the declared size, which is
- * within the limit. What passes here cannot make the parser inflate more than the limit per entry.
+ * The inflation check for zip-based documents (DOCX), done with JSZip, the zip reader mammoth
+ * itself opens the document with, so both see the same entries (two zip parsers can disagree about
+ * a crafted archive's directory). Every entry is inflated once, its bytes counted and none kept,
+ * before mammoth opens the archive: an entry whose declared size passes the limit is refused
+ * unread, and one that inflates past the limit, whatever it declares, is stopped there (within one
+ * 16 KiB compressed block's output).
  */
-import yauzl from "yauzl";
+import type { Readable } from "node:stream";
+import JSZip from "jszip";
 import { inflatedTooLarge, type ReaderLimits, ReaderLimitError } from "./reader-limits.ts";
 
-type ZipFile = yauzl.ZipFile;
-type Entry = yauzl.Entry;
-
-function openZip(buffer: Buffer): Promise<ZipFile> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(buffer, { lazyEntries: true, validateEntrySizes: true, decodeStrings: true, strictFileNames: false }, (error, zip) => (error ? reject(error) : resolve(zip)));
-  });
+/** The size an entry's directory record declares (JSZip keeps it on the entry's compressed data). */
+function declaredSize(file: JSZip.JSZipObject): number | undefined {
+  const size = (file as unknown as { _data?: { uncompressedSize?: unknown } })._data?.uncompressedSize;
+  return typeof size === "number" ? size : undefined;
 }
 
-const lying = (entry: Entry) =>
+const lying = (name: string, declared: number) =>
   new ReaderLimitError(
-    `The archive's entry ${JSON.stringify(entry.fileName)} inflates to more than the ${entry.uncompressedSize} bytes it declares; it is refused as a possible zip bomb. Save the document again and upload the new file.`,
+    `The archive's entry ${JSON.stringify(name)} inflates to more than the ${declared} bytes it declares; it is refused as a possible zip bomb. Save the document again and upload the new file.`,
   );
 
-/** Inflates one entry into nothing, counting its bytes; rejects once it passes `max`. */
-function drainEntry(zip: ZipFile, entry: Entry, max: number, tooLarge: () => Error): Promise<void> {
+/** Inflates one entry into nothing, counting its bytes; rejects once they pass `max`. */
+function drainEntry(file: JSZip.JSZipObject, max: number, tooLarge: () => Error): Promise<void> {
   return new Promise((resolve, reject) => {
-    zip.openReadStream(entry, (error, stream) => {
-      if (error) return reject(error);
-      let total = 0;
-      stream.on("data", (chunk: Buffer) => {
+    let total = 0;
+    const stream = file.nodeStream("nodebuffer") as Readable;
+    stream
+      .on("data", (chunk: Buffer) => {
         total += chunk.length;
-        if (total > max) stream.destroy(tooLarge());
-      });
-      // yauzl's size validation: the entry inflates past the size it declares.
-      stream.on("error", (cause: Error) => reject(/too many bytes/i.test(cause.message) ? lying(entry) : cause));
-      stream.on("end", () => resolve());
-    });
+        if (total > max) {
+          stream.destroy();
+          reject(tooLarge());
+        }
+      })
+      .on("error", reject)
+      .on("end", () => resolve());
   });
 }
 
 /**
  * Checks that no entry of the archive inflates past `limits.maxInflatedBytes`, declared or actual.
- * @throws ReaderLimitError naming the entry; yauzl's error when the bytes are no readable zip archive.
+ * @throws ReaderLimitError naming the entry; JSZip's error when the bytes are no readable zip archive.
  */
 export async function checkZipInflation(bytes: Uint8Array, limits: ReaderLimits): Promise<void> {
-  const zip = await openZip(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-  try {
-    await new Promise<void>((resolve, reject) => {
-      zip.on("error", reject);
-      zip.on("end", () => resolve());
-      zip.on("entry", (entry: Entry) => {
-        const name = JSON.stringify(entry.fileName);
-        const tooLarge = () => inflatedTooLarge(name, limits);
-        if (entry.uncompressedSize > limits.maxInflatedBytes) return reject(tooLarge());
-        if (entry.fileName.endsWith("/")) return zip.readEntry();
-        drainEntry(zip, entry, limits.maxInflatedBytes, tooLarge).then(() => zip.readEntry(), reject);
-      });
-      zip.readEntry();
-    });
-  } finally {
-    zip.close();
+  const zip = await JSZip.loadAsync(bytes);
+  for (const file of Object.values(zip.files)) {
+    if (file.dir) continue;
+    const name = JSON.stringify(file.name);
+    const tooLarge = () => inflatedTooLarge(name, limits);
+    const declared = declaredSize(file);
+    if (declared !== undefined && declared > limits.maxInflatedBytes) throw tooLarge();
+    // An entry is stopped at the size it declares (when that is below the limit): past it, it lies.
+    const cap = Math.min(declared ?? limits.maxInflatedBytes, limits.maxInflatedBytes);
+    await drainEntry(file, cap, () => (cap < limits.maxInflatedBytes ? lying(file.name, cap) : tooLarge()));
   }
 }
