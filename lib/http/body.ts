@@ -1,6 +1,7 @@
 import { refuseUnsafeText } from "./errors.ts";
 import { HttpError, validationError } from "../errors/http-error.ts";
 import { decodeJsonText } from "./input-text.ts";
+import { parseMultipart } from "./multipart.ts";
 
 /** A parsed form: text fields (repeated names become arrays) and uploaded files by field name. */
 export interface ParsedForm {
@@ -10,6 +11,9 @@ export interface ParsedForm {
 
 export type BodyKind = "json" | "form";
 
+/** Multipart bodies past this size (or of unknown size) are parsed as they arrive (multipart.ts). */
+export const STREAMED_MULTIPART_BYTES = 1024 * 1024;
+
 /** More fields than any client sends; past it the form is refused before any per-field work. */
 export const MAX_FORM_FIELDS = 1_000;
 
@@ -18,27 +22,39 @@ function tooLarge(limit: number): HttpError {
 }
 
 /**
- * Reads the body, refusing (413) past `limit` bytes: first by Content-Length, then while
- * streaming, so a lying or absent Content-Length cannot make the server buffer more.
+ * The body's chunks as they arrive, refusing (413) past `limit` bytes: first by Content-Length,
+ * then while streaming, so a lying or absent Content-Length cannot make the server buffer more.
  */
-export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+async function* bodyChunks(request: Request, limit: number): AsyncGenerator<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  if (!request.body) return new Uint8Array(new ArrayBuffer(0));
+  if (!request.body) return;
   const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
   let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge(limit);
+  let ended = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return void (ended = true);
+      total += value.byteLength;
+      if (total > limit) throw tooLarge(limit);
+      yield value;
     }
-    chunks.push(value);
+  } finally {
+    // Stopped early (too large, or the consumer gave up): nothing more is read.
+    if (!ended) await reader.cancel().catch(() => undefined);
   }
-  const bytes = new Uint8Array(total);
+}
+
+/** Reads the whole body, refusing (413) past `limit` bytes (bodyChunks). */
+export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of bodyChunks(request, limit)) chunks.push(chunk);
+  return concat(chunks);
+}
+
+function concat(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(chunks.reduce((total, chunk) => total + chunk.byteLength, 0));
   let offset = 0;
   for (const chunk of chunks) bytes.set(chunk, offset), (offset += chunk.byteLength);
   return bytes;
@@ -61,6 +77,38 @@ export async function parseJsonBody(request: Request, limit: number): Promise<un
   return decoded.value;
 }
 
+/** A form body through the platform's FormData parser (the whole body at once). */
+async function platformEntries(bytes: Uint8Array<ArrayBuffer>, contentType: string, type: string): Promise<Iterable<[string, string | File]>> {
+  try {
+    return (await new Response(bytes, { headers: { "content-type": contentType } }).formData()).entries();
+  } catch (error) {
+    throw new HttpError(400, `Malformed ${type} body: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * A multipart body: one of at most STREAMED_MULTIPART_BYTES goes to the platform's parser, whose
+ * refusals of bad part headers name the field; past that (an upload) the chunks read so far and
+ * the rest go through busboy as they arrive (multipart.ts), so the parse never holds the event loop.
+ */
+async function multipartEntries(request: Request, contentType: string, limit: number, maxFieldBytes: number): Promise<Iterable<[string, string | File]>> {
+  const chunks = bodyChunks(request, limit);
+  const head: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const next = await chunks.next();
+    if (next.done) return platformEntries(concat(head), contentType, "multipart/form-data");
+    head.push(next.value);
+    size += next.value.byteLength;
+    if (size > STREAMED_MULTIPART_BYTES) break;
+  }
+  async function* replayed() {
+    yield* head;
+    for await (const chunk of { [Symbol.asyncIterator]: () => chunks }) yield chunk;
+  }
+  return parseMultipart(contentType, replayed(), { maxFields: MAX_FORM_FIELDS, maxFieldBytes });
+}
+
 /** The caps of a form body: the whole body (uploads included) and each text field. */
 export interface FormLimits {
   maxBodyBytes: number;
@@ -78,17 +126,12 @@ export async function parseFormBody(request: Request, { maxBodyBytes: limit, max
   if (type !== "application/x-www-form-urlencoded" && type !== "multipart/form-data") {
     throw new HttpError(415, `Expected form data (application/x-www-form-urlencoded or multipart/form-data), got '${type || "no Content-Type"}'`);
   }
-  const bytes = await readBodyBytes(request, limit);
-  let form: FormData;
-  try {
-    form = await new Response(bytes, { headers: { "content-type": request.headers.get("content-type")! } }).formData();
-  } catch (error) {
-    throw new HttpError(400, `Malformed ${type} body: ${(error as Error).message}`);
-  }
+  const contentType = request.headers.get("content-type")!;
+  const entries = type === "multipart/form-data" ? await multipartEntries(request, contentType, limit, maxFieldBytes) : await platformEntries(await readBodyBytes(request, limit), contentType, type);
   const values = new Map<string, string[]>();
   const files: Record<string, File[]> = {};
   let count = 0;
-  for (const [name, value] of form.entries()) {
+  for (const [name, value] of entries) {
     if (++count > MAX_FORM_FIELDS) throw new HttpError(413, `The form has more than ${MAX_FORM_FIELDS} fields`);
     if (typeof value === "string") {
       if (Buffer.byteLength(value, "utf8") > maxFieldBytes) {
