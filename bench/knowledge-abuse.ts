@@ -74,7 +74,9 @@ async function main(): Promise<void> {
   const port = await freePort();
   const database = process.env.DATABASE_URL ?? `file:${join(dir, "bench.db")}`;
   console.log(`bench:knowledge-abuse — node bin/agentry.mjs start on port ${port}, ${database.startsWith("file:") ? "SQLite" : "PostgreSQL"}, /health probed every ${PROBE_MS} ms`);
-  const server = await startAgentry({ root: ROOT, port, env: { DATABASE_URL: database, AGENTRY_SCHEDULER: "false" }, log: join(dir, "server.log") });
+  // On PostgreSQL the tables go to a schema of their own (AGENTRY_DB_SCHEMA, default a fresh one).
+  const schema: Record<string, string> = database.startsWith("file:") ? {} : { AGENTRY_DB_SCHEMA: process.env.AGENTRY_DB_SCHEMA ?? `bench_abuse_${Date.now()}` };
+  const server = await startAgentry({ root: ROOT, port, env: { DATABASE_URL: database, AGENTRY_SCHEDULER: "false", ...schema }, log: join(dir, "server.log") });
   const pid = server.child.pid!;
   try {
     // Warm-up, not measured: the knowledge routes' modules load on their first request, and a

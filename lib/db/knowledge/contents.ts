@@ -210,7 +210,8 @@ export async function storeContent(
     {
       text: `INSERT INTO agentry_knowledge_uploads (content_id, user_id, data, filename, mime_type, created_at) SELECT ?, ?, ?, ?, ?, ?${guard}
              ON CONFLICT (content_id) DO UPDATE SET data = excluded.data, filename = excluded.filename, mime_type = excluded.mime_type, created_at = excluded.created_at`,
-      params: [content.id, owner, Buffer.from(upload.data), upload.filename, upload.mimeType, now, ...guardParams],
+      // A view of the bytes, not a copy (Buffer.from of a Uint8Array copies it element by element).
+      params: [content.id, owner, Buffer.from(upload.data.buffer, upload.data.byteOffset, upload.data.byteLength), upload.filename, upload.mimeType, now, ...guardParams],
     },
   ];
   const counts = await db.sql.batch(statements);
