@@ -221,12 +221,33 @@ export async function storeContent(
   return { content: stored, created: true };
 }
 
-/** The upload waiting for a content's processing (null once processed, or never stored). */
+/** Upload bytes are read this much per statement (unsafeGetUpload says why). */
+const UPLOAD_SLICE_BYTES = 1024 * 1024;
+
+/**
+ * The upload waiting for a content's processing (null once processed, or never stored). Its bytes
+ * are read a slice per statement, with the event loop free between them: one statement for 20 MiB
+ * holds it for hundreds of milliseconds (PostgreSQL's hex text parsed by the driver; SQLite's
+ * synchronous read).
+ */
 export async function unsafeGetUpload(db: Db, contentId: string): Promise<ContentUpload | null> {
-  const [row] = await db.sql.query<{ data: Uint8Array; filename: string | null; mime_type: string | null }>("SELECT data, filename, mime_type FROM agentry_knowledge_uploads WHERE content_id = ?", [
-    contentId,
-  ]);
-  return row ? { data: new Uint8Array(row.data), filename: row.filename, mimeType: row.mime_type } : null;
+  const [row] = await db.sql.query<{ size: number; filename: string | null; mime_type: string | null }>(
+    "SELECT length(data) AS size, filename, mime_type FROM agentry_knowledge_uploads WHERE content_id = ?",
+    [contentId],
+  );
+  if (!row) return null;
+  const data = new Uint8Array(Number(row.size));
+  for (let offset = 0; offset < data.byteLength; offset += UPLOAD_SLICE_BYTES) {
+    const [slice] = await db.sql.query<{ part: Uint8Array | null }>("SELECT substr(data, ?, ?) AS part FROM agentry_knowledge_uploads WHERE content_id = ?", [
+      offset + 1,
+      UPLOAD_SLICE_BYTES,
+      contentId,
+    ]);
+    // Deleted (or replaced) while it was read: as if it were gone.
+    if (!slice?.part || slice.part.byteLength !== Math.min(UPLOAD_SLICE_BYTES, data.byteLength - offset)) return null;
+    data.set(slice.part, offset);
+  }
+  return { data, filename: row.filename, mimeType: row.mime_type };
 }
 
 /** A content read without a scope: the processing job's, which runs for the content's owner. */
