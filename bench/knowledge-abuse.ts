@@ -106,10 +106,16 @@ async function main(): Promise<void> {
           status = content.status;
           message = content.status_message ?? "";
         }
-        return status !== "uploading" && status !== "processing" && performance.now() - started > MIN_PROBE_MS;
+        return status === "refused" || (status !== "uploading" && status !== "processing" && performance.now() - started > MIN_PROBE_MS);
       });
-      const accepted = (await (await fetch(`${server.origin}/knowledge/content`, { method: "POST", body: form })).json()) as { id?: string; detail?: unknown };
-      if (!accepted.id) throw new Error(`upload of ${label} refused: ${JSON.stringify(accepted)}`);
+      const response = await fetch(`${server.origin}/knowledge/content`, { method: "POST", body: form });
+      const answer = await response.text();
+      const accepted = (response.status === 202 ? JSON.parse(answer) : {}) as { id?: string };
+      if (!accepted.id) {
+        status = "refused";
+        await probing;
+        throw new Error(`upload of ${label} answered ${response.status}: ${answer.slice(0, 300)}`);
+      }
       id = accepted.id;
       status = "processing";
       const sample = await probing;
