@@ -146,8 +146,14 @@ test("knowledge: add text, a file and a URL, follow them live, see a failure, se
     await form.getByRole("button", { name: "Add content" }).click();
     await expect(statusOf(page, "broken.pdf")).toHaveText("failed", { timeout: 20_000 });
     await expect(contentRow(page, "broken.pdf").getByTestId("status-message")).toContainText("The file is not a readable PDF");
-    await expect(rowsOf(page)).toHaveCount(4);
-    await expect(page.getByText("4 in all")).toBeVisible();
+    // A document past a knowledge limit (read on a worker thread): failed, naming the limit and its setting.
+    await form.getByRole("radio", { name: "File", exact: true }).check();
+    await form.getByLabel("File to upload").setInputFiles({ name: "deep.json", mimeType: "application/json", buffer: Buffer.from(`${"[".repeat(100)}1${"]".repeat(100)}`) });
+    await form.getByRole("button", { name: "Add content" }).click();
+    await expect(statusOf(page, "deep.json")).toHaveText("failed", { timeout: 20_000 });
+    await expect(contentRow(page, "deep.json").getByTestId("status-message")).toContainText("nested more than 64 levels deep (knowledge.maxJsonDepth)");
+    await expect(rowsOf(page)).toHaveCount(5);
+    await expect(page.getByText("5 in all")).toBeVisible();
     expect(await page.evaluate(() => (window as unknown as { knowledgeNoReload?: boolean }).knowledgeNoReload)).toBe(true);
     await shot(page, "knowledge-list");
     const desktop = page.viewportSize()!;
@@ -159,10 +165,10 @@ test("knowledge: add text, a file and a URL, follow them live, see a failure, se
     await page.getByRole("combobox", { name: "Status" }).selectOption("failed");
     await page.getByRole("button", { name: "Apply" }).click();
     await expect(page).toHaveURL(/[?&]status=failed/);
-    await expect(rowsOf(page)).toHaveCount(1);
+    await expect(rowsOf(page)).toHaveCount(2);
     await expect(contentRow(page, "broken.pdf")).toHaveCount(1);
     await page.getByRole("link", { name: "Clear" }).click();
-    await expect(rowsOf(page)).toHaveCount(4);
+    await expect(rowsOf(page)).toHaveCount(5);
 
     // Hybrid search: the chunk about seams first, with its score, source and chunk number.
     await search(page, "waterproof seam sealer", "Hybrid");
@@ -195,7 +201,7 @@ test("knowledge: add text, a file and a URL, follow them live, see a failure, se
     });
     await contentRow(page, "Lanterns").getByRole("button", { name: "Delete “Lanterns”" }).click();
     await expect(contentRow(page, "Lanterns")).toHaveCount(0);
-    await expect(page.getByText("3 in all")).toBeVisible();
+    await expect(page.getByText("4 in all")).toBeVisible();
     await search(page, "frosted globe lantern", "Keyword");
     await expect(page.getByTestId("search-hit").filter({ hasText: "frosted globe" })).toHaveCount(0);
     expect(violations).toEqual([]);
