@@ -69,3 +69,24 @@ export function sessionJsonSql(dialect: "postgres" | "sqlite", column: string): 
 export function sessionJsonTextSql(dialect: "postgres" | "sqlite", column: string, path: string): string {
   return jsonTextSql(dialect, sessionJsonSql(dialect, column), path);
 }
+
+/**
+ * Whether JSON text nests arrays/objects deeper than `max`: one pass over the text that skips
+ * string contents (escapes included), so brackets inside strings do not count. (Here because
+ * both the request edge, lib/http/input-text.ts, and the knowledge readers use it.)
+ */
+export function jsonNestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}

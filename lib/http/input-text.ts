@@ -1,6 +1,7 @@
 // Pure (no server imports): the API's request path and the dashboard's server actions share it.
 
 import { unstorableCharacterIn } from "../db/storable-text.ts";
+import { jsonNestsDeeperThan } from "../db/json.ts";
 
 /** Nesting deeper than this is refused before parsing (JSON.parse recurses, and overflows at ~10k). */
 export const MAX_JSON_DEPTH = 64;
@@ -47,25 +48,7 @@ export function unsafeTextIn(value: unknown): UnsafeText[] {
   return found.slice(0, MAX_REPORTED);
 }
 
-/**
- * Whether JSON text nests arrays/objects deeper than `max`: one pass over the text that skips
- * string contents (escapes included), so brackets inside strings do not count.
- */
-export function jsonNestsDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
-}
+export { jsonNestsDeeperThan } from "../db/json.ts";
 
 export type DecodedJson = { ok: true; value: unknown } | { ok: false; reason: "too_deep" | "invalid"; message: string };
 

@@ -5,6 +5,7 @@
  * parsing, while inflating, page by page) rather than after the work is done.
  */
 import { DEFAULT_KNOWLEDGE_LIMITS } from "../../config/settings.ts";
+import { jsonNestsDeeperThan } from "../../db/json.ts";
 import { formatBytes } from "./format-bytes.ts";
 import { ReaderError, type ReaderLimits } from "./reader.ts";
 
@@ -59,23 +60,12 @@ export function csvTooLong(limits: ReaderLimits): ReaderLimitError {
 }
 
 /**
- * Refuses JSON nested deeper than `maxJsonDepth`, found by one pass over the text that counts open
- * brackets outside strings, before anything recursive sees it. The text need not be valid JSON: a
- * syntax error is for JSON.parse to report.
+ * Refuses JSON nested deeper than `maxJsonDepth` (one pass over the text, brackets in strings not
+ * counted), before anything recursive sees it. The text need not be valid JSON: a syntax error is
+ * for JSON.parse to report.
  */
 export function checkJsonDepth(text: string, limits: ReaderLimits): void {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > limits.maxJsonDepth) {
-        throw new ReaderLimitError(`The JSON is nested more than ${limits.maxJsonDepth} levels deep (knowledge.maxJsonDepth); flatten it, or upload it as a .txt file to read it as plain text.`);
-      }
-    } else if (c === 0x7d || c === 0x5d) depth--;
+  if (jsonNestsDeeperThan(text, limits.maxJsonDepth)) {
+    throw new ReaderLimitError(`The JSON is nested more than ${limits.maxJsonDepth} levels deep (knowledge.maxJsonDepth); flatten it, or upload it as a .txt file to read it as plain text.`);
   }
 }
