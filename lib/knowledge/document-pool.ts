@@ -73,11 +73,6 @@ export class DocumentPool {
 
   constructor(private readonly limits: PoolLimits) {}
 
-  /** Threads alive now (busy or idle). */
-  get size(): number {
-    return this.threads;
-  }
-
   private get memoryMessage(): string {
     return `Reading the document needed more than ${this.limits.readerMemoryMiB} MiB of memory (knowledge.readerMemoryMiB), so it was stopped; split it into smaller files and upload each.`;
   }

@@ -9,8 +9,6 @@ import { jsonNestsDeeperThan } from "../../db/json.ts";
 import { formatBytes } from "./format-bytes.ts";
 import { ReaderError, type ReaderLimits } from "./reader.ts";
 
-export type { ReaderLimits } from "./reader.ts";
-
 export const DEFAULT_READER_LIMITS: ReaderLimits = DEFAULT_KNOWLEDGE_LIMITS;
 
 /** A document refused for passing a limit: never retried, since it would pass it again. */

@@ -8,7 +8,8 @@
  */
 import type { Readable } from "node:stream";
 import JSZip from "jszip";
-import { inflatedTooLarge, type ReaderLimits, ReaderLimitError } from "./reader-limits.ts";
+import { inflatedTooLarge, ReaderLimitError } from "./reader-limits.ts";
+import type { ReaderLimits } from "./reader.ts";
 
 /** The size an entry's directory record declares (JSZip keeps it on the entry's compressed data). */
 function declaredSize(file: JSZip.JSZipObject): number | undefined {
