@@ -122,6 +122,17 @@ describe("the playground's transcript", () => {
     expect(endOfStream(replay([{ event: "RunCancelled", reason: "Run cancelled", ...base }]))).toMatchObject({ phase: "cancelled", cancelReason: "Run cancelled" });
   });
 
+  it("a cancelled run's stream ends RunCancelled, RunCompleted: the run stays cancelled, the completion's content not shown as an answer", () => {
+    const run = replay([
+      { event: "RunStarted", ...base },
+      { event: "RunContent", content: "Half an", ...base },
+      { event: "RunCancelled", reason: "Run cancelled by request", content: "Half an", ...base },
+      { event: "RunCompleted", content: "Half an", ...base },
+    ]);
+    expect(run).toMatchObject({ phase: "cancelled", cancelReason: "Run cancelled by request", parts: [{ kind: "text", text: "Half an" }] });
+    expect(endOfStream(run).phase).toBe("cancelled");
+  });
+
   it("turns the user's decisions into the tool executions continue takes", () => {
     const tools = decidedTools([confirmRequirement, inputRequirement], { confirmed: { "call-1": true }, values: { "call-2": { time_zone: "Europe/Oslo" } }, results: {} });
     expect(tools).toEqual([

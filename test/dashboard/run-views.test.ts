@@ -43,4 +43,14 @@ describe("the workflow timeline", () => {
     expect(view.steps.map((s) => s.status)).toEqual(["done", "skipped"]);
     expect(view).toMatchObject({ phase: "completed", content: "a draft", requirements: [] });
   });
+
+  it("a cancelled run's WorkflowCompleted after its WorkflowCancelled leaves it cancelled, its steps as they were", () => {
+    let view = newWorkflowRun(steps);
+    view = applyWorkflowEvent(view, { event: "WorkflowStarted", workflow_id: "w", run_id: "r", session_id: "s" });
+    view = applyWorkflowEvent(view, { event: "StepStarted", workflow_id: "w", run_id: "r", step_name: "draft", step_index: 0 });
+    view = applyWorkflowEvent(view, { event: "WorkflowCancelled", workflow_id: "w", run_id: "r", reason: "Run cancelled by request", content: "Run cancelled by request" });
+    view = applyWorkflowEvent(view, { event: "WorkflowCompleted", workflow_id: "w", run_id: "r", content: "Run cancelled by request" });
+    expect(view).toMatchObject({ phase: "cancelled", error: "Run cancelled by request" });
+    expect(view.steps.map((s) => s.status)).toEqual(["running", "pending"]);
+  });
 });

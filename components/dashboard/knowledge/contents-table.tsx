@@ -4,7 +4,7 @@ import { createColumnHelper } from "@tanstack/react-table";
 import { createContext, useActionState, useContext, useMemo } from "react";
 import { LocalTime } from "@/components/dashboard/schedules/local-time.tsx";
 import { StatusBadge } from "@/components/dashboard/status-badge.tsx";
-import { DataTable, type TablePage } from "@/components/dashboard/table/data-table.tsx";
+import { DataTable, type ListTableProps } from "@/components/dashboard/table/data-table.tsx";
 import type { DashboardTableFeatures } from "@/components/dashboard/table/features.ts";
 import { ActionResult } from "@/components/dashboard/users/action-result.tsx";
 import { IDLE_STATE } from "@/components/dashboard/users/user-action-types.ts";
@@ -14,7 +14,7 @@ import { contentAnchor, formatBytes, type ContentRow, type KnowledgeAction } fro
 const SORTABLE = ["created_at", "name"] as const;
 
 /** What the row cells share: the page's delete action and the knowledge base it acts on. */
-const ContentsTableContext = createContext<{ remove: KnowledgeAction; knowledgeId: string; showOwner: boolean } | null>(null);
+const ContentsTableContext = createContext<{ remove: KnowledgeAction; knowledgeId: string; showUser: boolean } | null>(null);
 
 function useContentsTable() {
   const state = useContext(ContentsTableContext);
@@ -57,13 +57,13 @@ function DeleteContentButton({ row }: { row: ContentRow }) {
 
 /** A content's name and description; members see which rows are shared (admins read it in the User column). */
 function NameCell({ content }: { content: ContentRow }) {
-  const { showOwner } = useContentsTable();
+  const { showUser } = useContentsTable();
   return (
     <div id={contentAnchor(content.id)} className="max-w-md min-w-40 scroll-mt-4">
       <span className="font-medium break-words" data-testid="content-name">
         {content.name}
       </span>
-      {content.shared && !showOwner && <span className="ml-1.5 rounded bg-slate-100 px-1 py-0.5 align-middle text-[11px] text-slate-600 dark:bg-slate-800 dark:text-slate-300">shared</span>}
+      {content.shared && !showUser && <span className="ml-1.5 rounded bg-slate-100 px-1 py-0.5 align-middle text-[11px] text-slate-600 dark:bg-slate-800 dark:text-slate-300">shared</span>}
       {content.description && <p className="mt-0.5 text-xs break-words text-slate-500">{content.description}</p>}
     </div>
   );
@@ -99,28 +99,12 @@ const MEMBER_COLUMNS = helper.columns([nameColumn, typeColumn, sizeColumn, statu
 const ADMIN_COLUMNS = helper.columns([nameColumn, typeColumn, sizeColumn, statusColumn, ownerColumn, createdColumn, actionsColumn]);
 
 /** A knowledge base's contents: server-sorted and keyset-paginated, each row deletable by who may. */
-export function ContentsTable({
-  rows,
-  showOwner,
-  sort,
-  page,
-  empty,
-  remove,
-  knowledgeId,
-}: {
-  rows: ContentRow[];
-  showOwner: boolean;
-  sort: { field: string; order: "asc" | "desc" };
-  page: TablePage;
-  empty: string;
-  remove: KnowledgeAction;
-  knowledgeId: string;
-}) {
-  const shared = useMemo(() => ({ remove, knowledgeId, showOwner }), [remove, knowledgeId, showOwner]);
+export function ContentsTable({ rows, showUser, sort, page, empty, remove, knowledgeId }: ListTableProps<ContentRow> & { remove: KnowledgeAction; knowledgeId: string }) {
+  const shared = useMemo(() => ({ remove, knowledgeId, showUser }), [remove, knowledgeId, showUser]);
   return (
     <ContentsTableContext value={shared}>
       <DataTable
-        columns={showOwner ? ADMIN_COLUMNS : MEMBER_COLUMNS}
+        columns={showUser ? ADMIN_COLUMNS : MEMBER_COLUMNS}
         rows={rows}
         rowId={(content) => content.id}
         sortable={SORTABLE}

@@ -1,11 +1,10 @@
 "use client";
 
 import { createColumnHelper } from "@tanstack/react-table";
-import { useMemo, useState, type ReactNode } from "react";
+import { useMemo, useState } from "react";
 import { formatTime } from "@/components/dashboard/format.ts";
-import { DataTable, type TablePage } from "@/components/dashboard/table/data-table.tsx";
+import { DataTable, type ListTableProps } from "@/components/dashboard/table/data-table.tsx";
 import type { DashboardTableFeatures } from "@/components/dashboard/table/features.ts";
-import type { MemoryListSort } from "@/lib/db/memories/memory-list.ts";
 import { MemoryRowActions, MemoryTextCell, OwnerCell, TopicChips } from "./memory-cells.tsx";
 import { MEMORY_SORTS, type MemoryAction, type MemoryRow } from "./memory-row.ts";
 import { MemoryTableContext } from "./memory-table-context.ts";
@@ -29,27 +28,13 @@ const MEMBER_COLUMNS = helper.columns([memoryColumn, topicsColumn, updatedColumn
 const ADMIN_COLUMNS = helper.columns([memoryColumn, topicsColumn, ownerColumn, updatedColumn, createdColumn, actionsColumn]);
 
 /** The memories table: server-sorted and keyset-paginated, each row editable in place. */
-export function MemoryTable({
-  rows,
-  showOwner,
-  sort,
-  page,
-  empty,
-  actions,
-}: {
-  rows: MemoryRow[];
-  showOwner: boolean;
-  sort: { field: MemoryListSort; order: "asc" | "desc" };
-  page: TablePage;
-  empty: ReactNode;
-  actions: { update: MemoryAction; remove: MemoryAction };
-}) {
+export function MemoryTable({ rows, showUser, sort, page, empty, actions }: ListTableProps<MemoryRow> & { actions: { update: MemoryAction; remove: MemoryAction } }) {
   const [editing, setEditing] = useState<string | null>(null);
   const state = useMemo(() => ({ ...actions, editing, setEditing }), [actions, editing]);
   return (
     <MemoryTableContext value={state}>
       <DataTable
-        columns={showOwner ? ADMIN_COLUMNS : MEMBER_COLUMNS}
+        columns={showUser ? ADMIN_COLUMNS : MEMBER_COLUMNS}
         rows={rows}
         rowId={(memory) => memory.memory_id}
         sortable={MEMORY_SORTS}

@@ -102,7 +102,7 @@ export async function continueWorkflow({
   return runEvents(await post(`${runsPath({ kind: "workflow", id: workflowId })}/${encodeURIComponent(runId)}/continue`, { body: form, signal }));
 }
 
-/** POST …/runs/{run_id}/cancel; the stream of the run then ends with RunCancelled. */
+/** POST …/runs/{run_id}/cancel; the stream of the run then ends with RunCancelled, then RunCompleted (the run stays cancelled). */
 export async function cancelRun({ target, runId, sessionId }: { target: RunTarget; runId: string; sessionId: string | null }): Promise<void> {
   const query = sessionId ? `?session_id=${encodeURIComponent(sessionId)}` : "";
   await post(`${runsPath(target)}/${encodeURIComponent(runId)}/cancel${query}`, {});

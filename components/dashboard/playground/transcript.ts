@@ -117,6 +117,8 @@ export function applyRunEvent(run: RunView, event: RunStreamEvent): RunView {
       return { ...run, ...ids, phase: "paused", parts, requirements };
     }
     case "RunCompleted":
+      // A cancelled run's stream ends with RunCompleted too: the run stays cancelled.
+      if (run.phase === "cancelled") return { ...run, ...ids };
       return { ...run, ...ids, phase: "completed", parts: withFinalContent(run.parts, event.content), requirements: [] };
     case "RunError":
       return { ...run, ...ids, phase: "error", error: typeof event.content === "string" && event.content ? event.content : "The run failed", requirements: [] };

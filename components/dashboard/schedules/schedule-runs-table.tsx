@@ -3,7 +3,8 @@
 import { createColumnHelper } from "@tanstack/react-table";
 import Link from "next/link";
 import type { StoredScheduleRun } from "@/lib/db/schedules/schedules.ts";
-import { DataTable, type TablePage } from "../table/data-table.tsx";
+import type { TablePage } from "@/lib/http/dashboard/list-view.ts";
+import { DataTable } from "../table/data-table.tsx";
 import type { DashboardTableFeatures } from "../table/features.ts";
 import { LocalTime } from "./local-time.tsx";
 import { runHref } from "./schedule-row.ts";

@@ -29,6 +29,22 @@ function parseValue(field: Field, text: string): { value: unknown } | { error: s
   return { value: text.trim() };
 }
 
+/** A review form's end: what is wrong with the answer (if anything), then its submit button. */
+function SubmitWithError({ error, disabled, label }: { error: string | null; disabled: boolean; label: string }) {
+  return (
+    <>
+      {error && (
+        <p role="alert" className="text-sm text-red-800 dark:text-red-200">
+          {error}
+        </p>
+      )}
+      <button type="submit" className={confirmClass} disabled={disabled}>
+        {label}
+      </button>
+    </>
+  );
+}
+
 /**
  * The form for the step requirement a paused workflow run waits on, by its kind: a confirmation
  * (run the step or not), the step's input fields, a route to take, an output to approve, edit or
@@ -76,14 +92,7 @@ export function StepReviewForm({ requirement, disabled, onSubmit }: { requiremen
             </fieldset>
           );
         })}
-        {error && (
-          <p role="alert" className="text-sm text-red-800 dark:text-red-200">
-            {error}
-          </p>
-        )}
-        <button type="submit" className={confirmClass} disabled={disabled}>
-          Continue
-        </button>
+        <SubmitWithError error={error} disabled={disabled} label="Continue" />
       </form>
     );
   }
@@ -151,14 +160,7 @@ export function StepReviewForm({ requirement, disabled, onSubmit }: { requiremen
             </label>
           ))}
         </fieldset>
-        {error && (
-          <p role="alert" className="text-sm text-red-800 dark:text-red-200">
-            {error}
-          </p>
-        )}
-        <button type="submit" className={confirmClass} disabled={disabled}>
-          Take this route
-        </button>
+        <SubmitWithError error={error} disabled={disabled} label="Take this route" />
       </form>
     );
   }
@@ -194,14 +196,7 @@ export function StepReviewForm({ requirement, disabled, onSubmit }: { requiremen
             </div>
           );
         })}
-        {error && (
-          <p role="alert" className="text-sm text-red-800 dark:text-red-200">
-            {error}
-          </p>
-        )}
-        <button type="submit" className={confirmClass} disabled={disabled}>
-          Continue
-        </button>
+        <SubmitWithError error={error} disabled={disabled} label="Continue" />
       </form>
     );
   }

@@ -82,6 +82,8 @@ export function applyWorkflowEvent(view: WorkflowRunView, event: RunStreamEvent)
     case "WorkflowPaused":
       return { ...next, phase: "paused", requirements: (event.step_requirements as Record<string, unknown>[] | undefined) ?? [], content: event.content ?? null };
     case "WorkflowCompleted": {
+      // A cancelled run's stream ends with WorkflowCompleted too: the run stays cancelled.
+      if (view.phase === "cancelled") return next;
       const ran = new Set(((event.step_results as { step_name?: string }[] | undefined) ?? []).map((r) => r.step_name));
       return {
         ...next,

@@ -4,7 +4,7 @@ import { approvalStatusAt, getApproval, resolveApproval } from "../../db/approva
 import { getRun } from "../../db/runs/runs.ts";
 import { NotFoundError } from "../../errors/domain-errors.ts";
 import { log } from "../../log.ts";
-import { continuePausedRun } from "../../queue/run-jobs/continue-paused-run.ts";
+import { continuePausedRun } from "../../runs/jobs/continue-paused-run.ts";
 import { findComponent } from "../../runtime/components.ts";
 import { defineDashboardAction } from "./action.ts";
 

@@ -9,7 +9,7 @@ import { EmbedderError } from "../../knowledge/embedder.ts";
 import { KnowledgeSearchError, type KnowledgeBase } from "../../knowledge/knowledge-base.ts";
 import { VectorExtensionMissingError } from "../../knowledge/stores/postgres-store.ts";
 import { EmbedderDimensionsError, SEARCH_TYPES, VectorTableMigrationError, type SearchType } from "../../knowledge/stores/vector-store.ts";
-import { submitContent, type ContentSource } from "../../knowledge/submit-content.ts";
+import { submitContent, type ContentSource } from "../../knowledge/ingestion/submit-content.ts";
 import { defineDashboardAction, type ActionState } from "./action.ts";
 import { dashboardKnowledgeBase } from "./knowledge-view.ts";
 

@@ -9,7 +9,8 @@ const checkbox = z
 
 /**
  * Requeues a failed or cancelled job (admins), with the API's rules: a fresh failure needs
- * `force`, a cancelled job `clearCancellation` — refusals come back as the form's error.
+ * `force`; a cancelled job requeued without `clearCancellation` keeps its cancel intent and is
+ * cancelled again at its first checkpoint — refusals come back as the form's error.
  */
 export const requeueJobAction = defineDashboardAction({
   name: "requeueJob",

@@ -258,35 +258,35 @@ export const updateScheduleAction = defineDashboardAction({
     }),
 });
 
-export const enableScheduleAction = defineDashboardAction({
-  name: "enableSchedule",
-  access: "signed-in",
-  input: z.object({ scheduleId: ScheduleId }),
-  revalidate: SCHEDULES_PAGE,
-  handler: ({ input, principal, scope, db, settings }) =>
-    answering(async () => {
-      requireScope(principal, "schedules:write");
-      const existing = await scheduleOr404(db, scope, input.scheduleId);
-      // Re-arming puts the endpoint back on the scheduler: the same permission as creating it.
-      requireEndpointPermission(principal, existing.endpoint, existing.method);
-      await enableScheduleFor(db, { scope, existing });
-      wakeScheduler(settings);
-      return { ok: true, message: `Schedule "${existing.name}" enabled.` };
-    }),
+/**
+ * An action on one existing schedule the form names (`scheduleId`): the caller needs
+ * `permission`, and the schedule must be one its scope sees (else "Schedule not found").
+ */
+function scheduleAction(name: string, permission: string, act: (ctx: ActionContext<unknown> & { existing: StoredSchedule }) => Promise<ActionState>) {
+  return defineDashboardAction({
+    name,
+    access: "signed-in",
+    input: z.object({ scheduleId: ScheduleId }),
+    revalidate: SCHEDULES_PAGE,
+    handler: (ctx) =>
+      answering(async () => {
+        requireScope(ctx.principal, permission);
+        return act({ ...ctx, existing: await scheduleOr404(ctx.db, ctx.scope, ctx.input.scheduleId) });
+      }),
+  });
+}
+
+export const enableScheduleAction = scheduleAction("enableSchedule", "schedules:write", async ({ existing, principal, scope, db, settings }) => {
+  // Re-arming puts the endpoint back on the scheduler: the same permission as creating it.
+  requireEndpointPermission(principal, existing.endpoint, existing.method);
+  await enableScheduleFor(db, { scope, existing });
+  wakeScheduler(settings);
+  return { ok: true, message: `Schedule "${existing.name}" enabled.` };
 });
 
-export const disableScheduleAction = defineDashboardAction({
-  name: "disableSchedule",
-  access: "signed-in",
-  input: z.object({ scheduleId: ScheduleId }),
-  revalidate: SCHEDULES_PAGE,
-  handler: ({ input, principal, scope, db }) =>
-    answering(async () => {
-      requireScope(principal, "schedules:write");
-      const existing = await scheduleOr404(db, scope, input.scheduleId);
-      await disableScheduleFor(db, { scope, existing });
-      return { ok: true, message: `Schedule "${existing.name}" disabled.` };
-    }),
+export const disableScheduleAction = scheduleAction("disableSchedule", "schedules:write", async ({ existing, scope, db }) => {
+  await disableScheduleFor(db, { scope, existing });
+  return { ok: true, message: `Schedule "${existing.name}" disabled.` };
 });
 
 /**
@@ -294,32 +294,14 @@ export const disableScheduleAction = defineDashboardAction({
  * outcome is in the message, and the run it recorded is in the history. A fire that failed is
  * still a trigger that happened, so the state is ok and names the failure.
  */
-export const triggerScheduleAction = defineDashboardAction({
-  name: "triggerSchedule",
-  access: "signed-in",
-  input: z.object({ scheduleId: ScheduleId }),
-  revalidate: SCHEDULES_PAGE,
-  handler: ({ input, principal, scope, db, settings }) =>
-    answering(async () => {
-      requireScope(principal, "schedules:write");
-      const existing = await scheduleOr404(db, scope, input.scheduleId);
-      if (!existing.enabled) return { ok: false, status: 409, error: "Schedule is disabled: enable it to trigger it" };
-      requireEndpointPermission(principal, existing.endpoint, existing.method);
-      const run = await triggerSchedule(db, settings, existing);
-      return { ok: true, message: run.status === "success" ? "Triggered: the fire succeeded." : `Triggered: the fire ended ${run.status}${run.error ? ` (${run.error})` : ""}.` };
-    }),
+export const triggerScheduleAction = scheduleAction("triggerSchedule", "schedules:write", async ({ existing, principal, db, settings }) => {
+  if (!existing.enabled) return { ok: false, status: 409, error: "Schedule is disabled: enable it to trigger it" };
+  requireEndpointPermission(principal, existing.endpoint, existing.method);
+  const run = await triggerSchedule(db, settings, existing);
+  return { ok: true, message: run.status === "success" ? "Triggered: the fire succeeded." : `Triggered: the fire ended ${run.status}${run.error ? ` (${run.error})` : ""}.` };
 });
 
-export const deleteScheduleAction = defineDashboardAction({
-  name: "deleteSchedule",
-  access: "signed-in",
-  input: z.object({ scheduleId: ScheduleId }),
-  revalidate: SCHEDULES_PAGE,
-  handler: ({ input, principal, scope, db }) =>
-    answering(async () => {
-      requireScope(principal, "schedules:delete");
-      const existing = await scheduleOr404(db, scope, input.scheduleId);
-      if (!(await deleteSchedule(db, { scope, id: existing.id }))) throw new HttpError(404, "Schedule not found");
-      return { ok: true, message: `Schedule "${existing.name}" deleted.` };
-    }),
+export const deleteScheduleAction = scheduleAction("deleteSchedule", "schedules:delete", async ({ existing, scope, db }) => {
+  if (!(await deleteSchedule(db, { scope, id: existing.id }))) throw new HttpError(404, "Schedule not found");
+  return { ok: true, message: `Schedule "${existing.name}" deleted.` };
 });

@@ -1,11 +1,12 @@
+import { z } from "zod";
 import { ApprovalsTable } from "@/components/dashboard/approvals/approvals-table.tsx";
 import type { ApprovalRow } from "@/components/dashboard/approvals/approval-row.ts";
-import { FilterSelect, ListFilters, ListProblems, UserFilter } from "@/components/dashboard/list-filters.tsx";
-import { LiveRefresh } from "@/components/dashboard/live-refresh.tsx";
+import { FilterBar, ListProblems } from "@/components/dashboard/list/filter-bar.tsx";
+import { ListPage } from "@/components/dashboard/list/list-page.tsx";
 import { APPROVAL_STATUSES, listApprovals, type StoredApproval } from "@/lib/db/approvals/approvals.ts";
-import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
-import { firstParam, listScope, PAGE_SIZE, type SearchParams } from "@/lib/http/dashboard/list-params.ts";
-import { labelOf, userLabels } from "@/lib/http/dashboard/user-labels.ts";
+import { oneOf } from "@/lib/http/dashboard/list-filters.ts";
+import { readListFilters, type ListPageProps } from "@/lib/http/dashboard/list-page.ts";
+import { firstParam, PAGE_SIZE } from "@/lib/http/dashboard/list-params.ts";
 import { resolveApproval } from "./actions.ts";
 
 export const dynamic = "force-dynamic";
@@ -33,49 +34,41 @@ function rowOf(a: StoredApproval, label: (id: string | null) => string | null): 
   };
 }
 
+const filters = z.object({ status: oneOf(APPROVAL_STATUSES, { label: "Status" }) });
+
 /**
  * Approvals: tool calls waiting for (or decided by) an approver, pending first. A member sees the
  * ones its runs asked for; an admin sees everyone's (or one user's with `?user=`) and approves or
- * rejects pending ones here, which continues the paused run in the background.
+ * rejects pending ones here, which continues the paused run in the background. The list's own
+ * order (pending first) is paged by number (`?page=`), not by cursor.
  */
-export default async function ApprovalsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  const { db, principal } = await requireDashboardSession();
-  const params = await searchParams;
-  const problems: string[] = [];
-  const rawStatus = firstParam(params, "status");
-  const status = rawStatus && (APPROVAL_STATUSES as readonly string[]).includes(rawStatus) ? rawStatus : undefined;
-  if (rawStatus && !status) problems.push(`status must be one of ${APPROVAL_STATUSES.join(", ")}, got "${rawStatus}"`);
-  const rawPage = Number(firstParam(params, "page") ?? "1");
+export default async function ApprovalsPage({ searchParams }: ListPageProps) {
+  const list = await readListFilters(PATH, filters, { searchParams });
+  const rawPage = Number(firstParam(list.params, "page") ?? "1");
   const page = Number.isInteger(rawPage) && rawPage >= 1 ? rawPage : 1;
-  const userFilter = principal.isAdmin ? firstParam(params, "user") : undefined;
-  const labels = await userLabels(db, principal);
-  const { approvals, totalCount } = await listApprovals(db, { scope: listScope(principal, params), filters: { status }, page, limit: PAGE_SIZE });
-  const rows = approvals.map((a) => rowOf(a, (id) => labelOf(labels, id)));
-  const pending = rows.some((r) => r.status === "pending");
+  const { approvals, totalCount } = await listApprovals(list.session.db, { scope: list.scope, filters: { status: list.filters.status }, page, limit: PAGE_SIZE });
+  const rows = approvals.map((a) => rowOf(a, list.ownerLabel));
   const more = page * PAGE_SIZE < totalCount;
 
   return (
-    <main className="mx-auto max-w-6xl p-4 md:p-6">
-      <header className="mb-1 flex flex-wrap items-center gap-3">
-        <h1 className="text-2xl font-semibold">Approvals</h1>
-        <LiveRefresh active={pending} intervalMs={5000} />
-      </header>
-      <p className="mb-4 text-sm text-slate-600 dark:text-slate-400">
-        {principal.isAdmin
+    <ListPage
+      title="Approvals"
+      live={rows.some((r) => r.status === "pending")}
+      liveIntervalMs={5000}
+      description={
+        list.isAdmin
           ? "Tool calls that wait for an approver, pending first. Approving or rejecting one continues its run in the background."
-          : "Tool calls of your runs that wait for an admin's approval, and how they were decided. An admin decides; you cannot approve your own."}
-      </p>
-      <ListProblems problems={problems} />
-      <ListFilters action={PATH} sort={undefined} order={undefined}>
-        <FilterSelect label="Status" name="status" value={rawStatus} options={APPROVAL_STATUSES.map((s) => ({ value: s, label: s }))} />
-        {principal.isAdmin && <UserFilter labels={labels} value={userFilter} />}
-      </ListFilters>
+          : "Tool calls of your runs that wait for an admin's approval, and how they were decided. An admin decides; you cannot approve your own."
+      }
+    >
+      <ListProblems problems={list.problems} />
+      <FilterBar bar={{ ...list.bar, sort: undefined, order: undefined }} />
       <ApprovalsTable
         rows={rows}
-        page={{ page, prev: page > 1 ? String(page - 1) : null, next: more ? String(page + 1) : null, total: { count: totalCount, capped: false } }}
+        page={{ page, prev: page > 1 ? String(page - 1) : null, next: more ? String(page + 1) : null, total: { count: totalCount, capped: false }, numbered: true }}
         resolve={resolveApproval}
-        canResolve={principal.isAdmin}
+        canResolve={list.isAdmin}
       />
-    </main>
+    </ListPage>
   );
 }

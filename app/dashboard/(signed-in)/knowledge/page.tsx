@@ -1,20 +1,20 @@
 import Link from "next/link";
+import { z } from "zod";
 import { ContentAddForm } from "@/components/dashboard/knowledge/content-add-form.tsx";
 import { contentRowOf } from "@/components/dashboard/knowledge/content-view.ts";
 import { ContentsTable } from "@/components/dashboard/knowledge/contents-table.tsx";
 import { KnowledgeSearch } from "@/components/dashboard/knowledge/knowledge-search.tsx";
-import { FilterSelect, ListFilters, ListProblems, UserFilter } from "@/components/dashboard/list-filters.tsx";
-import { LiveRefresh } from "@/components/dashboard/live-refresh.tsx";
+import { ListBody, ListPage } from "@/components/dashboard/list/list-page.tsx";
 import { Section } from "@/components/dashboard/section.tsx";
 import { dataScopeFor } from "@/lib/auth/principal.ts";
-import { CONTENT_LIST_SORTS, listContentPage, type ContentListSort } from "@/lib/db/knowledge/content-list.ts";
-import { canChangeContent, CONTENT_STATUSES, type ContentStatus } from "@/lib/db/knowledge/contents.ts";
-import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
+import { CONTENT_LIST_SORTS, listContentPage } from "@/lib/db/knowledge/content-list.ts";
+import { canChangeContent, CONTENT_STATUSES } from "@/lib/db/knowledge/contents.ts";
 import { MAX_SEARCH_RESULTS } from "@/lib/http/dashboard/knowledge-actions.ts";
 import { dashboardKnowledgeBase, knowledgeBaseChoices, knowledgeBaseView } from "@/lib/http/dashboard/knowledge-view.ts";
-import { firstParam, listScope, pagingFrom, type SearchParams } from "@/lib/http/dashboard/list-params.ts";
-import { loadList } from "@/lib/http/dashboard/load-list.ts";
-import { labelOf, userLabels } from "@/lib/http/dashboard/user-labels.ts";
+import { oneOf } from "@/lib/http/dashboard/list-filters.ts";
+import { defineListPage, loadListPage, type ListPageProps } from "@/lib/http/dashboard/list-page.ts";
+import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
+import { firstParam } from "@/lib/http/dashboard/search-params.ts";
 import { DEFAULT_MAX_RESULTS } from "@/lib/knowledge/knowledge-base.ts";
 import { deleteContent, searchKnowledge, submitContent } from "./actions.ts";
 
@@ -22,71 +22,50 @@ export const dynamic = "force-dynamic";
 
 const PATH = "/dashboard/knowledge";
 
+const filters = z.object({ status: oneOf(CONTENT_STATUSES, { label: "Status" }) });
+
+/** The contents linked to the knowledge base named `linkedTo`. */
+const contentsOf = (linkedTo: string) =>
+  defineListPage({
+    path: PATH,
+    filters,
+    sorts: CONTENT_LIST_SORTS,
+    query: ({ db, scope, filters: { status }, sort, page }) => listContentPage(db, { scope, linkedTo, status, sortBy: sort, ...page }),
+  });
+
 /**
  * A knowledge base's contents the signed-in user sees (a member: its own and the shared ones; an
  * admin: everyone's, or one user's and the shared ones with `?user=`), filtered by status, sorted
  * and keyset-paginated through the URL, followed live while any is processing; a form to add a
  * file, a URL or text, and a search playground. With several bases, `?base=` picks one.
  */
-export default async function KnowledgePage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+export default async function KnowledgePage({ searchParams }: ListPageProps) {
   const { db, principal, settings, user: me } = await requireDashboardSession();
-  const params = await searchParams;
-  const isAdmin = principal.isAdmin;
-  const paging = pagingFrom(params, CONTENT_LIST_SORTS, "created_at");
-  const problems = [...paging.problems];
   const choices = knowledgeBaseChoices(db, settings);
-  const requestedBase = firstParam(params, "base") || undefined;
+  const requestedBase = firstParam(await searchParams, "base");
   const named = dashboardKnowledgeBase(db, settings, requestedBase);
-  if (!named) problems.push(`there is no knowledge base "${requestedBase}"; showing ${choices[0]?.name ?? "the first one"}`);
   // The configuration always holds at least one base (the default one when it names none).
   const base = named ?? dashboardKnowledgeBase(db, settings, undefined)!;
+  const problems = named ? [] : [`there is no knowledge base "${requestedBase}"; showing ${choices[0]?.name ?? "the first one"}`];
+  const list = await loadListPage(contentsOf(base.name), { searchParams, problems });
   const view = knowledgeBaseView(base);
-  const rawStatus = firstParam(params, "status");
-  if (rawStatus && !(CONTENT_STATUSES as readonly string[]).includes(rawStatus)) problems.push(`status must be one of ${CONTENT_STATUSES.join(", ")}, got "${rawStatus}"`);
-  const status = rawStatus && (CONTENT_STATUSES as readonly string[]).includes(rawStatus) ? (rawStatus as ContentStatus) : undefined;
-  const userFilter = isAdmin ? firstParam(params, "user") : undefined;
   // Who may delete a row is decided with the caller's own scope, not the list's (an admin's `?user=` narrows what it sees, not what it may do).
   const ownScope = dataScopeFor(principal);
-  const urlProblems = problems.length;
-  const [page, labels] = await Promise.all([
-    loadList(
-      (cursor) =>
-        listContentPage(db, {
-          scope: listScope(principal, params),
-          linkedTo: base.name,
-          status,
-          sortBy: paging.sort as ContentListSort,
-          order: paging.order,
-          limit: paging.limit,
-          ...cursor,
-        }),
-      { after: paging.after, before: paging.before },
-      problems,
-    ),
-    userLabels(db, principal),
-  ]);
-  // loadList answers an unreadable cursor with the first page (and says so).
-  const pageNumber = problems.length > urlProblems ? 1 : paging.page;
-  const ownerLabel = (userId: string | null) => (userId === me.id ? `${me.email} (you)` : labelOf(labels, userId));
-  const rows = page.rows.map((content) => contentRowOf(content, { ownerLabel, canDelete: canChangeContent(ownScope, content) }));
-  const live = rows.some((r) => r.status === "processing");
-  const filtered = Boolean(status || userFilter);
-  const baseQuery = choices.length > 1 ? { base: base.id } : {};
+  const ownerLabel = (userId: string | null) => (userId === me.id ? `${me.email} (you)` : list.ownerLabel(userId));
+  const rows = list.items.map((content) => contentRowOf(content, { ownerLabel, canDelete: canChangeContent(ownScope, content) }));
 
   return (
-    <main className="mx-auto max-w-6xl p-4 md:p-6">
-      <header className="mb-1 flex flex-wrap items-center gap-3">
-        <h1 className="text-2xl font-semibold">Knowledge</h1>
-        <LiveRefresh active={live} />
-      </header>
-      <p className="mb-4 text-sm text-slate-600 dark:text-slate-400">
-        {isAdmin
-          ? userFilter
-            ? `The contents of ${labels.get(userFilter) ?? userFilter}, and the shared ones.`
+    <ListPage
+      title="Knowledge"
+      live={rows.some((r) => r.status === "processing")}
+      description={
+        list.isAdmin
+          ? list.userFilter
+            ? `The contents of ${list.userFilterLabel}, and the shared ones.`
             : "Everyone's contents (you are an admin). Agents search them to answer."
-          : "Files, pages and text your agents search to answer: yours, and the shared ones admins added."}
-      </p>
-
+          : "Files, pages and text your agents search to answer: yours, and the shared ones admins added."
+      }
+    >
       {choices.length > 1 && (
         <nav aria-label="Knowledge bases" className="mb-4 flex flex-wrap items-center gap-2 text-sm">
           <span className="text-slate-600 dark:text-slate-400">Knowledge base:</span>
@@ -117,26 +96,17 @@ export default async function KnowledgePage({ searchParams }: { searchParams: Pr
       </p>
 
       <Section id="add-content" title="Add content">
-        <ContentAddForm action={submitContent} knowledgeId={base.id} shared={isAdmin} maxUploadBytes={settings.limits.maxUploadBytes} />
+        <ContentAddForm action={submitContent} knowledgeId={base.id} shared={list.isAdmin} maxUploadBytes={settings.limits.maxUploadBytes} />
       </Section>
 
       <h2 className="mt-6 mb-2 text-lg font-medium">Contents</h2>
-      <ListProblems problems={problems} />
-      <ListFilters action={PATH} sort={firstParam(params, "sort")} order={firstParam(params, "order")}>
-        {Object.entries(baseQuery).map(([name, value]) => (
-          <input key={name} type="hidden" name={name} value={value} />
-        ))}
-        <FilterSelect label="Status" name="status" value={rawStatus} options={CONTENT_STATUSES.map((s) => ({ value: s, label: s }))} />
-        {isAdmin && <UserFilter labels={labels} value={userFilter} />}
-      </ListFilters>
-      <ContentsTable
+      <ListBody
+        list={list}
+        table={ContentsTable}
+        tableProps={{ remove: deleteContent, knowledgeId: base.id }}
         rows={rows}
-        showOwner={isAdmin}
-        sort={{ field: paging.sort, order: paging.order }}
-        page={{ next: page.next, prev: page.prev, total: page.total, page: pageNumber }}
-        empty={filtered ? "No contents match these filters." : "No contents yet. Add a file, a web page or some text above, and agents can search it."}
-        remove={deleteContent}
-        knowledgeId={base.id}
+        hidden={choices.length > 1 ? { base: base.id } : {}}
+        empty={{ filtered: "No contents match these filters.", none: "No contents yet. Add a file, a web page or some text above, and agents can search it." }}
       />
 
       <div className="mt-6">
@@ -152,6 +122,6 @@ export default async function KnowledgePage({ searchParams }: { searchParams: Pr
           />
         </Section>
       </div>
-    </main>
+    </ListPage>
   );
 }

@@ -1,6 +1,6 @@
 import { ActionButton } from "@/components/dashboard/action-button.tsx";
 import { formatCount } from "@/components/dashboard/format.ts";
-import { FilterSelect, ListProblems } from "@/components/dashboard/list-filters.tsx";
+import { FilterSelect, ListProblems } from "@/components/dashboard/list/filter-bar.tsx";
 import { BreakdownTable } from "@/components/dashboard/metrics/breakdown-table.tsx";
 import { DailyChart } from "@/components/dashboard/metrics/daily-chart.tsx";
 import { formatUsd } from "@/components/dashboard/metrics/format-usd.ts";

@@ -1,4 +1,4 @@
-import { ListSkeleton } from "@/components/dashboard/list-skeleton.tsx";
+import { ListSkeleton } from "@/components/dashboard/list/list-skeleton.tsx";
 
 export default function Loading() {
   return <ListSkeleton title="Queue" />;

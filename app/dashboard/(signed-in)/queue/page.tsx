@@ -1,30 +1,37 @@
+import { z } from "zod";
 import { requeueJob } from "@/app/dashboard/_actions/queue.ts";
 import { cancelRun } from "@/app/dashboard/_actions/runs.ts";
-import { cancelEval } from "../evals/actions.ts";
-import { FilterSelect, ListFilters, ListProblems, UserFilter } from "@/components/dashboard/list-filters.tsx";
+import { ListBody, ListPage } from "@/components/dashboard/list/list-page.tsx";
 import { JobsTable } from "@/components/dashboard/queue/jobs-table.tsx";
 import { QueueLive } from "@/components/dashboard/queue/queue-live.tsx";
-import { JOB_STATUSES, type JobStatus } from "@/lib/db/jobs/job-row.ts";
+import { JOB_STATUSES } from "@/lib/db/jobs/job-row.ts";
 import { listJobPage } from "@/lib/db/jobs/job-list-page.ts";
 import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
-import { allParams, firstParam, listScope, pagingFrom, type SearchParams } from "@/lib/http/dashboard/list-params.ts";
-import { loadList } from "@/lib/http/dashboard/load-list.ts";
+import { someOf } from "@/lib/http/dashboard/list-filters.ts";
+import { defineListPage, loadListPage, type ListPageProps } from "@/lib/http/dashboard/list-page.ts";
+import { firstParam, listScope } from "@/lib/http/dashboard/list-params.ts";
 import { queueSnapshot } from "@/lib/http/dashboard/queue-snapshot.ts";
-import { labelOf, userLabels } from "@/lib/http/dashboard/user-labels.ts";
+import { cancelEval } from "../evals/actions.ts";
 
 export const dynamic = "force-dynamic";
+
+const jobs = defineListPage({
+  path: "/dashboard/queue",
+  filters: z.object({ status: someOf(JOB_STATUSES, { label: "Status" }) }),
+  sorts: ["created_at"],
+  query: ({ db, scope, filters, page }) => listJobPage(db, { scope, statuses: filters.status, ...page }),
+});
 
 /**
  * Background work: the durable queue's jobs (a member's own, an admin's everyone's), or — when the
  * queue is not durable — the background runs this server holds in memory.
  */
-export default async function QueuePage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+export default async function QueuePage({ searchParams }: ListPageProps) {
   const { db, principal, settings } = await requireDashboardSession();
   const params = await searchParams;
-  const scope = listScope(principal, params);
   const user = principal.isAdmin ? firstParam(params, "user") : undefined;
   const feed = `/dashboard/queue-events${user ? `?user=${encodeURIComponent(user)}` : ""}`;
-  const snapshot = await queueSnapshot(db, settings, scope);
+  const snapshot = await queueSnapshot(db, settings, listScope(principal, params));
   if (!snapshot.durable) {
     return (
       <main className="mx-auto max-w-6xl p-4 md:p-6">
@@ -38,37 +45,19 @@ export default async function QueuePage({ searchParams }: { searchParams: Promis
       </main>
     );
   }
-  const paging = pagingFrom(params, ["created_at"], "created_at");
-  const problems = [...paging.problems];
-  const statuses = allParams(params, "status").filter((s): s is JobStatus => {
-    if ((JOB_STATUSES as readonly string[]).includes(s)) return true;
-    problems.push(`status must be one of ${JOB_STATUSES.join(", ")}, got "${s}"`);
-    return false;
-  });
-  const labels = await userLabels(db, principal);
-  const page = await loadList((cursor) => listJobPage(db, { scope, statuses, order: paging.order, limit: paging.limit, ...cursor }), { after: paging.after, before: paging.before }, problems);
+  const list = await loadListPage(jobs, { searchParams });
   // The payload (the run's input, dependencies, attachments) never goes to the browser.
-  const rows = page.rows.map(({ payload: _payload, ...job }) => ({ ...job, user_label: labelOf(labels, job.user_id), is_admin: principal.isAdmin }));
+  const rows = list.items.map(({ payload: _payload, ...job }) => ({ ...job, user_label: list.ownerLabel(job.user_id), is_admin: list.isAdmin }));
   return (
-    <main className="mx-auto max-w-6xl p-4 md:p-6">
-      <header className="mb-4 flex items-center gap-3">
-        <h1 className="text-2xl font-semibold">Queue</h1>
-        <span className="text-sm text-slate-500">{principal.isAdmin ? "everyone's jobs (you are an admin)" : "your background runs"}</span>
-      </header>
+    <ListPage title="Queue" note={list.isAdmin ? "everyone's jobs (you are an admin)" : "your background runs"}>
       <QueueLive initial={snapshot} feed={feed} />
-      <ListProblems problems={problems} />
-      <ListFilters action="/dashboard/queue" sort={firstParam(params, "sort")} order={firstParam(params, "order")}>
-        <FilterSelect label="Status" name="status" value={statuses[0]} options={JOB_STATUSES.map((s) => ({ value: s, label: s }))} />
-        {principal.isAdmin && <UserFilter labels={labels} value={user} />}
-      </ListFilters>
-      <JobsTable
-        actions={{ cancel: cancelRun, cancelEval, requeue: requeueJob }}
+      <ListBody
+        list={list}
+        table={JobsTable}
+        tableProps={{ actions: { cancel: cancelRun, cancelEval, requeue: requeueJob } }}
         rows={rows}
-        showUser={principal.isAdmin}
-        sort={{ field: paging.sort, order: paging.order }}
-        page={{ next: page.next, prev: page.prev, total: page.total, page: paging.page }}
-        empty={statuses.length > 0 || user ? "No jobs match these filters." : "No background jobs yet. Submit a run with background=true to see it here."}
+        empty={{ filtered: "No jobs match these filters.", none: "No background jobs yet. Submit a run with background=true to see it here." }}
       />
-    </main>
+    </ListPage>
   );
 }

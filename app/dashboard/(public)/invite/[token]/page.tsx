@@ -1,29 +1,25 @@
 import { acceptInviteAction } from "@/app/dashboard/_actions/auth.ts";
-import { AuthCard } from "@/components/dashboard/auth-card.tsx";
-import { NewPasswordForm } from "@/components/dashboard/new-password-form.tsx";
-import { describeLink } from "@/lib/auth/dashboard/account-setup.ts";
-import { PASSWORD_MIN_LENGTH } from "@/lib/auth/dashboard/password-hash.ts";
-import { getDatabase, getSettings } from "@/lib/server/app-context.ts";
+import { OneTimeLinkCard } from "@/components/dashboard/one-time-link-card.tsx";
+import { openOneTimeLink, type TokenPageProps } from "@/lib/http/dashboard/one-time-link.ts";
 
 export const dynamic = "force-dynamic";
 
-export default async function InvitePage({ params }: { params: Promise<{ token: string }> }) {
-  const { token } = await params;
-  const settings = getSettings();
-  const invite = await describeLink(await getDatabase(settings), { token, purpose: "invite" });
-  if (!invite) {
-    return <AuthCard title="Invite link not valid" subtitle="This link is invalid, expired or already used. Ask an admin for a new one." />;
-  }
+/** An invite link: the invitee names themself and chooses a password. */
+export default async function InvitePage({ params }: TokenPageProps) {
+  const opened = await openOneTimeLink(params, "invite");
   return (
-    <AuthCard
-      title={`Join ${settings.name}`}
-      subtitle={
+    <OneTimeLinkCard
+      opened={opened}
+      invalidTitle="Invite link not valid"
+      title={`Join ${opened.settings.name}`}
+      subtitle={(email) => (
         <>
-          Create the account for <strong>{invite.email}</strong>.
+          Create the account for <strong>{email}</strong>.
         </>
-      }
-    >
-      <NewPasswordForm action={acceptInviteAction} submitLabel="Create account" askName token={token} minLength={PASSWORD_MIN_LENGTH} />
-    </AuthCard>
+      )}
+      action={acceptInviteAction}
+      submitLabel="Create account"
+      askName
+    />
   );
 }

@@ -1,28 +1,23 @@
 import { resetPasswordAction } from "@/app/dashboard/_actions/auth.ts";
-import { AuthCard } from "@/components/dashboard/auth-card.tsx";
-import { NewPasswordForm } from "@/components/dashboard/new-password-form.tsx";
-import { describeLink } from "@/lib/auth/dashboard/account-setup.ts";
-import { PASSWORD_MIN_LENGTH } from "@/lib/auth/dashboard/password-hash.ts";
-import { getDatabase, getSettings } from "@/lib/server/app-context.ts";
+import { OneTimeLinkCard } from "@/components/dashboard/one-time-link-card.tsx";
+import { openOneTimeLink, type TokenPageProps } from "@/lib/http/dashboard/one-time-link.ts";
 
 export const dynamic = "force-dynamic";
 
-export default async function ResetPasswordPage({ params }: { params: Promise<{ token: string }> }) {
-  const { token } = await params;
-  const link = await describeLink(await getDatabase(getSettings()), { token, purpose: "password_reset" });
-  if (!link) {
-    return <AuthCard title="Reset link not valid" subtitle="This link is invalid, expired or already used. Ask an admin for a new one." />;
-  }
+/** A password-reset link: the user chooses a new password, which ends their other sessions. */
+export default async function ResetPasswordPage({ params }: TokenPageProps) {
   return (
-    <AuthCard
+    <OneTimeLinkCard
+      opened={await openOneTimeLink(params, "password_reset")}
+      invalidTitle="Reset link not valid"
       title="Choose a new password"
-      subtitle={
+      subtitle={(email) => (
         <>
-          For <strong>{link.email}</strong>. Every other session of this account ends.
+          For <strong>{email}</strong>. Every other session of this account ends.
         </>
-      }
-    >
-      <NewPasswordForm action={resetPasswordAction} submitLabel="Set password" token={token} minLength={PASSWORD_MIN_LENGTH} />
-    </AuthCard>
+      )}
+      action={resetPasswordAction}
+      submitLabel="Set password"
+    />
   );
 }

@@ -80,6 +80,22 @@ function Figures({ items }: { items: [string, ReactNode][] }) {
   );
 }
 
+/** One case of an accuracy or judged eval: its number, input and output, what the kind says of it (`children`), the reason and the run. */
+function CaseRow({ index, result, run, children }: { index: number; result: Json; run: AgentRunRef | undefined; children: ReactNode }) {
+  return (
+    <tr data-testid="eval-case">
+      <td className={cell}>{index + 1}</td>
+      <td className={`${cell} whitespace-pre-wrap`}>{String(result.input ?? "")}</td>
+      <td className={`${cell} whitespace-pre-wrap`}>{String(result.output ?? "")}</td>
+      {children}
+      <td className={`${cell} text-slate-700 dark:text-slate-300`}>{String(result.reason ?? "")}</td>
+      <td className={cell}>
+        <RunLink run={run} />
+      </td>
+    </tr>
+  );
+}
+
 function AccuracyCases({ run, runs }: { run: StoredEvalRun; runs: AgentRunRef[] }) {
   const data = run.eval_data;
   const results = asList<Json>(data.results);
@@ -95,19 +111,12 @@ function AccuracyCases({ run, runs }: { run: StoredEvalRun; runs: AgentRunRef[] 
       />
       <Table label="Accuracy cases" headers={["#", "Input", "Output", "Expected output", "Score", "Reason", "Run"]} testId="eval-cases">
         {results.map((r, i) => (
-          <tr key={`${i}-${String(r.output)}`} data-testid="eval-case">
-            <td className={cell}>{i + 1}</td>
-            <td className={`${cell} whitespace-pre-wrap`}>{String(r.input ?? "")}</td>
-            <td className={`${cell} whitespace-pre-wrap`}>{String(r.output ?? "")}</td>
+          <CaseRow key={`${i}-${String(r.output)}`} index={i} result={r} run={runs[i]}>
             <td className={`${cell} whitespace-pre-wrap`}>{String(r.expected_output ?? "")}</td>
             <td className={`${cell} font-medium`} data-testid="case-score">
               {String(r.score)} / 10
             </td>
-            <td className={`${cell} text-slate-700 dark:text-slate-300`}>{String(r.reason ?? "")}</td>
-            <td className={cell}>
-              <RunLink run={runs[i]} />
-            </td>
-          </tr>
+          </CaseRow>
         ))}
       </Table>
     </Section>
@@ -140,19 +149,12 @@ function JudgeCases({ run, runs }: { run: StoredEvalRun; runs: AgentRunRef[] }) 
       />
       <Table label="Judged cases" headers={["#", "Input", "Output", numeric ? "Score" : "Verdict", "Reason", "Run"]} testId="eval-cases">
         {results.map((r, i) => (
-          <tr key={`${i}-${String(r.output)}`} data-testid="eval-case">
-            <td className={cell}>{i + 1}</td>
-            <td className={`${cell} whitespace-pre-wrap`}>{String(r.input ?? "")}</td>
-            <td className={`${cell} whitespace-pre-wrap`}>{String(r.output ?? "")}</td>
+          <CaseRow key={`${i}-${String(r.output)}`} index={i} result={r} run={runs[i]}>
             <td className={`${cell} font-medium ${r.passed ? "text-emerald-700 dark:text-emerald-300" : "text-red-700 dark:text-red-300"}`}>
               {numeric ? `${String(r.score)} / 10 · ` : ""}
               {r.passed ? "passed" : "failed"}
             </td>
-            <td className={`${cell} text-slate-700 dark:text-slate-300`}>{String(r.reason ?? "")}</td>
-            <td className={cell}>
-              <RunLink run={runs[i]} />
-            </td>
-          </tr>
+          </CaseRow>
         ))}
       </Table>
     </Section>

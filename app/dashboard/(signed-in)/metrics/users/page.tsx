@@ -1,5 +1,5 @@
 import { formatCount } from "@/components/dashboard/format.ts";
-import { ListProblems } from "@/components/dashboard/list-filters.tsx";
+import { ListProblems } from "@/components/dashboard/list/filter-bar.tsx";
 import { formatUsd } from "@/components/dashboard/metrics/format-usd.ts";
 import { RangeForm } from "@/components/dashboard/metrics/range-form.tsx";
 import { Section } from "@/components/dashboard/section.tsx";

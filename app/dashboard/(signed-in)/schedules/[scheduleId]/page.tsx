@@ -2,7 +2,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { ActionButton } from "@/components/dashboard/action-button.tsx";
 import { Breadcrumb } from "@/components/dashboard/breadcrumb.tsx";
-import { ListProblems } from "@/components/dashboard/list-filters.tsx";
+import { ListProblems } from "@/components/dashboard/list/filter-bar.tsx";
 import { LiveRefresh } from "@/components/dashboard/live-refresh.tsx";
 import { Section } from "@/components/dashboard/section.tsx";
 import { DeleteScheduleButton } from "@/components/dashboard/schedules/delete-schedule-button.tsx";

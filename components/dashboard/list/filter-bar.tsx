@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import type { FilterBarModel, FilterOption } from "@/lib/http/dashboard/list-view.ts";
 
 /**
  * A list's filters as a plain GET form: applying them changes the URL (shareable, back works, no
@@ -23,7 +24,7 @@ export function ListFilters({ action, children, sort, order }: { action: string;
 
 const control = "mt-1 block rounded border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-950";
 
-export function FilterSelect({ label, name, value, options }: { label: string; name: string; value?: string; options: { value: string; label: string }[] }) {
+export function FilterSelect({ label, name, value, options }: { label: string; name: string; value?: string; options: readonly FilterOption[] }) {
   return (
     <label className="block">
       <span className="text-slate-600 dark:text-slate-400">{label}</span>
@@ -62,7 +63,23 @@ export function ListProblems({ problems }: { problems: string[] }) {
   );
 }
 
-/** The admin's "whose rows" filter (`?user=`), from the user labels of the page. */
-export function UserFilter({ labels, value }: { labels: Map<string, string>; value?: string }) {
-  return <FilterSelect label="User" name="user" value={value} options={[...labels].map(([id, email]) => ({ value: id, label: email }))} />;
+/**
+ * A list's filter bar, from the controls its filters declare (lib/http/dashboard/list-filters.ts)
+ * and, for admins, the user filter; `hidden` fields ride along (the Knowledge page's base).
+ */
+export function FilterBar({ bar, hidden = {} }: { bar: FilterBarModel; hidden?: Record<string, string> }) {
+  return (
+    <ListFilters action={bar.action} sort={bar.sort} order={bar.order}>
+      {Object.entries(hidden).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      {bar.fields.map((field) =>
+        field.control === "select" ? (
+          <FilterSelect key={field.name} label={field.label} name={field.name} value={field.value} options={field.options ?? []} />
+        ) : (
+          <FilterInput key={field.name} label={field.label} name={field.name} value={field.value} type={field.control === "date" ? "date" : "text"} placeholder={field.placeholder} />
+        ),
+      )}
+    </ListFilters>
+  );
 }
