@@ -3,6 +3,7 @@ import { readSchemaVersions, stampSchemaVersion } from "../db/schema-versions/sc
 import { createTableStatements } from "./ddl.ts";
 import { columnsOf, indexExists, tableExists } from "./introspect.ts";
 import { TABLES, TABLE_TYPES } from "./registry.ts";
+import type { LearningsRekeyReport } from "./steps/learnings-rekey.ts";
 import { LEGACY_RUNS_CHECKED, repairLegacyRuns, type LegacyRunsRepair } from "./steps/legacy-runs-repair.ts";
 import { SCHEMA_VERSIONS } from "./tables/specs.ts";
 import { LATEST_VERSION, MigrationError, compareVersions, type Log, type MigrationContext, type MigrationStep, type TableMigrations } from "./types.ts";
@@ -34,6 +35,8 @@ export interface TableOutcome {
   readonly action: "created" | "migrated" | "unchanged" | "reverted";
   /** agno_runs only: what the pass over the legacy blobs did, when one ran outside a step (or was asked for). */
   readonly repair?: LegacyRunsRepair;
+  /** agno_learnings only: what its 3.0.0 step's re-key of `user`-namespace entity rows did, when it ran. */
+  readonly rekey?: LearningsRekeyReport;
 }
 
 export interface MigrationManagerOptions {
@@ -65,7 +68,12 @@ export class MigrationManager {
     this.assertKnownTarget(target);
     // The runs table's step (or afterCreate) runs the legacy-runs pass itself; it reports here what it did.
     let stepRepair: LegacyRunsRepair | undefined;
-    const ctx: MigrationContext = { ...this.context(), reportLegacyRuns: (repair) => (stepRepair = repair) };
+    let rekey: LearningsRekeyReport | undefined;
+    const ctx: MigrationContext = {
+      ...this.context(),
+      reportLegacyRuns: (repair) => (stepRepair = repair),
+      reportLearningsRekey: (report) => (rekey = report),
+    };
     await this.ensureVersionsTable();
     const stamped = await readSchemaVersions(this.db);
     const outcomes: TableOutcome[] = [];
@@ -106,7 +114,8 @@ export class MigrationManager {
         this.log(`${table.spec.name}: ${step.version} ${step.description}`);
       }
       await stampSchemaVersion(this.db, table.spec.name, target);
-      outcomes.push({ tableType: table.tableType, table: table.spec.name, from, to: target, action: "migrated" });
+      outcomes.push({ tableType: table.tableType, table: table.spec.name, from, to: target, action: "migrated", ...(rekey ? { rekey } : {}) });
+      rekey = undefined;
     }
     return this.withLegacyRunsRepaired(ctx, outcomes, {
       target,

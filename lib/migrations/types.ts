@@ -1,5 +1,6 @@
 import type { Db } from "../db/open-database.ts";
 import type { TableSpec } from "./ddl.ts";
+import type { LearningsRekeyReport } from "./steps/learnings-rekey.ts";
 
 /** Agno's schema history, oldest first; the last entry is what this code writes. */
 export const VERSIONS = ["2.0.0", "2.3.0", "2.5.0", "2.5.6", "3.0.0"] as const;
@@ -31,6 +32,8 @@ export interface MigrationContext {
    * no other way to hand the result back, and `up({ repairRuns: true })` puts it in the runs outcome.
    */
   readonly reportLegacyRuns?: (repair: LegacyRunsRepair) => void;
+  /** Told what the learnings step's user entity re-key did; `up()` puts it in the learnings outcome. */
+  readonly reportLearningsRekey?: (report: LearningsRekeyReport) => void;
   /** Called after a batch of sessions is planned and before it is written; a test hook to race a write. */
   readonly beforeLegacyRunsWrite?: (sessionIds: readonly string[]) => void | Promise<void>;
 }
