@@ -129,11 +129,13 @@ export async function dispatch(request: Request, template: string, { settings, r
       files = parsed.files;
     }
     // After every input check: what the path names (its 404), then what the route touches — its
-    // data scope (403) and database (400/404).
+    // data scope (403) and database (400/404) —, resolved once: by the route's resource loader
+    // when it reads stored rows (after its configuration lookups), else here.
     const input = { params, query, body, form, files };
-    const resource = route.resource ? { resource: await route.resource(input, settings) } : {};
-    const data = route.data && principal ? await resolveRouteData(principal, route.data, input, settings) : {};
-    const result = await route.handler({ input, principal, request, settings, ...resource, ...data } as never);
+    let resolved: Promise<object> | undefined;
+    const data = () => (resolved ??= route.data && principal ? resolveRouteData(principal, route.data, input, settings) : Promise.resolve({}));
+    const resource = route.resource ? { resource: await route.resource(input, { settings, principal, data } as never) } : {};
+    const result = await route.handler({ input, principal, request, settings, ...resource, ...(await data()) } as never);
     if (result instanceof Response) return withHeaders(result, cors);
     const status = route.status ?? 200;
     const sent = responseBody(route, result);

@@ -49,9 +49,10 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 /**
  * Maps any error to the response Agno clients expect: `{"detail": …}` with the right status.
  * Unexpected errors become 500 with an `error_id` that is logged with the stack; the stack never
- * reaches the client.
+ * reaches the client. `opaque`: such a 500 says only "Internal server error" (Agno's routes that
+ * echo nothing of an unexpected failure, not even its type).
  */
-export function errorResponse(caught: unknown, logError: (message: string) => void = (m) => void log.error(m)): Response {
+export function errorResponse(caught: unknown, logError: (message: string) => void = (m) => void log.error(m), { opaque = false }: { opaque?: boolean } = {}): Response {
   const error = schemaErrorFrom(caught);
   if (error instanceof HttpError) return json(error.status, { detail: error.detail, ...error.extra }, error.headers);
   if (error instanceof PaginationError) {
@@ -72,6 +73,7 @@ export function errorResponse(caught: unknown, logError: (message: string) => vo
   }
   const type = error instanceof Error ? error.name : typeof error;
   logError(`[error ${errorId}] ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  if (opaque) return json(500, { detail: "Internal server error", error_id: errorId });
   if (error instanceof ConfigError) return json(500, { detail: `Configuration error: ${error.message}`, error_id: errorId });
   return json(500, { detail: `Internal server error (${type})`, error_id: errorId });
 }

@@ -1,5 +1,5 @@
 import "server-only";
-import { getSettings } from "../config/load.ts";
+import { getSettings } from "../server/load-config.ts";
 import { errorResponse } from "./errors.ts";
 import { dispatch, notFound } from "./dispatch.ts";
 import { routesFor } from "./route-table.ts";

@@ -67,7 +67,8 @@ export function buildOpenApi(routes: readonly AnyRoute[], settings: Settings): J
     openapi: "3.1.0",
     info: {
       title: `${settings.name} — AgentOS API`,
-      version: "1.0.0",
+      // The OS's own version, as Agno's FastAPI app declares it.
+      version: settings.version,
       description: "Wire-compatible with Agno AgentOS v3.",
     },
     paths,

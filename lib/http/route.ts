@@ -99,6 +99,23 @@ type DataContextOf<D> = D extends RouteData ? RouteDataContext<D extends { owner
 
 type ResourceContextOf<T> = [T] extends [undefined] ? unknown : { resource: T };
 
+/** What a loader of stored rows gets: the settings and the route's data, resolved by the dispatcher on the first call (and once). */
+export interface DataLoaderContext<S extends DataScope = DataScope> {
+  settings: Settings;
+  data(): Promise<RouteDataContext<S>>;
+}
+
+/**
+ * What a route's `resource` loader gets besides the input: the settings, the principal and, when
+ * the route declares `data`, `data()` — its scope and database. A loader finds what the path
+ * names in the configuration first (the agent: its 404 comes before the data scope's 403), and
+ * reads stored rows only after `data()`, so a row's 404 comes after the scope, as a handler's did.
+ */
+export type ResourceContext<A extends RouteAccess = RouteAccess, D extends RouteData | undefined = undefined> = {
+  settings: Settings;
+  principal: A extends { readonly public: true } ? null : Principal;
+} & (D extends RouteData ? DataLoaderContext<D extends { owner: "required" } ? OwnedScope : DataScope> : unknown);
+
 export type RouteContext<P, Q, B, F, A extends RouteAccess = RouteAccess, D extends RouteData | undefined = undefined, T = undefined> = {
   input: RouteInput<P, Q, B, F>;
   /** Every route but a public one has an authenticated principal; a public route has none. */
@@ -127,11 +144,13 @@ export interface RouteDefinition<
   /** The stored data the handler touches: its scope and database come from the dispatcher. */
   readonly data?: D;
   /**
-   * Looks up the resource the path names (the agent of `/agents/{agent_id}/…`; throws its 404),
-   * after validation and before the data scope, so that 404 comes first. The handler gets it as
-   * `resource`.
+   * Loads what the path names and throws its 404 (or the owner check's 403): the configured agent
+   * of `/agents/{agent_id}/…`, after validation and before the data scope, so that 404 comes
+   * first; a stored row (a schedule, a session, a run) after `data()`, in the request's scope.
+   * Runs after validation, before the handler, which gets it as `resource`. Routes loading the
+   * same thing share one loader.
    */
-  readonly resource?: (input: RouteInput<P, Q, B, F>, settings: Settings) => T | Promise<T>;
+  readonly resource?: (input: RouteInput<P, Q, B, F>, context: ResourceContext<A, D>) => T | Promise<T>;
   readonly params?: P;
   readonly query?: Q;
   /** A JSON body. */

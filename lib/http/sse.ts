@@ -1,5 +1,5 @@
-import type { RunEvent } from "../runtime/events.ts";
-import { eventsAfter, subscribe, type LiveRun } from "../runtime/run-registry.ts";
+import type { RunEvent } from "../live-runs/events.ts";
+import { eventsAfter, subscribe, type LiveRun } from "../live-runs/run-registry.ts";
 
 /** Headers that let SSE reach the client event by event: no caching, no transform, no proxy buffering. */
 export const SSE_HEADERS = {

@@ -5,11 +5,11 @@ import { assertLocalRequest, authenticate, TRUSTED_ADMIN } from "../auth/authent
 import { dataScopeFor, hasScope, type Principal } from "../auth/principal.ts";
 import type { Settings } from "../config/settings.ts";
 import { getRun } from "../db/runs/runs.ts";
-import { continuePausedRun } from "../queue/run-jobs/continue-paused-run.ts";
+import { continuePausedRun } from "../runs/jobs/continue-paused-run.ts";
 import { startAgentRun, type StartedRun } from "../runtime/agent-run.ts";
-import type { RunEvent } from "../runtime/events.ts";
+import type { RunEvent } from "../live-runs/events.ts";
 import { ContinueError } from "../runtime/paused-run.ts";
-import { eventsAfter, getLiveRun, subscribe } from "../runtime/run-registry.ts";
+import { eventsAfter, getLiveRun, subscribe } from "../live-runs/run-registry.ts";
 import { findWorkflow } from "../runtime/workflow/workflow-runtime.ts";
 import { isRunOf, mayReachLiveRun } from "../runs/live-run-access.ts";
 import { getDatabase } from "../server/app-context.ts";

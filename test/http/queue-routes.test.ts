@@ -20,7 +20,7 @@ import {
 } from "@/lib/db/index.ts";
 import { ROUTES } from "@/lib/http/route-table.ts";
 import { JobListSchema, JobSchema, QueueStatsSchema } from "@/lib/http/schemas/queue.ts";
-import { clearCancel, isCancelRequested, requestCancel } from "@/lib/runtime/run-registry.ts";
+import { clearCancel, isCancelRequested, requestCancel } from "@/lib/live-runs/run-registry.ts";
 import { DIALECTS, sqliteDialect, type TestDialect } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
@@ -216,11 +216,11 @@ describe.each(DIALECTS)("the /queue API on $name", (dialect) => {
       "answers an unknown status with Agno's 400 (its words), and an unknown sort field or bad page with a 422",
       withApp(dialect, async (app) => {
         const choices = "('queued', 'running', 'completed', 'failed', 'cancelled', 'paused')";
-        expect(await api(app, "GET", "/queue/jobs?status=bogus")).toEqual({ status: 400, body: { detail: `Invalid status; expected one of ${choices}` } });
-        // Repeated: any unknown value among known ones is the same 400.
+        expect(await api(app, "GET", "/queue/jobs?status=bogus")).toEqual({ status: 400, body: { detail: `Invalid status 'bogus'; expected one of ${choices}` } });
+        // Repeated: the first unknown value among known ones is named.
         expect(await api(app, "GET", "/queue/jobs?status=failed&status=exploded&status=PENDING")).toEqual({
           status: 400,
-          body: { detail: `Invalid status; expected one of ${choices}` },
+          body: { detail: `Invalid status 'exploded'; expected one of ${choices}` },
         });
         expect((await api(app, "GET", "/queue/jobs?status=")).status).toBe(400);
         // Known statuses of another case are unknown too: ticket statuses are lower case.
@@ -287,29 +287,33 @@ describe.each(DIALECTS)("the /queue API on $name", (dialect) => {
         const missing = await api(app, "GET", "/queue/jobs/no-such-job");
         expect(missing.status).toBe(404);
         expect(missing.body).toEqual({ detail: "Job queue job no-such-job not found" });
-        expect((await api(app, "POST", "/queue/jobs/no-such-job/requeue?force=true")).status).toBe(404);
+        // Requeue answers an unknown job as Agno does: a 400, not a 404.
+        expect(await api(app, "POST", "/queue/jobs/no-such-job/requeue?force=true")).toEqual({ status: 400, body: { detail: "Job no-such-job not found or not in a requeueable state" } });
         // Unknown sub-paths of an enabled queue are plain 404s.
         expect((await api(app, "GET", "/queue/nothing-here")).status).toBe(404);
       }),
     );
 
     it(
-      "requeues only failed jobs: queued and running are 409, a fresh failure needs force, the run goes back to PENDING",
+      "requeues only failed jobs: queued, running and completed are Agno's 400, a fresh failure Agno's 409 without force, the run goes back to PENDING",
       withApp(dialect, async (app, db) => {
         const queued = await seedJob(db, "queued");
         const running = await seedJob(db, "running");
         const completed = await seedJob(db, "completed");
         for (const { runId } of [queued, running, completed]) {
           const res = await api(app, "POST", `/queue/jobs/${runId}/requeue?force=true`);
-          expect(res.status, runId).toBe(409);
-          expect(res.body.detail).toMatch(/only failed or cancelled jobs can be requeued/);
+          expect(res, runId).toEqual({ status: 400, body: { detail: `Job ${runId} not found or not in a requeueable state` } });
         }
 
         const fresh = await seedJob(db, "failed", { settledAt: nowSeconds() });
         await settleRun(db, fresh, "ERROR");
         const refused = await api(app, "POST", `/queue/jobs/${fresh.runId}/requeue`);
-        expect(refused.status).toBe(409);
-        expect(refused.body.detail).toMatch(new RegExp(`force, or wait ${FRESH_FAILURE_SECONDS} s`));
+        expect(refused).toEqual({
+          status: 409,
+          body: {
+            detail: `Job ${fresh.runId} failed within the last ${FRESH_FAILURE_SECONDS}s and its worker may still be executing (a sweep proves lost heartbeats, not stopped execution). Retry after the lock grace elapses, or pass force=true to override.`,
+          },
+        });
         expect((await getRun(db, { scope: adminScope(), runId: fresh.runId }))?.status).toBe("ERROR");
 
         const forced = await api(app, "POST", `/queue/jobs/${fresh.runId}/requeue?force=true`);
@@ -320,8 +324,8 @@ describe.each(DIALECTS)("the /queue API on $name", (dialect) => {
         expect(run?.status).toBe("PENDING");
         expect(run?.run_data.status).toBe("PENDING");
         expect(run?.run_data.error).toBeUndefined();
-        // Requeued once: it is queued now, so a second requeue is a conflict.
-        expect((await api(app, "POST", `/queue/jobs/${fresh.runId}/requeue?force=true`)).status).toBe(409);
+        // Requeued once: it is queued now, so a second requeue is refused.
+        expect((await api(app, "POST", `/queue/jobs/${fresh.runId}/requeue?force=true`)).status).toBe(400);
 
         // An old failure needs no force.
         const old = await seedJob(db, "failed", { settledAt: nowSeconds() - 3600 });
@@ -338,17 +342,25 @@ describe.each(DIALECTS)("the /queue API on $name", (dialect) => {
     );
 
     it(
-      "requeues a cancelled job only with clear_cancellation, which also forgets the cancel intent",
+      "requeues a cancelled job keeping its cancel intent, or forgetting it with clear_cancellation",
       withApp(dialect, async (app, db) => {
+        const kept = await seedJob(db, "cancelled");
+        await settleRun(db, kept, "CANCELLED");
+        requestCancel(kept.runId);
+        try {
+          // As in Agno: requeued, and cancelled again when a worker starts it (the intent stays recorded).
+          const requeued = await api(app, "POST", `/queue/jobs/${kept.runId}/requeue?force=true`);
+          expect(requeued.status).toBe(200);
+          expect(JobSchema.parse(requeued.body)).toMatchObject({ status: "queued", cancel_requested_at: expect.any(Number) });
+          expect(isCancelRequested(kept.runId)).toBe(true);
+        } finally {
+          clearCancel(kept.runId);
+        }
+
         const cancelled = await seedJob(db, "cancelled");
         await settleRun(db, cancelled, "CANCELLED");
         requestCancel(cancelled.runId);
         try {
-          const refused = await api(app, "POST", `/queue/jobs/${cancelled.runId}/requeue?force=true`);
-          expect(refused.status).toBe(409);
-          expect(refused.body.detail).toMatch(/clear_cancellation/);
-          expect(isCancelRequested(cancelled.runId)).toBe(true);
-
           const res = await api(app, "POST", `/queue/jobs/${cancelled.runId}/requeue?clear_cancellation=true`);
           expect(res.status).toBe(200);
           expect(JobSchema.parse(res.body)).toMatchObject({ status: "queued", cancel_requested_at: null, error: null });
@@ -362,7 +374,7 @@ describe.each(DIALECTS)("the /queue API on $name", (dialect) => {
         const queued = await seedJob(db, "queued");
         requestCancel(queued.runId);
         try {
-          expect((await api(app, "POST", `/queue/jobs/${queued.runId}/requeue?clear_cancellation=true`)).status).toBe(409);
+          expect((await api(app, "POST", `/queue/jobs/${queued.runId}/requeue?clear_cancellation=true`)).status).toBe(400);
           expect(isCancelRequested(queued.runId)).toBe(true);
         } finally {
           clearCancel(queued.runId);

@@ -156,6 +156,29 @@ describe("route data: the scope and the database come from the dispatcher", () =
     expect(handler.mock.calls[0]).toMatchObject([{ resource: "thing", scope: { kind: "admin" } }]);
   });
 
+  it("a resource loader reading stored rows gets the route's data from data(): its 404 comes after the scope's 403, and the handler shares the one resolution", async () => {
+    const loads: unknown[] = [];
+    const row = defineRoute({
+      method: "GET",
+      path: "/row",
+      ...TEST_ROUTE,
+      query: Query.extend({ row: z.string().optional() }),
+      data: { db: { selectFrom: "query", tables: ["agno_sessions"] }, userFrom: "query" },
+      resource: async ({ query }, { data }) => {
+        const context = await data();
+        loads.push(context);
+        if (query.row === "missing") throw new HttpError(404, "Row not found");
+        return { owner: context.scope.kind === "user" ? context.scope.userId : null };
+      },
+      handler: async ({ resource, scope, db }) => ({ resource, sameScope: scope === (loads.at(-1) as { scope: unknown }).scope, defaultDb: db === (await getDatabase(settings)) }),
+    });
+    expect(await call(row, noSub, { query: "?row=missing" })).toEqual({ status: 403, body: { detail: "Authenticated request is missing a user identity" } });
+    expect(loads).toEqual([]);
+    expect(await call(row, member, { query: "?row=missing" })).toEqual({ status: 404, body: { detail: "Row not found" } });
+    expect(await call(row, member)).toEqual({ status: 200, body: { resource: { owner: "alice" }, sameScope: true, defaultDb: true } });
+    expect(await call(row, admin, { query: "?db_id=nope" })).toEqual({ status: 404, body: { detail: "No database found with id 'nope'" } });
+  });
+
   it("gives a route without data neither scope nor database, and a public route no principal", async () => {
     const plain = defineRoute({ method: "GET", path: "/plain", ...TEST_ROUTE, handler: (ctx) => ({ keys: Object.keys(ctx).sort() }) });
     // A caller with no identity may still call a route that touches no rows.

@@ -110,7 +110,7 @@ describe("core routes", () => {
       },
     });
     const body = WireConfigSchema.parse(await (await call("/config", {}, settings)).json());
-    expect(body.available_models).toEqual([{ id: "gpt-4.1-mini", provider: "openai", agent_ids: ["a", "b"] }]);
+    expect(body.available_models).toEqual([{ id: "gpt-4.1-mini", provider: "openai" }]);
   });
 
   it("answers an unknown path with 404 and a wrong method with 405, both as {detail}", async () => {

@@ -3,20 +3,22 @@ import { hasScope } from "../../auth/principal.ts";
 import type { Settings } from "../../config/settings.ts";
 import { findAgent, type RuntimeAgent } from "../../runtime/agents.ts";
 import { DEFAULT_VECTOR_TABLE } from "../../config/settings.ts";
-import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import { AgentParams, AgentResponseSchema, AgentRunParams } from "../schemas/agents.ts";
-import { componentRunRoutes } from "./component-runs.ts";
+import { componentRunRoutes, readsComponent, type ComponentSpec } from "./component-runs.ts";
 
-/** The configured agent the path's `agent_id` names, as a route's `resource`; 404 otherwise. */
-function pathAgent({ params }: { params: { agent_id: string } }, settings: Settings): RuntimeAgent {
-  const agent = findAgent(settings, params.agent_id);
-  if (!agent) throw new HttpError(404, "Agent not found");
-  return agent;
-}
-
-/** A route reading the path's agent (`agents:<id>:read` suffices); `resource` is the agent, 404 when none. */
-const READS_AGENT = { tags: ["Agents"], access: { permission: "agents:read", resourceParam: "agent_id" }, resource: pathAgent } as const;
+/** The agents as components with run routes: `/agents/{agent_id}`, 404 "Agent not found" for an unknown one. */
+const AGENT_COMPONENT: ComponentSpec = {
+  type: "agent",
+  base: "/agents/{agent_id}",
+  params: AgentParams,
+  runParams: AgentRunParams,
+  tag: "Agents",
+  a: "an agent",
+  output: "RunOutput",
+  find: findAgent,
+  notFound: "Agent not found",
+};
 
 export function agentResponse(agent: RuntimeAgent, settings: Settings): z.infer<typeof AgentResponseSchema> {
   const d = agent.definition;
@@ -88,7 +90,7 @@ export const getAgent = defineRoute({
   method: "GET",
   path: "/agents/{agent_id}",
   summary: "One agent",
-  ...READS_AGENT,
+  ...readsComponent(AGENT_COMPONENT),
   params: AgentParams,
   response: AgentResponseSchema,
   excludeNone: true,
@@ -96,16 +98,6 @@ export const getAgent = defineRoute({
 });
 
 /** The agents' run routes (lib/http/routes/component-runs.ts, shared with teams). */
-export const AGENT_RUN_ROUTES = componentRunRoutes({
-  type: "agent",
-  base: "/agents/{agent_id}",
-  params: AgentParams,
-  runParams: AgentRunParams,
-  tag: "Agents",
-  a: "an agent",
-  output: "RunOutput",
-  find: findAgent,
-  notFound: "Agent not found",
-});
+export const AGENT_RUN_ROUTES = componentRunRoutes(AGENT_COMPONENT);
 
 export const AGENT_ROUTES = [listAgents, getAgent, ...AGENT_RUN_ROUTES];

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { approvalStatusAt, countPendingApprovals, deleteApproval, getApproval, listApprovals, resolveApproval, type StoredApproval } from "../../db/approvals/approvals.ts";
 import type { DataScope } from "../../db/scope.ts";
 import { HttpError } from "../../errors/http-error.ts";
-import { defineRoute } from "../route.ts";
+import { defineRoute, type DataLoaderContext } from "../route.ts";
 import { ApprovalCountQuery, ApprovalCountSchema, ApprovalListSchema, ApprovalParams, ApprovalResolveBody, ApprovalSchema, ApprovalStatusSchema, ListApprovalsQuery } from "../schemas/approvals.ts";
 import { pageOf } from "../schemas/list-query.ts";
 
@@ -22,6 +22,23 @@ export const toApprovalView = (a: StoredApproval): z.infer<typeof ApprovalSchema
 
 /** A member confined to its own rows (isolation on): may read, never resolve or delete. */
 const confinedMember = (scope: DataScope) => scope.kind === "user";
+
+/** The approval the path names, in the caller's scope; 404 otherwise. */
+async function pathApproval({ params }: { params: { approval_id: string } }, { data }: DataLoaderContext): Promise<StoredApproval> {
+  const { db, scope } = await data();
+  const approval = await getApproval(db, { scope, id: params.approval_id });
+  if (!approval) throw new HttpError(404, NOT_FOUND);
+  return approval;
+}
+
+/**
+ * The path's approval id, for a resolve or a delete: an approver's, so a confined member gets the
+ * 404 an unknown approval gets, its own included. The write itself finds the row (or its 404).
+ */
+async function decidableApprovalId({ params }: { params: { approval_id: string } }, { data }: DataLoaderContext): Promise<string> {
+  if (confinedMember((await data()).scope)) throw new HttpError(404, NOT_FOUND);
+  return params.approval_id;
+}
 
 export const listApprovalsRoute = defineRoute({
   method: "GET",
@@ -76,11 +93,8 @@ export const getApprovalRoute = defineRoute({
   params: ApprovalParams,
   response: ApprovalSchema,
   data: DATA,
-  handler: async ({ input: { params }, scope, db }) => {
-    const approval = await getApproval(db, { scope, id: params.approval_id });
-    if (!approval) throw new HttpError(404, NOT_FOUND);
-    return toApprovalView(approval);
-  },
+  resource: pathApproval,
+  handler: ({ resource: approval }) => toApprovalView(approval),
 });
 
 export const approvalStatusRoute = defineRoute({
@@ -92,11 +106,8 @@ export const approvalStatusRoute = defineRoute({
   params: ApprovalParams,
   response: ApprovalStatusSchema,
   data: DATA,
-  handler: async ({ input: { params }, scope, db }) => {
-    const approval = await getApproval(db, { scope, id: params.approval_id });
-    if (!approval) throw new HttpError(404, NOT_FOUND);
-    return { approval_id: approval.id, status: approval.status, run_id: approval.run_id, resolved_at: approval.resolved_at, resolved_by: approval.resolved_by };
-  },
+  resource: pathApproval,
+  handler: ({ resource: a }) => ({ approval_id: a.id, status: a.status, run_id: a.run_id, resolved_at: a.resolved_at, resolved_by: a.resolved_by }),
 });
 
 export const resolveApprovalRoute = defineRoute({
@@ -109,12 +120,12 @@ export const resolveApprovalRoute = defineRoute({
   body: ApprovalResolveBody,
   response: ApprovalSchema,
   data: DATA,
-  handler: async ({ input: { params, body }, principal, scope, db }) => {
-    if (confinedMember(scope)) throw new HttpError(404, NOT_FOUND);
+  resource: decidableApprovalId,
+  handler: async ({ input: { body }, resource: id, principal, scope, db }) => {
     const now = Math.floor(Date.now() / 1000);
     const outcome = await resolveApproval(db, {
       scope,
-      id: params.approval_id,
+      id,
       status: body.status as "approved" | "rejected",
       resolvedBy: principal.userId ?? body.resolved_by ?? null,
       resolutionData: body.resolution_data ?? undefined,
@@ -137,9 +148,9 @@ export const deleteApprovalRoute = defineRoute({
   params: ApprovalParams,
   status: 204,
   data: DATA,
-  handler: async ({ input: { params }, scope, db }) => {
-    if (confinedMember(scope)) throw new HttpError(404, NOT_FOUND);
-    if (!(await deleteApproval(db, { scope, id: params.approval_id }))) throw new HttpError(404, NOT_FOUND);
+  resource: decidableApprovalId,
+  handler: async ({ resource: id, scope, db }) => {
+    if (!(await deleteApproval(db, { scope, id }))) throw new HttpError(404, NOT_FOUND);
   },
 });
 

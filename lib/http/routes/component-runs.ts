@@ -2,25 +2,25 @@ import { z } from "zod";
 import { hasScope, type Principal } from "../../auth/principal.ts";
 import type { Settings } from "../../config/settings.ts";
 import { getRun, getRuns } from "../../db/runs/runs.ts";
-import { getSession } from "../../db/sessions/sessions.ts";
 import { startAgentRun, type StartedRun } from "../../runtime/agent-run.ts";
 import { ContinueError } from "../../runtime/paused-run.ts";
 import { componentOf, type RuntimeAgent } from "../../runtime/agents.ts";
 import { enqueueBackgroundRun } from "../../runs/background.ts";
-import { MAX_IDEMPOTENCY_KEY_LENGTH, submitDurableRun } from "../../queue/run-jobs/durable-submit.ts";
+import { MAX_IDEMPOTENCY_KEY_LENGTH, submitDurableRun } from "../../runs/jobs/durable-submit.ts";
 import { queueCoordination } from "../../queue/embedded-worker.ts";
 import { cancelComponentRun } from "../../runs/cancel.ts";
 import { isRunOf, mayReachLiveRun } from "../../runs/live-run-access.ts";
-import { continuePausedRun } from "../../queue/run-jobs/continue-paused-run.ts";
-import { FINAL_STATUSES, finalEventOf, followRun } from "../../coordination/follow-run.ts";
-import { isFinalEventOf, type RunEvent } from "../../runtime/events.ts";
+import { continuePausedRun } from "../../runs/jobs/continue-paused-run.ts";
+import { FINAL_STATUSES, finalEventsOf, followRun } from "../../coordination/follow-run.ts";
+import { endsRunOf, type RunEvent } from "../../live-runs/events.ts";
 import type { Db } from "../../db/open-database.ts";
 import type { DataScope } from "../../db/scope.ts";
-import { getLiveRun, requestCancel } from "../../runtime/run-registry.ts";
+import { getLiveRun, requestCancel } from "../../live-runs/run-registry.ts";
 import type { RunOutput } from "../../runtime/run-output.ts";
 import { refuseUnsendableAttachments, UnsendableAttachmentError } from "../../runtime/user-content.ts";
 import { HttpError } from "../../errors/http-error.ts";
-import { defineRoute } from "../route.ts";
+import { errorResponse } from "../errors.ts";
+import { defineRoute, type DataLoaderContext } from "../route.ts";
 import { CancelRunResponseSchema, ContinueRunForm, CreateRunForm, ListRunsQuery, ResumeRunForm, RunOutputSchema, RunSessionQuery } from "../schemas/agents.ts";
 import type { AgentParams, AgentRunParams, TeamParams, TeamRunParams, WorkflowParams, WorkflowRunParams } from "../schemas/agents.ts";
 import { RunSchema, TeamRunSchema, WorkflowRunSchema } from "../schemas/sessions.ts";
@@ -29,6 +29,7 @@ import { frameStream, iterableEventStream, runEventStream, sseResponse } from ".
 import { toRunSchema, toTeamRunSchema, toWorkflowRunSchema } from "../views/run-views.ts";
 import { classifyUploads } from "./uploads.ts";
 import { parseResolutions } from "./continue-input.ts";
+import { sessionOr404 } from "./session-resource.ts";
 
 /**
  * The run routes of a component — an agent (`/agents/{agent_id}/runs…`) or a team
@@ -52,9 +53,11 @@ export interface ComponentSpec {
   notFound: string;
 }
 
-/** The path's component, as a route's `resource`; 404 when none is configured. */
-function pathComponent(c: ComponentSpec) {
-  return ({ params }: { params: { agent_id: string } | { team_id: string } | { workflow_id: string } }, settings: Settings): RuntimeAgent => {
+type ComponentPathInput = { params: { agent_id: string } | { team_id: string } | { workflow_id: string } };
+
+/** The configured component the path names, as a route's `resource` loader; 404 when none is. */
+export function pathComponent(c: ComponentSpec) {
+  return ({ params }: ComponentPathInput, { settings }: { settings: Settings }): RuntimeAgent => {
     const id = "workflow_id" in params ? params.workflow_id : "team_id" in params ? params.team_id : params.agent_id;
     const found = c.find(settings, id);
     if (!found) throw new HttpError(404, c.notFound);
@@ -62,10 +65,31 @@ function pathComponent(c: ComponentSpec) {
   };
 }
 
+/** The path's component once the query's session is found in the caller's scope (404 naming the session otherwise). */
+function componentInSession(c: ComponentSpec) {
+  return async (input: ComponentPathInput & { query: { session_id: string } }, context: DataLoaderContext): Promise<RuntimeAgent> => {
+    const agent = pathComponent(c)(input, context);
+    const { db, scope } = await context.data();
+    await sessionOr404(db, { scope, sessionId: input.query.session_id });
+    return agent;
+  };
+}
+
+/** A stored run of the path's component (its `run_id`, in the query's session when named); 404 "Run not found" otherwise. */
+function componentRun(c: ComponentSpec) {
+  return async (input: ComponentPathInput & { params: { run_id: string }; query: { session_id?: string } }, context: DataLoaderContext) => {
+    const agent = pathComponent(c)(input, context);
+    const { db, scope } = await context.data();
+    const run = await getRun(db, { scope, runId: input.params.run_id, sessionId: input.query.session_id });
+    if (!run || !isRunOf(run, componentOf(agent))) throw new HttpError(404, "Run not found");
+    return run;
+  };
+}
+
 const PLURAL = { agent: "agents", team: "teams", workflow: "workflows" } as const;
 
-/** A route reading the path's component (`agents:<id>:read` / `teams:<id>:read` suffices). */
-const reads = (c: ComponentSpec) => ({ tags: [c.tag], access: { permission: `${PLURAL[c.type]}:read`, resourceParam: `${c.type}_id` }, resource: pathComponent(c) }) as const;
+/** A route reading the path's component (`agents:<id>:read` / `teams:<id>:read` suffices); `resource` is the component. */
+export const readsComponent = (c: ComponentSpec) => ({ tags: [c.tag], access: { permission: `${PLURAL[c.type]}:read`, resourceParam: `${c.type}_id` }, resource: pathComponent(c) }) as const;
 /** A route running the path's component (`agents:<id>:run` / `teams:<id>:run` suffices). */
 const runs = (c: ComponentSpec) => ({ tags: [c.tag], access: { permission: `${PLURAL[c.type]}:run`, resourceParam: `${c.type}_id` }, resource: pathComponent(c) }) as const;
 
@@ -102,10 +126,12 @@ const FAILED_RUN_STATUS: Record<string, number> = {
   model_invalid_prompt_error: 422,
 };
 
-function failedRunResponse(output: RunOutput): Response {
+/** `opaque`: a 500 says only "Internal server error" (the failure's text stays on the stored run), as Agno's workflow continue answers. */
+function failedRunResponse(output: RunOutput, opaque: boolean): Response {
   const type = output.error?.error_type ?? "run_error";
   const status = FAILED_RUN_STATUS[type] ?? (type.startsWith("model_") ? 502 : 500);
-  return new Response(JSON.stringify({ detail: output.error?.message ?? "Run failed", error_type: type, run_id: output.run_id, session_id: output.session_id }), {
+  const detail = opaque && status === 500 ? "Internal server error" : (output.error?.message ?? "Run failed");
+  return new Response(JSON.stringify({ detail, error_type: type, run_id: output.run_id, session_id: output.session_id }), {
     status,
     headers: { "content-type": "application/json" },
   });
@@ -175,9 +201,9 @@ function runMetadata(value: unknown): Record<string, unknown> | null | undefined
   throw new HttpError(400, "Invalid metadata parameter: expected a JSON object");
 }
 
-async function finishedRun(started: StartedRun): Promise<Response | RunOutput> {
+async function finishedRun(started: StartedRun, { opaque = false }: { opaque?: boolean } = {}): Promise<Response | RunOutput> {
   const output = await started.done;
-  return output.status === "ERROR" ? failedRunResponse(output) : output;
+  return output.status === "ERROR" ? failedRunResponse(output, opaque) : output;
 }
 
 const createRun = (c: ComponentSpec) =>
@@ -243,15 +269,13 @@ const listRuns = (c: ComponentSpec) =>
     method: "GET",
     path: `${c.base}/runs`,
     summary: `The ${c.type}'s runs in a session`,
-    ...reads(c),
+    ...readsComponent(c),
+    resource: componentInSession(c),
     params: c.params,
     query: ListRunsQuery,
     response: z.array(c.type === "workflow" ? WorkflowRunSchema : c.type === "team" ? TeamRunSchema : RunSchema),
     data: RUN_DATA,
     handler: async ({ input, resource: agent, scope, db }) => {
-      if (!(await getSession(db, { scope, sessionId: input.query.session_id }))) {
-        throw new HttpError(404, `Session with ID ${input.query.session_id} not found`);
-      }
       const runs = await getRuns(db, {
         scope,
         sessionId: input.query.session_id,
@@ -269,16 +293,13 @@ const getComponentRun = (c: ComponentSpec) =>
     method: "GET",
     path: `${c.base}/runs/{run_id}`,
     summary: "One run (the poll endpoint for background runs)",
-    ...reads(c),
+    ...readsComponent(c),
+    resource: componentRun(c),
     params: c.runParams,
     query: RunSessionQuery,
     response: RunOutputSchema,
     data: RUN_DATA,
-    handler: async ({ input, resource: agent, scope, db }) => {
-      const run = await getRun(db, { scope, runId: input.params.run_id, sessionId: input.query.session_id });
-      if (!run || !isRunOf(run, componentOf(agent))) throw new HttpError(404, "Run not found");
-      return run.run_data;
-    },
+    handler: ({ resource: run }) => run.run_data,
   });
 
 const cancelRun = (c: ComponentSpec) =>
@@ -328,11 +349,14 @@ const continueRun = (c: ComponentSpec) =>
       const resolutions = c.type === "workflow" ? [] : parseResolutions({ tools: form.tools, requirements: form.requirements });
       const stepRequirements = c.type === "workflow" ? parseStepRequirements(form.step_requirements) : null;
       const runId = input.params.run_id;
+      // Agno's workflow continue keeps its 404/409 (and 400) but answers every 500 "Internal server error", echoing nothing of the failure.
+      const opaque = c.type === "workflow";
       try {
         const started = await continuePausedRun({ db, settings, agent, scope, runId, sessionId: form.session_id, resolutions, stepRequirements, stream: form.stream, approver });
-        return form.stream ? streamRun(started) : finishedRun(started);
+        return form.stream ? streamRun(started) : await finishedRun(started, { opaque });
       } catch (error) {
         if (error instanceof ContinueError) throw new HttpError(error.status, error.message);
+        if (opaque) return errorResponse(error, undefined, { opaque });
         throw error;
       }
     },
@@ -411,8 +435,8 @@ const resumeRun = (c: ComponentSpec) =>
       const all = (stored.run_data.events as RunEvent[] | undefined) ?? [];
       // A durable run that ended without running to its final event (cancelled or failed while
       // queued) still says how it ended.
-      const unfinished = settings.queue.durable && FINAL_STATUSES.has(stored.status ?? "") && !all.some((e) => isFinalEventOf(e, runId));
-      const events = [...all, ...(unfinished ? [finalEventOf(stored, ((all.at(-1)?.event_index as number | undefined) ?? -1) + 1)] : [])].filter(
+      const unfinished = settings.queue.durable && FINAL_STATUSES.has(stored.status ?? "") && !all.some((e) => endsRunOf(e, runId));
+      const events = [...all, ...(unfinished ? finalEventsOf(stored, ((all.at(-1)?.event_index as number | undefined) ?? -1) + 1) : [])].filter(
         (e) => lastIndex === undefined || (e.event_index as number) > lastIndex,
       );
       return sseResponse(

@@ -4,6 +4,7 @@ import { MCP_PATH } from "../../config/mcp-settings.ts";
 import { appState, databaseIds } from "../../server/app-context.ts";
 import { defineRoute } from "../route.ts";
 import { ConfigSchema, HealthSchema, InfoSchema, LandingSchema } from "../schemas/core.ts";
+import { workflowSummary } from "./workflows.ts";
 
 /** The Agno version whose wire contract Agentry implements. */
 export const AGNO_VERSION = "3.0.0";
@@ -47,6 +48,7 @@ export const info = defineRoute({
   handler: ({ settings }) => ({
     os_id: settings.osId,
     name: settings.name,
+    os_version: settings.version,
     agno_version: AGNO_VERSION,
     agent_count: settings.agents.length,
     team_count: settings.teams.length,
@@ -57,15 +59,16 @@ export const info = defineRoute({
   }),
 });
 
-/** The unique models of the configured agents, and whether any provider is configured at all. */
-export function availableModels(settings: Settings) {
-  const models = new Map<string, { id: string; provider: string; agent_ids: string[] }>();
-  for (const agent of settings.agents) {
-    if (!agent.model) continue;
-    const key = `${agent.model.provider}/${agent.model.id}`;
-    const entry = models.get(key) ?? { id: agent.model.id, provider: agent.model.provider, agent_ids: [] };
-    entry.agent_ids.push(agent.id);
-    models.set(key, entry);
+/** The table knowledge contents are kept in (Agno's `knowledge_table_name`), in the OS's database. */
+const CONTENTS_TABLE = "agno_knowledge";
+
+/** The unique models (id and provider) of the configured agents and teams, in the order first met (Agno's `_collect_unique_models`). */
+export function availableModels(settings: Settings): { id: string; provider: string }[] {
+  const models = new Map<string, { id: string; provider: string }>();
+  for (const { model } of [...settings.agents, ...settings.teams]) {
+    if (!model) continue;
+    const key = JSON.stringify([model.id, model.provider]);
+    if (!models.has(key)) models.set(key, { id: model.id, provider: model.provider });
   }
   return [...models.values()];
 }
@@ -100,11 +103,12 @@ export const config = defineRoute({
       metrics: domain(["agno_metrics"]),
       evals: domain(["agno_eval_runs"]),
       knowledge: {
-        ...domain(["agno_knowledge"]),
+        ...domain([CONTENTS_TABLE]),
         knowledge_instances: settings.knowledge.bases.map((base) => ({
           id: base.id,
           name: base.name,
           db_id: dbId,
+          table: CONTENTS_TABLE,
           description: base.description ?? null,
           search_types: settings.knowledge.embedder ? ["vector", "keyword", "hybrid"] : ["keyword"],
         })),
@@ -125,7 +129,7 @@ export const config = defineRoute({
         mode: team.mode ?? "coordinate",
         model: { id: team.model?.id ?? null, provider: team.model?.provider ?? null },
       })),
-      workflows: [],
+      workflows: settings.workflows.map((w) => workflowSummary(w, settings)),
       interfaces: [],
     };
   },

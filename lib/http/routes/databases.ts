@@ -1,6 +1,7 @@
 import { MigrationError } from "../../migrations/types.ts";
 import { databaseIds, migrateDatabase } from "../../server/app-context.ts";
 import { HttpError } from "../../errors/http-error.ts";
+import type { Settings } from "../../config/settings.ts";
 import { defineRoute } from "../route.ts";
 import { MigrateParams, MigrateQuery, MigrateResponse } from "../schemas/core.ts";
 
@@ -43,10 +44,12 @@ export const migrateOne = defineRoute({
   params: MigrateParams,
   query: MigrateQuery,
   response: MigrateResponse,
+  // The database the path names: one of this OS's.
+  resource: ({ params }: { params: { db_id: string } }, { settings }: { settings: Settings }) => {
+    if (!databaseIds(settings).includes(params.db_id)) throw new HttpError(404, `No database found with id '${params.db_id}'`);
+    return params.db_id;
+  },
   handler: async ({ input, settings }) => {
-    if (!databaseIds(settings).includes(input.params.db_id)) {
-      throw new HttpError(404, `No database found with id '${input.params.db_id}'`);
-    }
     try {
       await migrateDatabase(settings, input.params.db_id, input.query.target_version);
     } catch (error) {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { buildOpenApi } from "../openapi.ts";
 import { HttpError } from "../../errors/http-error.ts";
+import type { Settings } from "../../config/settings.ts";
 import { defineRoute, type AnyRoute } from "../route.ts";
 import { docsCsp } from "../security-headers.ts";
 
@@ -61,10 +62,14 @@ export function docsRoutes(table: () => readonly AnyRoute[]): AnyRoute[] {
       access: { public: true },
       hidden: true,
       params: z.object({ asset: z.string() }),
-      handler: async ({ input, settings }) => {
+      // The asset the path names and its media type, while the docs are on.
+      resource: ({ params }: { params: { asset: string } }, { settings }: { settings: Settings }) => {
         // Own keys only: `constructor` or `__proto__` must not look like an asset.
-        const type = Object.hasOwn(ASSETS, input.params.asset) ? ASSETS[input.params.asset] : undefined;
+        const type = Object.hasOwn(ASSETS, params.asset) ? ASSETS[params.asset] : undefined;
         if (!settings.docsEnabled || !type) throw docsDisabled();
+        return type;
+      },
+      handler: async ({ input, resource: type }) => {
         // swagger-ui-dist stays external to the bundle (next.config.ts), so this runs from node_modules.
         const { default: assetsDir } = await import("swagger-ui-dist/absolute-path.js");
         const bytes = await readFile(join(assetsDir(), input.params.asset));

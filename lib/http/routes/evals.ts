@@ -7,7 +7,7 @@ import { isCancelReason } from "../../evals/eval-registry.ts";
 import { EvalFailedError, EvalStoppedError } from "../../evals/run-eval.ts";
 import { runEvalNow, startEvalInBackground } from "../../evals/start-eval.ts";
 import { planEvalFor } from "../eval-access.ts";
-import { defineRoute } from "../route.ts";
+import { defineRoute, type DataLoaderContext } from "../route.ts";
 import { DeleteEvalRunsBody, EvalListSchema, EvalRunParams, EvalRunQuery, EvalSchema, ListEvalRunsQuery, RunEvalBody, RunEvalQuery, UpdateEvalRunBody } from "../schemas/evals.ts";
 import { pageOf } from "../schemas/list-query.ts";
 import { utcTimestamp } from "./metrics.ts";
@@ -48,6 +48,14 @@ export function toEvalSchema(run: StoredEvalRun): z.infer<typeof EvalSchema> {
 }
 
 const evalRunNotFound = (id: string) => new HttpError(404, `Eval run with id '${id}' not found`);
+
+/** The eval run the path names, in the caller's scope; 404 otherwise. */
+async function pathEvalRun({ params }: { params: { eval_run_id: string } }, { data }: DataLoaderContext): Promise<StoredEvalRun> {
+  const { db, scope } = await data();
+  const run = await getEvalRun(db, { scope, id: params.eval_run_id });
+  if (!run) throw evalRunNotFound(params.eval_run_id);
+  return run;
+}
 
 export const listEvalRunsRoute = defineRoute({
   method: "GET",
@@ -127,11 +135,8 @@ export const getEvalRunRoute = defineRoute({
   query: EvalRunQuery,
   response: EvalSchema,
   data: EVAL_DATA,
-  handler: async ({ input: { params }, scope, db }) => {
-    const run = await getEvalRun(db, { scope, id: params.eval_run_id });
-    if (!run) throw evalRunNotFound(params.eval_run_id);
-    return toEvalSchema(run);
-  },
+  resource: pathEvalRun,
+  handler: ({ resource: run }) => toEvalSchema(run),
 });
 
 export const renameEvalRunRoute = defineRoute({

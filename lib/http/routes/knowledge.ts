@@ -9,9 +9,9 @@ import { knowledgeBasesOf, KnowledgeSelectionError, selectKnowledgeBase } from "
 import { READERS, readerForId, readersForType } from "../../knowledge/readers/registry.ts";
 import { VectorExtensionMissingError } from "../../knowledge/stores/postgres-store.ts";
 import { EmbedderDimensionsError, VectorTableMigrationError } from "../../knowledge/stores/vector-store.ts";
-import { submitContent, type ContentSource } from "../../knowledge/submit-content.ts";
+import { submitContent, type ContentSource } from "../../knowledge/ingestion/submit-content.ts";
 import { deleteStoredContents } from "../../knowledge/delete-contents.ts";
-import { defineRoute } from "../route.ts";
+import { defineRoute, type DataLoaderContext } from "../route.ts";
 import {
   ContentListSchema,
   ContentParams,
@@ -38,16 +38,6 @@ import { utcTimestamp } from "./metrics.ts";
 
 const TAGS = ["Knowledge"];
 const DATA = { db: "default" } as const;
-
-/** The knowledge base a request names (Agno's rules and texts: 404 unknown, 400 ambiguous). */
-function baseFor(db: Parameters<typeof knowledgeBasesOf>[0], settings: Parameters<typeof knowledgeBasesOf>[1], query: { knowledge_id?: string; db_id?: string }): KnowledgeBase {
-  try {
-    return selectKnowledgeBase(knowledgeBasesOf(db, settings), { knowledgeId: query.knowledge_id, dbId: query.db_id });
-  } catch (error) {
-    if (error instanceof KnowledgeSelectionError) throw new HttpError(error.status, error.message);
-    throw error;
-  }
-}
 
 /** What a store or embedder refusal means to the caller: a 409 with the fix, a 503 for a missing extension. */
 function storeProblem(error: unknown): never {
@@ -77,6 +67,43 @@ export function toContentSchema(content: StoredContent): z.infer<typeof ContentS
 }
 
 const contentNotFound = (id: string) => new HttpError(404, `Content not found: ${id}`);
+
+/** Agno's knowledge base selection, from the query or, where a route takes one (search), the body first. */
+type KnowledgeSelection = { query: { knowledge_id?: string; db_id?: string }; body?: { knowledge_id?: string; db_id?: string } };
+
+/** The knowledge base the request names, as a route's `resource`: 404 unknown, 400 ambiguous (Agno's texts). */
+async function selectedBase({ query, body }: KnowledgeSelection, { settings, data }: DataLoaderContext): Promise<KnowledgeBase> {
+  const bases = knowledgeBasesOf((await data()).db, settings);
+  try {
+    return selectKnowledgeBase(bases, { knowledgeId: body?.knowledge_id ?? query.knowledge_id, dbId: body?.db_id ?? query.db_id });
+  } catch (error) {
+    if (error instanceof KnowledgeSelectionError) throw new HttpError(error.status, error.message);
+    throw error;
+  }
+}
+
+type ContentPath = KnowledgeSelection & { params: { content_id: string } };
+
+/** The selected base and the path's content among those the caller can see, or null (the status route's 200 "failed"). */
+async function pathContentIfAny(input: ContentPath, context: DataLoaderContext): Promise<{ base: KnowledgeBase; content: StoredContent | null }> {
+  const base = await selectedBase(input, context);
+  const { db, scope } = await context.data();
+  return { base, content: await getContent(db, { scope, id: input.params.content_id, linkedTo: base.name }) };
+}
+
+/** The selected base and the path's content; 404 when the caller sees no such content. */
+async function pathContent(input: ContentPath, context: DataLoaderContext): Promise<{ base: KnowledgeBase; content: StoredContent }> {
+  const { base, content } = await pathContentIfAny(input, context);
+  if (!content) throw contentNotFound(input.params.content_id);
+  return { base, content };
+}
+
+/** The path's content, once the caller may change it: shared contents (no owner) are admins' (403 naming the change). */
+const changeableContent = (change: "modify" | "delete") => async (input: ContentPath, context: DataLoaderContext) => {
+  const found = await pathContent(input, context);
+  if (!canChangeContent((await context.data()).scope, found.content)) throw new HttpError(403, `Cannot ${change} shared content`);
+  return found;
+};
 
 /** Metadata as Agno reads the form field: a JSON object, or any other text kept as `{"value": text}`. */
 function metadataOf(text: string | undefined): Record<string, unknown> | undefined {
@@ -126,8 +153,8 @@ export const uploadContentRoute = defineRoute({
   response: ContentSchema,
   status: 202,
   data: DATA,
-  handler: async ({ input: { query, form, files }, scope, db, settings }) => {
-    const base = baseFor(db, settings, query);
+  resource: selectedBase,
+  handler: async ({ input: { form, files }, resource: base, scope, db, settings }) => {
     const file = files.file?.[0];
     const urls = urlsOf(form.url);
     const text = form.text_content !== undefined && form.text_content.trim() !== "" ? form.text_content : undefined;
@@ -174,9 +201,9 @@ export const listContentRoute = defineRoute({
   query: ListContentQuery,
   response: ContentListSchema,
   data: DATA,
-  handler: async ({ input: { query }, scope, db, settings }) => {
+  resource: selectedBase,
+  handler: async ({ input: { query }, resource: base, scope, db }) => {
     const started = performance.now();
-    const base = baseFor(db, settings, query);
     const { contents, totalCount } = await listContents(db, { scope, linkedTo: base.name, page: query.page, limit: query.limit, sortBy: query.sort_by, sortOrder: query.sort_order });
     return pageOf(contents.map(toContentSchema), { page: query.page, limit: query.limit, totalCount, startedMs: started });
   },
@@ -190,8 +217,8 @@ export const deleteAllContentRoute = defineRoute({
   access: { permission: "knowledge:delete" },
   query: KnowledgeSelectionQuery,
   data: DATA,
-  handler: async ({ input: { query }, scope, db, settings }) => {
-    const base = baseFor(db, settings, query);
+  resource: selectedBase,
+  handler: async ({ resource: base, scope }) => {
     await deleteStoredContents(base, { scope }).catch(storeProblem);
     return "success";
   },
@@ -207,12 +234,8 @@ export const getContentRoute = defineRoute({
   query: KnowledgeSelectionQuery,
   response: ContentSchema,
   data: DATA,
-  handler: async ({ input: { params, query }, scope, db, settings }) => {
-    const base = baseFor(db, settings, query);
-    const content = await getContent(db, { scope, id: params.content_id, linkedTo: base.name });
-    if (!content) throw contentNotFound(params.content_id);
-    return toContentSchema(content);
-  },
+  resource: pathContent,
+  handler: ({ resource: { content } }) => toContentSchema(content),
 });
 
 export const updateContentRoute = defineRoute({
@@ -226,11 +249,8 @@ export const updateContentRoute = defineRoute({
   form: UpdateContentForm,
   response: ContentSchema,
   data: DATA,
-  handler: async ({ input: { params, query, form }, scope, db, settings }) => {
-    const base = baseFor(db, settings, query);
-    const content = await getContent(db, { scope, id: params.content_id, linkedTo: base.name });
-    if (!content) throw contentNotFound(params.content_id);
-    if (!canChangeContent(scope, content)) throw new HttpError(403, "Cannot modify shared content");
+  resource: changeableContent("modify"),
+  handler: async ({ input: { params, form }, resource: { content }, scope, db }) => {
     let metadata: Record<string, unknown> | undefined;
     if (form.metadata !== undefined) {
       try {
@@ -259,11 +279,8 @@ export const deleteContentRoute = defineRoute({
   response: DeletedContentSchema,
   excludeNone: true,
   data: DATA,
-  handler: async ({ input: { params, query }, scope, db, settings }) => {
-    const base = baseFor(db, settings, query);
-    const content = await getContent(db, { scope, id: params.content_id, linkedTo: base.name });
-    if (!content) throw contentNotFound(params.content_id);
-    if (!canChangeContent(scope, content)) throw new HttpError(403, "Cannot delete shared content");
+  resource: changeableContent("delete"),
+  handler: async ({ resource: { base, content }, scope }) => {
     await deleteStoredContents(base, { scope, ids: [content.id] }).catch(storeProblem);
     return { id: content.id };
   },
@@ -279,9 +296,8 @@ export const contentStatusRoute = defineRoute({
   query: KnowledgeSelectionQuery,
   response: ContentStatusResponse,
   data: DATA,
-  handler: async ({ input: { params, query }, scope, db, settings }) => {
-    const base = baseFor(db, settings, query);
-    const content = await getContent(db, { scope, id: params.content_id, linkedTo: base.name });
+  resource: pathContentIfAny,
+  handler: ({ input: { params }, resource: { content } }) => {
     // Agno answers an unknown content with a 200 saying it failed.
     if (!content) return { id: params.content_id, status: "failed" as const, status_message: "Content not found" };
     return { id: content.id, status: content.status, status_message: content.status_message ?? "" };
@@ -298,9 +314,9 @@ export const searchKnowledgeRoute = defineRoute({
   body: SearchRequestBody,
   response: SearchResultSchema,
   data: DATA,
-  handler: async ({ input: { query, body }, scope, db, settings, request }) => {
+  resource: selectedBase,
+  handler: async ({ input: { body }, resource: base, scope, request }) => {
     const started = performance.now();
-    const base = baseFor(db, settings, { knowledge_id: body.knowledge_id ?? query.knowledge_id, db_id: body.db_id ?? query.db_id });
     const vectorDbId = `${base.id}:${base.store.table}`;
     if (body.vector_db_ids && body.vector_db_ids.length > 0 && !body.vector_db_ids.includes(vectorDbId)) {
       throw new HttpError(400, `None of the provided Vector DB IDs ${JSON.stringify(body.vector_db_ids)} match the knowledge base Vector DB ID ${vectorDbId}`);
@@ -332,8 +348,8 @@ export const knowledgeConfigRoute = defineRoute({
   query: KnowledgeSelectionQuery,
   response: KnowledgeConfigSchema,
   data: DATA,
-  handler: async ({ input: { query }, scope, db, settings }) => {
-    const base = baseFor(db, settings, query);
+  resource: selectedBase,
+  handler: async ({ resource: base, scope, db }) => {
     const chunkerKeys = Object.keys(CHUNKERS);
     const embedder = base.embedder?.spec ?? null;
     return {

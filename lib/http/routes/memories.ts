@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { deleteMemories, getMemory, listMemories, upsertMemory, type StoredMemory } from "../../db/index.ts";
 import { HttpError } from "../../errors/http-error.ts";
-import { defineRoute } from "../route.ts";
+import { defineRoute, type DataLoaderContext } from "../route.ts";
 import { isoTime, pageOf } from "../schemas/list-query.ts";
 import { CreateMemoryBody, DeleteMemoriesBody, ListMemoriesQuery, MemoryListSchema, MemoryParams, MemoryQuery, UserMemorySchema } from "../schemas/memories.ts";
 
@@ -35,6 +35,14 @@ export const MEMORY_DATA = { db: { selectFrom: "query", tables: MEMORY_TABLES },
 export const MEMORY_WRITE_DATA = { ...MEMORY_DATA, userFrom: "body", owner: "required" } as const;
 
 const memoryNotFound = (memoryId: string) => new HttpError(404, `Memory with ID ${memoryId} not found`);
+
+/** The memory the path names, in the caller's scope (a write's: the user it writes for); 404 otherwise. */
+async function pathMemory({ params }: { params: { memory_id: string } }, { data }: DataLoaderContext): Promise<StoredMemory> {
+  const { db, scope } = await data();
+  const memory = await getMemory(db, { scope, memoryId: params.memory_id });
+  if (!memory) throw memoryNotFound(params.memory_id);
+  return memory;
+}
 
 export const createMemoryRoute = defineRoute({
   method: "POST",
@@ -103,11 +111,8 @@ export const getMemoryRoute = defineRoute({
   query: MemoryQuery,
   response: UserMemorySchema,
   data: MEMORY_DATA,
-  handler: async ({ input: { params }, scope, db }) => {
-    const memory = await getMemory(db, { scope, memoryId: params.memory_id });
-    if (!memory) throw memoryNotFound(params.memory_id);
-    return toUserMemory(memory);
-  },
+  resource: pathMemory,
+  handler: ({ resource: memory }) => toUserMemory(memory),
 });
 
 export const updateMemoryRoute = defineRoute({
@@ -121,9 +126,8 @@ export const updateMemoryRoute = defineRoute({
   body: CreateMemoryBody,
   response: UserMemorySchema,
   data: MEMORY_WRITE_DATA,
-  handler: async ({ input: { params, body }, scope, db }) => {
-    const existing = await getMemory(db, { scope, memoryId: params.memory_id });
-    if (!existing) throw memoryNotFound(params.memory_id);
+  resource: pathMemory,
+  handler: async ({ input: { body }, resource: existing, scope, db }) => {
     const stored = await upsertMemory(db, {
       scope,
       memory: {

@@ -1,11 +1,13 @@
 import { z } from "zod";
 import type { Settings } from "../../config/settings.ts";
-import { getJob, JOB_STATUSES, listJobs, queueStats, type JobKindFilter, type JobStatus, type StoredJob } from "../../db/index.ts";
+import { FRESH_FAILURE_SECONDS, FreshFailureError, getJob, JOB_STATUSES, JobNotRequeueableError, listJobs, queueStats, type JobKindFilter, type JobStatus, type StoredJob } from "../../db/index.ts";
+import { NotFoundError } from "../../errors/domain-errors.ts";
 import { requeueQueueJob } from "../../queue/requeue.ts";
-import { RUN_COMPONENT_TYPES } from "../../queue/run-jobs/run-job.ts";
+import { RUN_COMPONENT_TYPES } from "../../runs/jobs/run-job.ts";
 import { zodToValidation } from "../errors.ts";
 import { HttpError } from "../../errors/http-error.ts";
-import { defineRoute } from "../route.ts";
+import { pythonStringRepr, pythonTupleRepr } from "../python-repr.ts";
+import { defineRoute, type DataLoaderContext } from "../route.ts";
 import { pageOf } from "../schemas/list-query.ts";
 import { JobListSchema, JobParams, JobSchema, ListJobsQuery, QueueStatsQuery, QueueStatsSchema, RequeueJobQuery } from "../schemas/queue.ts";
 import { featureDisabled, QUEUE_FEATURE } from "./disabled-features.ts";
@@ -77,16 +79,35 @@ export function toJobView(job: StoredJob): z.infer<typeof JobSchema> {
   };
 }
 
-const jobNotFound = (id: string) => new HttpError(404, `Job queue job ${id} not found`);
+/** The job the path names; 404 in Agno's words otherwise. */
+async function pathJob({ params }: { params: { job_id: string } }, { data }: DataLoaderContext): Promise<StoredJob> {
+  const { db, scope } = await data();
+  const job = await getJob(db, { scope, id: params.job_id });
+  if (!job) throw new HttpError(404, `Job queue job ${params.job_id} not found`);
+  return job;
+}
 
-/** The statuses as Python prints a tuple of strings, the way Agno's message lists them. */
-const STATUS_CHOICES = `(${JOB_STATUSES.map((s) => `'${s}'`).join(", ")})`;
-
-/** The requested ticket statuses; an unknown one is Agno's 400, word for word. */
+/** The requested ticket statuses; the first unknown one is Agno's 400, word for word (Python's reprs of it and of the statuses' tuple). */
 function knownStatuses(values: string[] | undefined): JobStatus[] | undefined {
   const unknown = values?.find((value) => !(JOB_STATUSES as readonly string[]).includes(value));
-  if (unknown !== undefined) throw new HttpError(400, `Invalid status; expected one of ${STATUS_CHOICES}`);
+  if (unknown !== undefined) throw new HttpError(400, `Invalid status ${pythonStringRepr(unknown)}; expected one of ${pythonTupleRepr(JOB_STATUSES)}`);
   return values as JobStatus[] | undefined;
+}
+
+/**
+ * A refused requeue as Agno answers it: 409 for a failure within the lock grace sent without
+ * `force` (its worker may still be executing); 400 for an unknown job, one neither failed nor
+ * cancelled, or one that changed meanwhile.
+ */
+function requeueRefusal(error: unknown, id: string): unknown {
+  if (error instanceof FreshFailureError) {
+    return new HttpError(
+      409,
+      `Job ${id} failed within the last ${FRESH_FAILURE_SECONDS}s and its worker may still be executing (a sweep proves lost heartbeats, not stopped execution). Retry after the lock grace elapses, or pass force=true to override.`,
+    );
+  }
+  if (error instanceof NotFoundError || error instanceof JobNotRequeueableError) return new HttpError(400, `Job ${id} not found or not in a requeueable state`);
+  return error;
 }
 
 /** The kinds a list or count covers: the named job types, or — as Agno's queue holds only them — run jobs. */
@@ -123,17 +144,14 @@ export const getJobRoute = defineRoute({
   ...QUEUE_ROUTE,
   params: JobParams,
   response: JobSchema,
-  handler: async ({ input: { params }, scope, db }) => {
-    const job = await getJob(db, { scope, id: params.job_id });
-    if (!job) throw jobNotFound(params.job_id);
-    return toJobView(job);
-  },
+  resource: pathJob,
+  handler: ({ resource: job }) => toJobView(job),
 });
 
 export const requeueJobRoute = defineRoute({
   method: "POST",
   path: "/queue/jobs/{job_id}/requeue",
-  summary: "Requeue a failed or cancelled job, its run back to PENDING (a fresh failure needs force; a cancelled job clear_cancellation)",
+  summary: "Requeue a failed or cancelled job, its run back to PENDING (a fresh failure needs force; a cancelled job keeps its cancel, applied again when it starts, unless clear_cancellation)",
   ...QUEUE_ROUTE,
   params: JobParams,
   query: deferValidation(RequeueJobQuery),
@@ -141,9 +159,9 @@ export const requeueJobRoute = defineRoute({
   handler: async ({ input, scope, db }) => {
     const query = validQuery(input.query);
     const id = input.params.job_id;
-    // NotFoundError → 404, ConflictError (wrong status, fresh failure, cancelled without
-    // clear_cancellation, a concurrent change) → 409, mapped by errorResponse.
-    const job = await requeueQueueJob(db, { scope, id, force: query.force, clearCancellation: query.clear_cancellation });
+    const job = await requeueQueueJob(db, { scope, id, force: query.force, clearCancellation: query.clear_cancellation }).catch((error: unknown) => {
+      throw requeueRefusal(error, id);
+    });
     return toJobView(job);
   },
 });

@@ -6,7 +6,7 @@ import { HttpError } from "../../errors/http-error.ts";
 import { createScheduleFor, disableScheduleFor, enableScheduleFor, scheduleOr404, updateScheduleFor } from "../../scheduler/manage.ts";
 import { wakeScheduler } from "../../scheduler/scheduler.ts";
 import { triggerSchedule } from "../../scheduler/trigger.ts";
-import { defineRoute } from "../route.ts";
+import { defineRoute, type DataLoaderContext } from "../route.ts";
 import { requireEndpointPermission, scheduleLimitFor } from "../schedule-access.ts";
 import { pageOf } from "../schemas/list-query.ts";
 import {
@@ -61,6 +61,8 @@ export function toScheduleView(s: StoredSchedule): z.infer<typeof ScheduleSchema
     jitter_seconds: s.jitter_seconds,
     disabled_reason: s.disabled_reason,
     managed_by: s.managed_by,
+    target_type: s.target_type,
+    target_id: s.target_id,
   };
 }
 
@@ -83,6 +85,27 @@ export function toScheduleRunView(r: StoredScheduleRun): z.infer<typeof Schedule
     user_id: r.user_id,
     scheduled_for: r.scheduled_for,
   };
+}
+
+/** The schedule the path names, in the caller's scope (an admin's: `user_id=`'s or everyone's); 404 otherwise. */
+async function pathSchedule({ params }: { params: { schedule_id: string } }, { data }: DataLoaderContext): Promise<StoredSchedule> {
+  const { db, scope } = await data();
+  return scheduleOr404(db, scope, params.schedule_id);
+}
+
+/** The path's schedule, once the caller may point a schedule at its endpoint (enable: re-arming is like creating it). */
+async function permittedPathSchedule(input: { params: { schedule_id: string } }, context: DataLoaderContext & { principal: Principal }): Promise<StoredSchedule> {
+  const existing = await pathSchedule(input, context);
+  requireEndpointPermission(context.principal, existing.endpoint, existing.method);
+  return existing;
+}
+
+/** One run of the path's schedule; 404 "Schedule run not found" for another schedule's run too. */
+async function pathScheduleRun({ params }: { params: { schedule_id: string; run_id: string } }, { data }: DataLoaderContext): Promise<StoredScheduleRun> {
+  const { db, scope } = await data();
+  const run = await getScheduleRun(db, { scope, id: params.run_id });
+  if (!run || run.schedule_id !== params.schedule_id) throw new HttpError(404, "Schedule run not found");
+  return run;
 }
 
 const stateView = (s: StoredSchedule): z.infer<typeof ScheduleStateSchema> => ({ id: s.id, name: s.name, enabled: s.enabled, next_run_at: s.next_run_at, updated_at: s.updated_at });
@@ -144,7 +167,8 @@ export const getScheduleRoute = defineRoute({
   query: ScheduleUserQuery,
   response: ScheduleSchema,
   data: DATA,
-  handler: async ({ input: { params }, scope, db }) => toScheduleView(await scheduleOr404(db, scope, params.schedule_id)),
+  resource: pathSchedule,
+  handler: ({ resource: schedule }) => toScheduleView(schedule),
 });
 
 export const updateScheduleRoute = defineRoute({
@@ -158,8 +182,8 @@ export const updateScheduleRoute = defineRoute({
   body: ScheduleUpdateBody,
   response: ScheduleSchema,
   data: DATA,
-  handler: async ({ input: { params, body }, principal, scope, db, settings }) => {
-    const existing = await scheduleOr404(db, scope, params.schedule_id);
+  resource: pathSchedule,
+  handler: async ({ input: { body }, resource: existing, principal, scope, db, settings }) => {
     const updates = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) as Parameters<typeof updateScheduleFor>[1]["updates"];
     // Re-pointing a schedule needs the same permission as creating it.
     if (updates.endpoint !== undefined || updates.method !== undefined) {
@@ -181,17 +205,11 @@ export const deleteScheduleRoute = defineRoute({
   query: ScheduleUserQuery,
   status: 204,
   data: DATA,
+  resource: pathSchedule,
   handler: async ({ input: { params }, scope, db }) => {
-    await scheduleOr404(db, scope, params.schedule_id);
     if (!(await deleteSchedule(db, { scope, id: params.schedule_id }))) throw new HttpError(404, "Schedule not found");
   },
 });
-
-async function permittedSchedule(db: Parameters<typeof scheduleOr404>[0], scope: Parameters<typeof scheduleOr404>[1], id: string, principal: Principal): Promise<StoredSchedule> {
-  const existing = await scheduleOr404(db, scope, id);
-  requireEndpointPermission(principal, existing.endpoint, existing.method);
-  return existing;
-}
 
 export const enableScheduleRoute = defineRoute({
   method: "POST",
@@ -203,9 +221,9 @@ export const enableScheduleRoute = defineRoute({
   query: ScheduleUserQuery,
   response: ScheduleStateSchema,
   data: DATA,
-  handler: async ({ input: { params }, principal, scope, db, settings }) => {
-    // Re-arming puts the endpoint back on the scheduler: the same permission as creating it.
-    const existing = await permittedSchedule(db, scope, params.schedule_id, principal);
+  // Re-arming puts the endpoint back on the scheduler: the same permission as creating it.
+  resource: permittedPathSchedule,
+  handler: async ({ resource: existing, scope, db, settings }) => {
     const enabled = await enableScheduleFor(db, { scope, existing });
     wakeScheduler(settings);
     return stateView(enabled);
@@ -222,7 +240,8 @@ export const disableScheduleRoute = defineRoute({
   query: ScheduleUserQuery,
   response: ScheduleStateSchema,
   data: DATA,
-  handler: async ({ input: { params }, scope, db }) => stateView(await disableScheduleFor(db, { scope, existing: await scheduleOr404(db, scope, params.schedule_id) })),
+  resource: pathSchedule,
+  handler: async ({ resource: existing, scope, db }) => stateView(await disableScheduleFor(db, { scope, existing })),
 });
 
 export const triggerScheduleRoute = defineRoute({
@@ -235,8 +254,8 @@ export const triggerScheduleRoute = defineRoute({
   query: ScheduleUserQuery,
   response: ScheduleRunSchema,
   data: DATA,
-  handler: async ({ input: { params }, principal, scope, db, settings }) => {
-    const existing = await scheduleOr404(db, scope, params.schedule_id);
+  resource: pathSchedule,
+  handler: async ({ resource: existing, principal, db, settings }) => {
     if (!existing.enabled) throw new HttpError(409, "Schedule is disabled");
     requireEndpointPermission(principal, existing.endpoint, existing.method);
     // The fire goes on if the caller hangs up: its record says how it ended.
@@ -254,9 +273,9 @@ export const listScheduleRunsRoute = defineRoute({
   query: ListScheduleRunsQuery,
   response: ScheduleRunListSchema,
   data: DATA,
+  resource: pathSchedule,
   handler: async ({ input: { params, query }, scope, db }) => {
     const started = performance.now();
-    await scheduleOr404(db, scope, params.schedule_id);
     const { runs, totalCount } = await listScheduleRuns(db, { scope, scheduleId: params.schedule_id, page: query.page, limit: query.limit });
     return pageOf(runs.map(toScheduleRunView), { page: query.page, limit: query.limit, totalCount, startedMs: started });
   },
@@ -272,11 +291,8 @@ export const getScheduleRunRoute = defineRoute({
   query: ScheduleUserQuery,
   response: ScheduleRunSchema,
   data: DATA,
-  handler: async ({ input: { params }, scope, db }) => {
-    const run = await getScheduleRun(db, { scope, id: params.run_id });
-    if (!run || run.schedule_id !== params.schedule_id) throw new HttpError(404, "Schedule run not found");
-    return toScheduleRunView(run);
-  },
+  resource: pathScheduleRun,
+  handler: ({ resource: run }) => toScheduleRunView(run),
 });
 
 export const SCHEDULE_ROUTES = [

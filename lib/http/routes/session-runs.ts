@@ -1,9 +1,8 @@
-import { getSessionRuns } from "../../db/index.ts";
-import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import { AnyRunSchema, SessionParams, SessionQuery, SessionRunParams, SessionRunsQuery, SessionRunsSchema } from "../schemas/sessions.ts";
 import { toSessionRun } from "../views/run-views.ts";
-import { SESSION_DATA, sessionNotFound } from "./sessions.ts";
+import { pathSessionRun, pathSessionRuns } from "./session-resource.ts";
+import { SESSION_DATA } from "./sessions.ts";
 
 /** The runs of a session, as agent-ui's history view reads them (sessions:read). */
 
@@ -20,17 +19,8 @@ export const listSessionRunsRoute = defineRoute({
   response: SessionRunsSchema,
   excludeNone: true,
   data: SESSION_DATA,
-  handler: async ({ input: { params, query }, scope, db }) => {
-    const session = await getSessionRuns(db, {
-      scope,
-      sessionId: params.session_id,
-      sessionType: query.type,
-      createdAfter: query.created_after,
-      createdBefore: query.created_before,
-    });
-    if (!session) throw sessionNotFound(params.session_id);
-    return session.runs.map((run) => toSessionRun(run, session.session_type)).filter((run) => run !== null);
-  },
+  resource: pathSessionRuns,
+  handler: ({ resource: session }) => session.runs.map((run) => toSessionRun(run, session.session_type)).filter((run) => run !== null),
 });
 
 export const getSessionRunRoute = defineRoute({
@@ -43,14 +33,8 @@ export const getSessionRunRoute = defineRoute({
   query: SessionQuery,
   response: AnyRunSchema,
   data: SESSION_DATA,
-  handler: async ({ input: { params, query }, scope, db }) => {
-    const session = await getSessionRuns(db, { scope, sessionId: params.session_id, sessionType: query.type });
-    if (!session) throw sessionNotFound(params.session_id);
-    const run = session.runs.find((r) => r.run_id === params.run_id);
-    const shown = run ? toSessionRun(run, session.session_type) : null;
-    if (!shown) throw new HttpError(404, `Run with ID ${params.run_id} not found in session ${params.session_id}`);
-    return shown;
-  },
+  resource: pathSessionRun,
+  handler: ({ resource: run }) => run,
 });
 
 export const SESSION_RUN_ROUTES = [listSessionRunsRoute, getSessionRunRoute];

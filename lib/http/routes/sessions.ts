@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Settings } from "../../config/settings.ts";
-import { createSession, deleteSessions, getSession, getSessionRuns, listSessions, updateSession } from "../../db/index.ts";
+import { createSession, deleteSessions, getSessionRuns, listSessions, updateSession } from "../../db/index.ts";
 import type { SessionType } from "../../db/sessions/sessions.ts";
 import { HttpError } from "../../errors/http-error.ts";
 import { pageOf } from "../schemas/list-query.ts";
@@ -18,6 +18,7 @@ import {
   UpdateSessionBody,
 } from "../schemas/sessions.ts";
 import { sessionName, toSessionDetail, toSessionSchema } from "../views/session-views.ts";
+import { pathSession, sessionNotFound } from "./session-resource.ts";
 
 /**
  * Agno's Sessions API: sessions:read / sessions:write / sessions:delete. The run
@@ -28,8 +29,6 @@ const TAGS = ["Sessions"];
 export const SESSION_TABLES = ["agno_sessions", "agno_runs"] as const;
 /** Sessions are read where Agno's `db_id`/`table` query picks; an admin acts for the query's `user_id`. */
 export const SESSION_DATA = { db: { selectFrom: "query", tables: SESSION_TABLES }, userFrom: "query" } as const;
-
-export const sessionNotFound = (sessionId: string) => new HttpError(404, `Session with ID ${sessionId} not found`);
 
 export const listSessionsRoute = defineRoute({
   method: "GET",
@@ -138,11 +137,8 @@ export const getSessionRoute = defineRoute({
   response: SessionDetailSchema,
   excludeNone: true,
   data: SESSION_DATA,
-  handler: async ({ input: { params, query }, scope, db }) => {
-    const session = await getSession(db, { scope, sessionId: params.session_id, sessionType: query.type });
-    if (!session) throw sessionNotFound(params.session_id);
-    return toSessionDetail(session);
-  },
+  resource: pathSession,
+  handler: ({ resource: session }) => toSessionDetail(session),
 });
 
 export const updateSessionRoute = defineRoute({

@@ -4,11 +4,10 @@ import type { Settings } from "../../config/settings.ts";
 import type { RuntimeAgent } from "../../runtime/agents.ts";
 import { findTeam } from "../../runtime/team/team-runtime.ts";
 import { leaderToolsOf } from "../../runtime/team/team-tools.ts";
-import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import { TeamParams, TeamResponseSchema, TeamRunParams, type TeamResponse } from "../schemas/agents.ts";
 import { agentResponse } from "./agents.ts";
-import { componentRunRoutes } from "./component-runs.ts";
+import { componentRunRoutes, readsComponent, type ComponentSpec } from "./component-runs.ts";
 
 /**
  * Agno's TeamResponse: the leader's settings as an agent's are reported, plus `mode` and the
@@ -52,12 +51,18 @@ export function teamResponse(team: RuntimeAgent, settings: Settings): TeamRespon
   };
 }
 
-/** The configured team the path's `team_id` names, as a route's `resource`; 404 otherwise. */
-function pathTeam({ params }: { params: { team_id: string } }, settings: Settings): RuntimeAgent {
-  const team = findTeam(settings, params.team_id);
-  if (!team) throw new HttpError(404, "Team not found");
-  return team;
-}
+/** The teams as components with run routes: `/teams/{team_id}`, 404 "Team not found" for an unknown one. */
+const TEAM_COMPONENT: ComponentSpec = {
+  type: "team",
+  base: "/teams/{team_id}",
+  params: TeamParams,
+  runParams: TeamRunParams,
+  tag: "Teams",
+  a: "a team",
+  output: "TeamRunOutput",
+  find: findTeam,
+  notFound: "Team not found",
+};
 
 export const listTeams = defineRoute({
   method: "GET",
@@ -74,9 +79,7 @@ export const getTeam = defineRoute({
   method: "GET",
   path: "/teams/{team_id}",
   summary: "One team, with its mode and members",
-  tags: ["Teams"],
-  access: { permission: "teams:read", resourceParam: "team_id" },
-  resource: pathTeam,
+  ...readsComponent(TEAM_COMPONENT),
   params: TeamParams,
   response: TeamResponseSchema,
   excludeNone: true,
@@ -84,16 +87,6 @@ export const getTeam = defineRoute({
 });
 
 /** The teams' run routes: the agents' own implementation (lib/http/routes/component-runs.ts). */
-export const TEAM_RUN_ROUTES = componentRunRoutes({
-  type: "team",
-  base: "/teams/{team_id}",
-  params: TeamParams,
-  runParams: TeamRunParams,
-  tag: "Teams",
-  a: "a team",
-  output: "TeamRunOutput",
-  find: findTeam,
-  notFound: "Team not found",
-});
+export const TEAM_RUN_ROUTES = componentRunRoutes(TEAM_COMPONENT);
 
 export const TEAM_ROUTES = [listTeams, getTeam, ...TEAM_RUN_ROUTES];

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { hasScope } from "../../auth/principal.ts";
 import type { Settings } from "../../config/settings.ts";
-import type { HumanReview, WorkflowStep } from "../../config/workflow.ts";
+import type { HumanReview, WorkflowDefinition, WorkflowStep } from "../../config/workflow.ts";
 import type { RuntimeAgent } from "../../runtime/agents.ts";
 import { findAgent, toRuntimeAgent } from "../../runtime/agents.ts";
 import { toRuntimeTeam } from "../../runtime/team/team-runtime.ts";
@@ -10,7 +10,7 @@ import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute } from "../route.ts";
 import { WorkflowParams, WorkflowResponseSchema, WorkflowRunParams, WorkflowSummarySchema } from "../schemas/agents.ts";
 import { agentResponse } from "./agents.ts";
-import { componentRunRoutes } from "./component-runs.ts";
+import { componentRunRoutes, readsComponent, type ComponentSpec } from "./component-runs.ts";
 import { teamResponse } from "./teams.ts";
 
 /** Agno's HumanReview.to_dict(), field for field. */
@@ -113,11 +113,24 @@ export function workflowResponse(workflow: RuntimeAgent, settings: Settings) {
   };
 }
 
-/** The configured workflow the path's `workflow_id` names, as a route's `resource`; 404 otherwise. */
-function pathWorkflow({ params }: { params: { workflow_id: string } }, settings: Settings): RuntimeAgent {
-  const workflow = findWorkflow(settings, params.workflow_id);
-  if (!workflow) throw new HttpError(404, "Workflow not found");
-  return workflow;
+/** The workflows as components with run routes: `/workflows/{workflow_id}`, 404 "Workflow not found" for an unknown one. */
+const WORKFLOW_COMPONENT: ComponentSpec = {
+  type: "workflow",
+  base: "/workflows/{workflow_id}",
+  params: WorkflowParams,
+  runParams: WorkflowRunParams,
+  tag: "Workflows",
+  a: "a workflow",
+  output: "WorkflowRunOutput",
+  find: findWorkflow,
+  notFound: "Workflow not found",
+};
+
+const READS_WORKFLOW = readsComponent(WORKFLOW_COMPONENT);
+
+/** Agno's WorkflowSummaryResponse of a configured workflow (GET /workflows, /config). */
+export function workflowSummary(w: WorkflowDefinition, settings: Settings): z.infer<typeof WorkflowSummarySchema> {
+  return { id: w.id, name: w.name, description: w.description ?? null, db_id: settings.database.id, is_component: false, current_version: null, stage: null };
 }
 
 export const listWorkflows = defineRoute({
@@ -128,41 +141,28 @@ export const listWorkflows = defineRoute({
   access: { permission: "workflows:read", listFilter: true },
   response: z.array(WorkflowSummarySchema),
   excludeNone: true,
-  handler: ({ settings, principal }) =>
-    settings.workflows
-      .filter((w) => hasScope(principal, `workflows:${w.id}:read`))
-      .map((w) => ({ id: w.id, name: w.name, description: w.description ?? null, db_id: settings.database.id, is_component: false, current_version: null, stage: null })),
+  handler: ({ settings, principal }) => settings.workflows.filter((w) => hasScope(principal, `workflows:${w.id}:read`)).map((w) => workflowSummary(w, settings)),
 });
 
 export const getWorkflow = defineRoute({
   method: "GET",
   path: "/workflows/{workflow_id}",
   summary: "One workflow, with its steps and input schema",
-  tags: ["Workflows"],
-  access: { permission: "workflows:read", resourceParam: "workflow_id" },
-  resource: pathWorkflow,
+  ...READS_WORKFLOW,
+  // Workflows defined in code have no versions: any version named is an unknown one.
+  resource: (input: { params: { workflow_id: string }; query: { version?: string } }, context: { settings: Settings }) => {
+    const workflow = READS_WORKFLOW.resource(input, context);
+    if (input.query.version !== undefined) throw new HttpError(404, WORKFLOW_COMPONENT.notFound);
+    return workflow;
+  },
   params: WorkflowParams,
   query: z.object({ version: z.string().optional() }),
   response: WorkflowResponseSchema,
   excludeNone: true,
-  handler: ({ resource: workflow, settings, input }) => {
-    // Workflows defined in code have no versions: any version named is an unknown one.
-    if (input.query.version !== undefined) throw new HttpError(404, "Workflow not found");
-    return workflowResponse(workflow, settings);
-  },
+  handler: ({ resource: workflow, settings }) => workflowResponse(workflow, settings),
 });
 
 /** The workflows' run routes: the agents' own implementation (lib/http/routes/component-runs.ts). */
-export const WORKFLOW_RUN_ROUTES = componentRunRoutes({
-  type: "workflow",
-  base: "/workflows/{workflow_id}",
-  params: WorkflowParams,
-  runParams: WorkflowRunParams,
-  tag: "Workflows",
-  a: "a workflow",
-  output: "WorkflowRunOutput",
-  find: findWorkflow,
-  notFound: "Workflow not found",
-});
+export const WORKFLOW_RUN_ROUTES = componentRunRoutes(WORKFLOW_COMPONENT);
 
 export const WORKFLOW_ROUTES = [listWorkflows, getWorkflow, ...WORKFLOW_RUN_ROUTES];

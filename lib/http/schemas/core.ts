@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { WorkflowSummarySchema } from "./agents.ts";
 
 /** Request and response shapes of the core routes (/, /health, /info, /config, /databases). */
 
@@ -14,6 +15,8 @@ export const HealthSchema = z.object({ status: z.literal("ok"), instantiated_at:
 export const InfoSchema = z.object({
   os_id: z.string(),
   name: z.string().nullable(),
+  /** This OS's version (agentry.config.ts `version`, default "1.0.0"). */
+  os_version: z.string(),
   agno_version: z.string(),
   agent_count: z.number().int(),
   team_count: z.number().int(),
@@ -28,12 +31,8 @@ export const InfoSchema = z.object({
 
 const ModelRefSchema = z.object({ id: z.string().nullable(), provider: z.string().nullable() });
 
-export const AvailableModelSchema = z.object({
-  id: z.string(),
-  provider: z.string(),
-  /** Which configured agents use it. */
-  agent_ids: z.array(z.string()),
-});
+/** One unique model of the configured agents and teams (Agno's `Model`, id and provider). */
+export const AvailableModelSchema = z.object({ id: z.string(), provider: z.string() });
 
 const DomainDbsSchema = z.object({
   display_name: z.string().nullable().optional(),
@@ -56,7 +55,8 @@ export const ConfigSchema = z.object({
   evals: DomainDbsSchema,
   /** Agno's knowledge domain: the contents table's database and the knowledge bases served over /knowledge. */
   knowledge: DomainDbsSchema.extend({
-    knowledge_instances: z.array(z.object({ id: z.string(), name: z.string(), db_id: z.string(), description: z.string().nullable(), search_types: z.array(z.string()) })),
+    /** Agno's KnowledgeInstanceConfig (`table`: the contents table), plus the search types it offers. */
+    knowledge_instances: z.array(z.object({ id: z.string(), name: z.string(), db_id: z.string(), table: z.string(), description: z.string().nullable(), search_types: z.array(z.string()) })),
   }),
   agents: z.array(
     z.object({
@@ -69,7 +69,7 @@ export const ConfigSchema = z.object({
     }),
   ),
   teams: z.array(z.object({ id: z.string(), name: z.string(), description: z.string().nullable(), db_id: z.string(), mode: z.string(), model: ModelRefSchema })),
-  workflows: z.array(z.unknown()),
+  workflows: z.array(WorkflowSummarySchema),
   interfaces: z.array(z.unknown()),
 });
 

@@ -122,7 +122,12 @@ export const ScheduleSchema = z.object({
   allow_overlap: z.boolean(),
   jitter_seconds: z.number().int(),
   disabled_reason: z.string().nullable(),
+  /** Which plane manages the schedule (`agent` for one an agent's tool made), null for the API's. */
   managed_by: z.string().nullable(),
+  /** The component a managed schedule runs: `agent`, `team` or `workflow` (null when unmanaged, as in Agno). */
+  target_type: z.string().nullable(),
+  /** That component's id (null when unmanaged). */
+  target_id: z.string().nullable(),
 });
 
 /** Agno's ScheduleStateResponse (enable/disable). */
