@@ -62,7 +62,9 @@ module.exports = {
       { pathNot: "^lib/errors/", dependencyTypesNot: ["core"] },
     ),
 
-    mayImport("db", [], "lib/db/README.md", "may import lib/errors, Prisma and the database drivers; nothing else in lib/ (not lib/http, lib/queue, lib/runtime)."),
+    // lib/README.md (Layers): the order below, bottom first; each folder's "May import" line is one
+    // rule here, and nothing imports a folder above it.
+    mayImport("db", [], "lib/db/README.md", "may import lib/errors, Prisma and the database drivers; nothing else in lib/."),
     forbid(
       "prisma-only-in-db-and-migrations",
       "lib/db/README.md: Prisma is imported only in lib/db and lib/migrations; everything else goes through lib/db's scoped functions.",
@@ -70,19 +72,12 @@ module.exports = {
       { path: PRISMA },
     ),
 
-    mayImport("migrations", ["db", "config"], "lib/migrations/README.md", "may import lib/db, lib/errors, lib/config; must not import lib/http, lib/queue or lib/runtime."),
-
+    forbid("config-may-import", "lib/config/README.md: imports nothing else of lib/ (the AuthMode type lives in settings.ts).", { path: "^lib/config/" }, { path: "^lib/", pathNot: "^lib/config/" }),
     forbid(
-      "config-may-import",
-      "lib/config/README.md: may import zod and, from the rest of lib/, only the AuthMode type of lib/auth/principal.ts; it opens no database.",
+      "config-not-the-user-config",
+      "lib/config/README.md: never imports agentry.config.ts; the composition root loads it (lib/server/load-config.ts).",
       { path: "^lib/config/" },
-      { path: "^lib/", pathNot: ["^lib/config/", "^lib/auth/principal\\.ts$"] },
-    ),
-    forbid(
-      "config-only-types-of-auth",
-      "lib/config/README.md: only the AuthMode type of lib/auth/principal.ts (`import type`).",
-      { path: "^lib/config/" },
-      { path: "^lib/auth/principal\\.ts$", dependencyTypesNot: ["type-only"] },
+      { path: "^agentry\\.config\\.ts$" },
     ),
     forbid(
       "config-npm-only-zod",
@@ -90,77 +85,49 @@ module.exports = {
       { path: "^lib/config/" },
       { path: "^node_modules/", pathNot: "^node_modules/zod/" },
     ),
+    forbid("log-may-import", "lib/README.md (Layers): lib/log.ts imports only lib/config.", { path: "^lib/log\\.ts$" }, { path: "^lib/", pathNot: "^lib/config/" }),
 
-    mayImport("auth", ["config", "db", "log.ts"], "lib/auth/README.md", "may import lib/config, lib/db, lib/errors and lib/log.ts; must not import lib/http or lib/server."),
+    mayImport("models", ["config"], "lib/models/README.md", "may import lib/config and lib/errors (and the AI SDK); nothing else of lib/."),
+    mayImport("net", [], "lib/net/README.md", "may import lib/errors; nothing else of lib/."),
+    mayImport("live-runs", [], "lib/live-runs/README.md", "may import lib/errors; nothing else of lib/."),
+
+    mayImport("migrations", ["db", "config"], "lib/migrations/README.md", "may import lib/db, lib/errors, lib/config; nothing above them."),
+    mayImport("auth", ["config", "db", "log.ts"], "lib/auth/README.md", "may import lib/config, lib/db, lib/errors and lib/log.ts; nothing above them."),
     forbid(
       "auth-no-next",
       "lib/auth/README.md: nothing here imports Next.js (next-auth's modules only); the Auth.js instance and the page guards live in lib/http/dashboard/.",
       { path: "^lib/auth/" },
       { path: NEXT_OR_REACT },
     ),
-
-    mayImport("status", ["config", "db", "migrations"], "lib/status/README.md", "may import lib/config, lib/db (the Db type), lib/migrations; must not import lib/http or lib/server."),
-
-    forbid(
-      "runtime-not-to-http-queue",
-      "lib/runtime/README.md: must not import from app/, lib/http or lib/queue (it defines the RunWriter lib/queue implements), nor lib/runs or lib/server above it.",
-      { path: "^lib/runtime/" },
-      { path: "^lib/(http|queue|runs|server)/" },
-    ),
-    forbid(
-      "runtime-only-knowledge-search",
-      "lib/runtime/README.md: of lib/knowledge, only its search (knowledge-bases.ts and what it builds on), never ingestion, which imports lib/queue.",
-      { path: "^lib/runtime/" },
-      { path: "^lib/knowledge/", pathNot: "^lib/knowledge/(knowledge-bases|knowledge-base|embedder|fusion|stores/[a-z-]+)\\.ts$" },
-    ),
-    forbid("workspace-not-to-http-db", "lib/runtime/tools/workspace/README.md: must not import from app/, lib/http or lib/db.", { path: "^lib/runtime/tools/workspace/" }, { path: "^lib/(http|db)/" }),
-
-    mayImport("coordination", ["db", "runtime", "log.ts"], "lib/coordination/README.md", "may import lib/db, lib/runtime, lib/log.ts; must not import lib/http or lib/queue."),
-
-    mayImport("queue", ["db", "runtime", "coordination", "config", "log.ts"], "lib/queue/README.md", "may import lib/db, lib/runtime, lib/coordination, lib/config and lib/log.", {
-      except: "^lib/queue/job-catalog\\.ts$",
-    }),
-    forbid(
-      "queue-job-catalog-may-import",
-      "lib/queue/README.md: the product's catalog (job-catalog.ts) also imports the folders that declare kinds (lib/scheduler, lib/metrics, lib/evals, lib/knowledge).",
-      { path: "^lib/queue/job-catalog\\.ts$" },
-      { path: "^lib/", pathNot: ["^lib/(queue|db|runtime|coordination|config|errors|scheduler|metrics|evals|knowledge)/", "^lib/log\\.ts$"] },
-    ),
     mayImport(
-      "scheduler",
-      ["db", "queue", "config", "log.ts"],
-      "lib/scheduler/README.md",
-      "may import lib/db, lib/queue (the catalog's types, workers, wake-ups), lib/config, lib/errors and lib/log.ts; must not import lib/http, lib/auth, lib/runtime or lib/server (endpoints are called through its port).",
-    ),
-    mayImport(
-      "evals",
-      ["db", "runtime", "queue", "config", "log.ts"],
-      "lib/evals/README.md",
-      "may import lib/db, lib/runtime (running the agent and the judge), lib/queue (the catalog's types, wake-ups, cancel signals), lib/config, lib/errors and lib/log.ts; must not import lib/http, lib/auth or lib/server.",
+      "coordination",
+      ["db", "live-runs", "log.ts"],
+      "lib/coordination/README.md",
+      "may import lib/db, lib/live-runs (event types, the live-run registry) and lib/log.ts; not lib/runtime or anything above it.",
     ),
     mayImport(
       "knowledge",
-      ["db", "queue", "config", "log.ts", "runtime/models/resolve-model.ts"],
+      ["config", "db", "models", "net", "log.ts"],
       "lib/knowledge/README.md",
-      "may import lib/db, lib/queue (the catalog's types, wake-ups), lib/config, lib/errors, lib/log.ts and, of lib/runtime, only the model resolution (the reranker's model); must not import lib/http, lib/auth or lib/server.",
+      "its core may import lib/config, lib/db, lib/models (embedders, the reranker's model), lib/net, lib/errors and lib/log.ts; not lib/runtime or lib/queue.",
+      {
+        except: "^lib/knowledge/(ingestion|tools)/",
+      },
     ),
+
     mayImport(
-      "metrics",
-      ["db", "queue", "config", "log.ts"],
-      "lib/metrics/README.md",
-      "may import lib/db, lib/queue (the catalog's types, enqueueKind), lib/config, lib/errors and lib/log.ts; must not import lib/http, lib/auth, lib/runtime or lib/server.",
+      "runtime",
+      ["config", "db", "live-runs", "models", "log.ts"],
+      "lib/runtime/README.md",
+      "may import lib/config, lib/db, lib/errors, lib/live-runs, lib/models and lib/log.ts; no feature (features plug in through run-extensions.ts).",
     ),
-    forbid(
-      "metrics-prices-pure",
-      "lib/metrics/README.md: prices.ts imports nothing but lib/config's types, so lib/runtime may import it.",
-      { path: "^lib/metrics/prices\\.ts$" },
-      { path: "^lib/", pathNot: "^lib/config/settings\\.ts$" },
-    ),
-    forbid(
-      "runtime-only-prices-of-metrics",
-      "lib/runtime/README.md: of lib/metrics, only the price table (lib/metrics/prices.ts).",
-      { path: "^lib/runtime/" },
-      { path: "^lib/metrics/", pathNot: "^lib/metrics/prices\\.ts$" },
+    forbid("workspace-not-to-http-db", "lib/runtime/tools/workspace/README.md: must not import from app/, lib/http or lib/db.", { path: "^lib/runtime/tools/workspace/" }, { path: "^lib/(http|db)/" }),
+
+    mayImport(
+      "queue",
+      ["config", "db", "coordination", "live-runs", "runtime", "log.ts"],
+      "lib/queue/README.md",
+      "may import lib/config, lib/db, lib/coordination, lib/live-runs, lib/runtime and lib/log.ts; no feature (kinds are registered into catalog.ts).",
     ),
     forbid(
       "queue-no-prisma-or-sql",
@@ -169,41 +136,107 @@ module.exports = {
       { path: [PRISMA_OR_SQL, "^lib/db/sql\\.ts$"] },
     ),
 
+    // The features: each reaches the runtime and the queue through their interfaces, and no other feature.
     mayImport(
       "runs",
-      ["auth", "config", "db", "runtime", "queue", "coordination", "log.ts"],
+      ["auth", "config", "db", "coordination", "live-runs", "runtime", "queue", "log.ts"],
       "lib/runs/README.md",
-      "may import lib/auth, lib/config, lib/db, lib/runtime, lib/queue, lib/coordination, lib/log; must not import lib/http.",
+      "may import lib/auth, lib/config, lib/db, lib/coordination, lib/live-runs, lib/runtime, lib/queue and lib/log.ts; no other feature.",
+    ),
+    mayImport(
+      "scheduler",
+      ["config", "db", "runtime", "queue", "log.ts"],
+      "lib/scheduler/README.md",
+      "may import lib/config, lib/db, lib/runtime (its tools' interface), lib/queue and lib/log.ts; no other feature (endpoints are called through its port).",
+    ),
+    mayImport(
+      "evals",
+      ["config", "db", "live-runs", "models", "runtime", "queue", "log.ts"],
+      "lib/evals/README.md",
+      "may import lib/config, lib/db, lib/live-runs, lib/models, lib/runtime, lib/queue and lib/log.ts; no other feature.",
+    ),
+    mayImport(
+      "metrics",
+      ["config", "db", "models", "queue", "log.ts"],
+      "lib/metrics/README.md",
+      "may import lib/config, lib/db, lib/models (the price table), lib/queue and lib/log.ts; no other feature.",
+    ),
+    forbid(
+      "knowledge-ingestion-may-import",
+      "lib/knowledge/README.md: its ingestion (ingestion/) may import the knowledge core, lib/config, lib/db, lib/queue and lib/log.ts; not lib/runtime nor the knowledge tools.",
+      { path: "^lib/knowledge/ingestion/" },
+      { path: "^lib/", pathNot: ["^lib/knowledge/", "^lib/(config|db|errors|queue)/", "^lib/log\\.ts$"] },
+    ),
+    forbid(
+      "knowledge-tools-may-import",
+      "lib/knowledge/README.md: its agent tools (tools/) may import the knowledge core, lib/config, lib/db, lib/runtime and lib/log.ts; not lib/queue nor the ingestion.",
+      { path: "^lib/knowledge/tools/" },
+      { path: "^lib/", pathNot: ["^lib/knowledge/", "^lib/(config|db|errors|runtime)/", "^lib/log\\.ts$"] },
+    ),
+    forbid(
+      "knowledge-parts-apart",
+      "lib/knowledge/README.md: the ingestion and the agent tools are two features over the core; neither imports the other.",
+      { path: "^lib/knowledge/(ingestion|tools)/" },
+      { path: "^lib/knowledge/(ingestion|tools)/", pathNot: "^lib/knowledge/$1/" },
     ),
 
-    mayImport("cli", ["config", "db", "migrations", "knowledge"], "lib/cli/README.md", "may import lib/config, lib/db, lib/migrations, lib/knowledge; must not import lib/http."),
+    mayImport(
+      "server",
+      ["config", "db", "models", "net", "live-runs", "migrations", "auth", "coordination", "knowledge", "runtime", "queue", "runs", "scheduler", "evals", "metrics", "log.ts"],
+      "lib/server/README.md",
+      "the composition root: may import every folder below it; not lib/http, lib/mcp-server, lib/cli or lib/status.",
+    ),
+    forbid(
+      "app-context-not-to-http-auth-status",
+      "lib/server/README.md: app-context.ts imports nothing from lib/http, lib/auth or lib/status (it is what their callers open the database with).",
+      { path: "^lib/server/app-context\\.ts$" },
+      { path: "^lib/(http|auth|status)/" },
+    ),
+    mayImport("status", ["config", "db", "migrations"], "lib/status/README.md", "may import lib/config, lib/db (the Db type), lib/migrations; not lib/http or lib/server."),
+    mayImport(
+      "cli",
+      ["config", "db", "migrations", "knowledge", "server/load-config.ts"],
+      "lib/cli/README.md",
+      "may import lib/config, lib/db, lib/migrations, the knowledge core and lib/server/load-config.ts; not lib/http.",
+    ),
 
     mayImport(
       "http",
-      ["auth", "config", "coordination", "db", "evals", "knowledge", "migrations", "queue", "runs", "runtime", "scheduler", "metrics", "status", "log.ts", "server/app-context.ts"],
+      [
+        "auth",
+        "config",
+        "coordination",
+        "db",
+        "evals",
+        "knowledge",
+        "live-runs",
+        "models",
+        "migrations",
+        "queue",
+        "runs",
+        "runtime",
+        "scheduler",
+        "metrics",
+        "status",
+        "log.ts",
+        "server/app-context.ts",
+        "server/load-config.ts",
+      ],
       "lib/http/README.md",
-      "may import lib/auth, lib/config, lib/coordination, lib/db, lib/errors, lib/evals, lib/knowledge, lib/metrics, lib/migrations, lib/queue, lib/runs, lib/runtime, lib/scheduler, lib/status, lib/log.ts and lib/server/app-context.ts.",
+      "may import every folder below it except lib/server, of which only app-context.ts and load-config.ts; not lib/mcp-server.",
     ),
 
     mayImport(
       "mcp-server",
-      ["auth", "config", "http", "runtime/events.ts", "server/app-context.ts", "log.ts"],
+      ["auth", "config", "http", "live-runs", "server/app-context.ts", "server/load-config.ts", "log.ts"],
       "lib/mcp-server/README.md",
-      "may import lib/auth, lib/config, lib/http, lib/runtime/events.ts, lib/server/app-context.ts and lib/log.ts; it queries no database itself (tools act through the route table).",
+      "may import lib/auth, lib/config, lib/http, lib/live-runs, lib/server/app-context.ts and load-config.ts, and lib/log.ts; it queries no database itself (tools act through the route table).",
     ),
     forbid(
       "mcp-server-no-prisma-or-sql",
       "lib/mcp-server/README.md: it opens or queries no database itself; every tool acts through the REST route table as its caller.",
       { path: "^lib/mcp-server/" },
       { path: [PRISMA_OR_SQL, "^lib/db/"] },
-    ),
-
-    // lib/server is the composition root: it may import any of lib/.
-    forbid(
-      "app-context-not-to-http-auth-status",
-      "lib/server/README.md: app-context.ts imports nothing from lib/http, lib/auth or lib/status (it is what their callers open the database with).",
-      { path: "^lib/server/app-context\\.ts$" },
-      { path: "^lib/(http|auth|status)/" },
     ),
 
     forbid(

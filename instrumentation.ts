@@ -7,6 +7,8 @@ export async function register(): Promise<void> {
   // Next inlines NEXT_RUNTIME per bundle; the edge bundle must not import the database.
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { getSettings, getDatabase } = await import("./lib/server/app-context.ts");
+  // Job kinds and run extensions are the process's before its first request or job.
+  (await import("./lib/server/features.ts")).installFeatures();
   const settings = getSettings();
   // The durable queue's embedded worker and the scheduler start when the database is first opened:
   // open it now, so queued jobs run and due schedules fire without waiting for a request.

@@ -17,6 +17,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     env: { AGENTRY_LOG_LEVEL: "warn" },
+    setupFiles: ["test/setup/features.ts"],
     // next-auth imports `next/server` without an extension, which only a bundler resolves: let Vite.
     server: { deps: { inline: ["next-auth"] } },
     projects: [

@@ -18,7 +18,7 @@ import { DEFAULT_QUEUE_SETTINGS, type QueueSettings } from "../lib/config/settin
 import { enqueueRunJob, openDatabase, unsafeSystemScope } from "../lib/db/index.ts";
 import { QueueWorker } from "../lib/queue/worker.ts";
 import { JobCatalog } from "../lib/queue/catalog.ts";
-import { runJobKind } from "../lib/queue/run-jobs/run-job.ts";
+import { runJobKind } from "../lib/runs/jobs/run-job.ts";
 
 interface Options {
   url: string;

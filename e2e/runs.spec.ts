@@ -47,8 +47,8 @@ test("against next start: events stream one by one, and a run started by one rou
   expect(cancel.status).toBe(200);
   for await (const event of events) seen.push(event);
   const names = seen.map((e) => e.event);
-  expect(names).toContain("RunCancelled");
-  expect(names).not.toContain("RunCompleted");
+  // As in Agno v3: RunCancelled, then RunCompleted as the stream's end; the run stays CANCELLED.
+  expect(names.slice(-2)).toEqual(["RunCancelled", "RunCompleted"]);
   expect(seen.filter((e) => e.event === "RunContent").length).toBeLessThan(40);
 
   const stored = (await (await fetch(`${baseURL}/agents/assistant/runs/${first!.run_id}?session_id=${first!.session_id}`)).json()) as Json;

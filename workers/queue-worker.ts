@@ -5,12 +5,13 @@
  * running jobs get queue.stopTimeoutSeconds to finish, the rest are released for other workers.
  */
 import { approvalExpiryTask } from "../lib/runtime/run-approvals.ts";
-import { getSettings } from "../lib/config/load.ts";
+import { getSettings } from "../lib/server/load-config.ts";
 import { readEnv } from "../lib/config/env.ts";
 import { closeRedisCoordinations } from "../lib/coordination/redis-coordination.ts";
 import { log } from "../lib/log.ts";
 import { openMigratedDatabase } from "../lib/migrations/open-migrated.ts";
 import { adoptDatabase } from "../lib/server/app-context.ts";
+import { installFeatures } from "../lib/server/features.ts";
 import { createQueueWorker } from "../lib/queue/embedded-worker.ts";
 import { serveWorkerHealth } from "../lib/queue/worker-health.ts";
 import { dailyMetricsRefreshTask } from "../lib/metrics/start-refresh.ts";
@@ -18,6 +19,7 @@ import { ensureScheduler, stopSchedulers } from "../lib/scheduler/scheduler.ts";
 // Schedule fires call their endpoints through the route table, in this process.
 import "../lib/http/internal-call.ts";
 
+installFeatures();
 const settings = getSettings();
 if (!settings.queue.durable) {
   console.error("agentry worker: the durable queue is off. Set queue: { durable: true } in agentry.config.ts (or AGENTRY_QUEUE_DURABLE=true).");

@@ -2,8 +2,6 @@ import { PermissionError } from "../errors/domain-errors.ts";
 import type { DataScope, ScopeShape } from "../db/scope.ts";
 import { scopeGrants, scopeOverlaps } from "./scope-match.ts";
 
-export type AuthMode = "none" | "security_key" | "jwt";
-
 /**
  * Who is calling. Built only by lib/auth. Admins (auth mode `none`, the shared security key,
  * `agent_os:admin` holders) may act for any user; everyone else acts as itself.

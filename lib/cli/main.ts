@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { getSettings } from "../config/load.ts";
+import { getSettings } from "../server/load-config.ts";
 import { readEnv } from "../config/env.ts";
 import { openDatabase } from "../db/open-database.ts";
 import { cleanupLegacyRunsColumn } from "../db/sessions/legacy-runs.ts";

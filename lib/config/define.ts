@@ -94,7 +94,7 @@ export const AgentDefinitionSchema = z
     storeEvents: z.boolean().optional(),
     /**
      * The schedules toolkit: the agent may create, list, pause, resume and delete its own user's
-     * schedules of itself (lib/runtime/tools/schedules.ts).
+     * schedules of itself (lib/scheduler/schedule-tools.ts).
      */
     manageSchedules: z.boolean().optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
@@ -232,6 +232,8 @@ export const FileConfigSchema = z
     osId: z.string().min(1).optional(),
     name: z.string().optional(),
     description: z.string().optional(),
+    /** This OS's own version, reported as /info's `os_version` (Agno's `AgentOS.version`; default "1.0.0"). */
+    version: z.string().min(1).optional(),
     server: z
       .object({
         port: z.number().int().min(1).max(65535).optional(),
@@ -337,7 +339,7 @@ export const FileConfigSchema = z
       .object({
         /**
          * USD per million tokens, by model id (an exact id, or a prefix ending in `*`); merged over
-         * the built-in table of common OpenAI and Anthropic models (lib/metrics/prices.ts).
+         * the built-in table of common OpenAI and Anthropic models (lib/models/prices.ts).
          */
         prices: z.record(z.string().min(1), z.object({ input: z.number().min(0), output: z.number().min(0), cachedInput: z.number().min(0).optional() }).strict()).optional(),
         /** Refresh yesterday's and today's metrics every day without anyone calling /metrics/refresh (default on). */

@@ -2,10 +2,12 @@ import { ConfigError, FileConfigSchema, type AgentDefinition, type EmbedderSpec,
 import { embedderFromEnv } from "./embedder-from-env.ts";
 import { defineWorkflow, type WorkflowDefinition, type WorkflowStep } from "./workflow.ts";
 import type { Env } from "./env.ts";
-import type { AuthMode } from "../auth/principal.ts";
 import { resolveDashboardSettings, type DashboardSettings } from "./dashboard-settings.ts";
 import { parseTrustedProxies, type ProxyRange } from "./trusted-proxies.ts";
 import { resolveMcp, type McpSettings } from "./mcp-settings.ts";
+
+/** How the API authenticates its callers (`auth.mode`, decided from the configured keys). */
+export type AuthMode = "none" | "security_key" | "jwt";
 
 /**
  * Everything the server runs with, resolved from the environment and agentry.config.ts under one
@@ -16,6 +18,8 @@ export interface Settings {
   osId: string;
   name: string;
   description?: string;
+  /** This OS's version (/info's `os_version`): agentry.config.ts's `version`, else "1.0.0" as in Agno. */
+  version: string;
   server: { port: number; host: string; allowPublicBind: boolean };
   database: { url: string; schema: string; id: string; autoMigrate: boolean };
   auth: {
@@ -276,6 +280,7 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
     osId: pick("osId", "AGENTRY_OS_ID", env.AGENTRY_OS_ID, file.osId, "agentry"),
     name: pick("name", "AGENTRY_OS_NAME", env.AGENTRY_OS_NAME, file.name, "Agentry"),
     description: file.description,
+    version: file.version ?? "1.0.0",
     server: { port: pick("server.port", "PORT", env.PORT, file.server?.port, DEFAULT_PORT), host, allowPublicBind },
     database: {
       url: databaseUrl,

@@ -1,9 +1,9 @@
 import type { Db } from "../db/open-database.ts";
 import { getRun } from "../db/runs/runs.ts";
 import type { DataScope } from "../db/scope.ts";
-import { isFinalEventOf, type RunEvent } from "../runtime/events.ts";
+import { isCancelledEventOf, isFinalEventOf, type RunEvent } from "../live-runs/events.ts";
 import type { RedisCoordination } from "./redis-coordination.ts";
-import { eventsAfter, getLiveRun, subscribe, type LiveRun } from "../runtime/run-registry.ts";
+import { eventsAfter, getLiveRun, subscribe, type LiveRun } from "../live-runs/run-registry.ts";
 
 export const FINAL_STATUSES = new Set(["COMPLETED", "ERROR", "CANCELLED", "PAUSED"]);
 
@@ -38,11 +38,15 @@ export async function* followRun(options: FollowOptions): AsyncGenerator<RunEven
       // the run's record: what follows comes from wherever the run goes next.
       const attemptOnly = local?.done && (local.status === "PENDING" || local.status === "RUNNING");
       if (local && !attemptOnly && local.firstIndex <= last + 1 && (!local.done || local.nextIndex > last + 1)) {
+        let cancelled = false;
         for await (const event of liveEvents(local, last, signal)) {
           last = event.event_index as number;
           yield event;
           if (isFinalEventOf(event, runId)) return;
+          cancelled = isCancelledEventOf(event, runId);
         }
+        // Its stream ended at its cancel (a workflow step a person rejected): nothing follows.
+        if (cancelled && local.done) return;
         continue;
       }
       // Redis when it answers; the database (the truth, kept current by the worker whenever Redis
@@ -67,15 +71,19 @@ export async function* followRun(options: FollowOptions): AsyncGenerator<RunEven
       }
       if (stored && FINAL_STATUSES.has(stored.status ?? "") && events!.length === 0) {
         // Ended: what it stored past `last` is all that is left (a stream that expired or missed some).
-        for (const event of (stored.run_data.events as RunEvent[] | undefined) ?? []) {
+        const storedEvents = (stored.run_data.events as RunEvent[] | undefined) ?? [];
+        for (const event of storedEvents) {
           if ((event.event_index as number) <= last) continue;
           last = event.event_index as number;
           yield event;
           if (isFinalEventOf(event, runId)) return;
         }
+        // Its stored stream ends at its cancel (a workflow step a person rejected): nothing follows.
+        const lastStored = storedEvents.at(-1);
+        if (lastStored && isCancelledEventOf(lastStored, runId)) return;
         // It ended without running to a final event (cancelled while queued, failed by the lease
         // sweeper): the stream still says how, as a client of a live run would have seen it.
-        yield finalEventOf(stored, last + 1);
+        yield* finalEventsOf(stored, last + 1);
         return;
       }
       if (fromDatabase && events!.length === 0) await new Promise((resolve) => setTimeout(resolve, pollMs));
@@ -85,28 +93,42 @@ export async function* followRun(options: FollowOptions): AsyncGenerator<RunEven
   }
 }
 
-/** The final event a run that ended as stored would have sent (it ended before it could send one). */
-export function finalEventOf(stored: NonNullable<Awaited<ReturnType<typeof getRun>>>, eventIndex: number): RunEvent {
-  const run = stored.run_data as { content?: unknown; error?: { message?: string; error_type?: string }; requirements?: unknown; tools?: unknown };
-  const team = stored.run_type === "team";
+/**
+ * The last events a run that ended as stored would have sent (it ended before it could send them),
+ * numbered from `eventIndex`: its final event — for a cancelled run, its cancel then its completed
+ * event, as a run cancelled while running ends its stream.
+ */
+export function finalEventsOf(stored: NonNullable<Awaited<ReturnType<typeof getRun>>>, eventIndex: number): RunEvent[] {
+  const run = stored.run_data as { content?: unknown; error?: { message?: string; error_type?: string }; requirements?: unknown; tools?: unknown; step_requirements?: unknown };
+  const kind = stored.run_type === "team" ? "team" : stored.run_type === "workflow" ? "workflow" : "agent";
   const base = {
     created_at: Math.floor(Date.now() / 1000),
-    ...(team ? { team_id: stored.team_id ?? undefined } : { agent_id: stored.agent_id ?? undefined }),
+    ...(kind === "team" ? { team_id: stored.team_id ?? undefined } : kind === "workflow" ? { workflow_id: stored.workflow_id ?? undefined } : { agent_id: stored.agent_id ?? undefined }),
     run_id: stored.run_id,
     session_id: stored.session_id,
-    event_index: eventIndex,
   };
-  // A team run's events carry Team* names.
-  const prefix = team ? "Team" : "";
+  // A team run's events carry Team* names, a workflow's Workflow* names.
+  const name = (end: "Completed" | "Paused" | "Cancelled" | "Error") => (kind === "workflow" ? `Workflow${end}` : kind === "team" ? `TeamRun${end}` : `Run${end}`);
+  const numbered = (events: Record<string, unknown>[]) => events.map((event, i) => ({ ...base, ...event, event_index: eventIndex + i }) as unknown as RunEvent);
   switch (stored.status) {
     case "COMPLETED":
-      return { ...base, event: `${prefix}RunCompleted`, content: run.content ?? null } as RunEvent;
+      return numbered([{ event: name("Completed"), content: run.content ?? null }]);
     case "PAUSED":
-      return { ...base, event: `${prefix}RunPaused`, tools: run.tools ?? [], requirements: run.requirements ?? [] } as RunEvent;
-    case "CANCELLED":
-      return { ...base, event: `${prefix}RunCancelled`, reason: run.error?.message ?? "Run cancelled" } as RunEvent;
-    default:
-      return { ...base, event: `${prefix}RunError`, content: run.error?.message ?? run.content ?? "Run failed", error_type: run.error?.error_type } as RunEvent;
+      return numbered([
+        kind === "workflow" ? { event: name("Paused"), step_requirements: run.step_requirements ?? [] } : { event: name("Paused"), tools: run.tools ?? [], requirements: run.requirements ?? [] },
+      ]);
+    case "CANCELLED": {
+      const reason = run.error?.message ?? "Run cancelled";
+      const content = run.content ?? reason;
+      return numbered([
+        { event: name("Cancelled"), reason, content },
+        { event: name("Completed"), content },
+      ]);
+    }
+    default: {
+      const message = run.error?.message ?? run.content ?? "Run failed";
+      return numbered([{ event: name("Error"), content: message, error_type: run.error?.error_type, ...(kind === "workflow" ? { error: message } : {}) }]);
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
 import { log } from "../log.ts";
-import type { RunEvent } from "../runtime/events.ts";
+import type { RunEvent } from "../live-runs/events.ts";
 
 /** Live event streams are kept this long after their last event. */
 export const STREAM_TTL_SECONDS = 30 * 60;

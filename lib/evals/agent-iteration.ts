@@ -3,7 +3,7 @@ import type { DataScope } from "../db/scope.ts";
 import type { RuntimeAgent } from "../runtime/agents.ts";
 import { startAgentRun } from "../runtime/agent-run.ts";
 import type { AgnoMessage, RunStatus, ToolExecution } from "../runtime/run-output.ts";
-import { RunCancelledSignal, RunTimeoutSignal } from "../runtime/run-registry.ts";
+import { RunCancelledSignal, RunTimeoutSignal } from "../live-runs/run-registry.ts";
 import { LeaseLostError } from "../runtime/run-writer.ts";
 
 /** One run of the evaluated agent, as an eval reads it. */

@@ -12,7 +12,7 @@ export type EvalJobPayload = z.infer<typeof EvalJobPayload>;
 
 /**
  * An eval started in the background with the durable queue, as a job of the catalog
- * (lib/queue/job-catalog.ts): its id is the eval run's, its owner the eval's. Any worker runs it
+ * (registered by lib/server/features.ts): its id is the eval run's, its owner the eval's. Any worker runs it
  * for the owner; every write to the eval's row holds only while this claim does (the fence), so
  * a worker that lost its lease changes nothing. One attempt: an eval that failed says why in its
  * row (a retry would spend the model calls again); a lost lease runs it again from the start. A

@@ -1,6 +1,6 @@
 import type { ModelSpec } from "../config/define.ts";
 import { callModelStep, outputSpec } from "../runtime/model-step.ts";
-import { providerOptionsFor, resolveModel } from "../runtime/models/resolve-model.ts";
+import { providerOptionsFor, resolveModel } from "../models/resolve-model.ts";
 
 /** The judge's answer could not be read as the structured answer it was asked for. */
 export class JudgeAnswerError extends Error {

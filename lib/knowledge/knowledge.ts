@@ -29,7 +29,7 @@ export interface KnowledgeInsert {
  * Knowledge as code uses it (scripts, seeds, tests): `insert` and `insertMany` read, chunk, embed
  * and store contents before they return (no queue), for a given owner or shared; `search` finds
  * chunks for a given user. The caller is trusted with the owner it names, as Agno's `user_id`
- * parameter is; requests never come through here (they get lib/knowledge/submit-content.ts).
+ * parameter is; requests never come through here (they get lib/knowledge/ingestion/submit-content.ts).
  */
 export class Knowledge {
   constructor(

@@ -2,7 +2,7 @@ import { generateText, Output } from "ai";
 import { z } from "zod";
 import type { ModelSpec } from "../config/define.ts";
 import { log } from "../log.ts";
-import { resolveModel } from "../runtime/models/resolve-model.ts";
+import { resolveModel } from "../models/resolve-model.ts";
 import type { ChunkHit } from "./stores/vector-store.ts";
 
 /** The first line of the reranker's instructions (the scripted test model recognises a rerank request by it). */

@@ -3,25 +3,49 @@
  * fields, with null fields dropped (Agno's `to_dict()`), so agent-ui — which scans raw text for
  * JSON objects with an `event` — and the Python client — which reads `data:` lines — both work.
  */
-/** The final events of a run's stream (an agent's or a team's). */
+/**
+ * The last events of a run's stream (an agent's, a team's or a workflow's). A cancelled run's
+ * stream ends with its RunCompleted after its RunCancelled (as Agno's does, so that every stream
+ * has one end sentinel); that RunCompleted does not mean the run succeeded: it is stored CANCELLED.
+ */
 export const FINAL_EVENT_NAMES: ReadonlySet<string> = new Set([
   "RunCompleted",
   "RunError",
-  "RunCancelled",
   "RunPaused",
   "TeamRunCompleted",
   "TeamRunError",
-  "TeamRunCancelled",
   "TeamRunPaused",
   "WorkflowCompleted",
   "WorkflowError",
-  "WorkflowCancelled",
   "WorkflowPaused",
 ]);
 
-/** Whether `event` ends the stream of run `runId` (a team's stream forwards its members' final events, which do not). */
+/** The events that say a run was cancelled. */
+export const CANCELLED_EVENT_NAMES: ReadonlySet<string> = new Set(["RunCancelled", "TeamRunCancelled", "WorkflowCancelled"]);
+
+const ofRun = (event: { run_id?: unknown }, runId: string) => event.run_id === undefined || event.run_id === runId;
+
+/**
+ * Whether `event` is the last event of run `runId`'s stream (a team's stream forwards its members'
+ * final events, which are not). A cancel event is not: see isCancelledEventOf.
+ */
 export function isFinalEventOf(event: { event: unknown; run_id?: unknown }, runId: string): boolean {
-  return FINAL_EVENT_NAMES.has(String(event.event)) && (event.run_id === undefined || event.run_id === runId);
+  return FINAL_EVENT_NAMES.has(String(event.event)) && ofRun(event, runId);
+}
+
+/**
+ * Whether `event` says run `runId` was cancelled. Its stream then ends with the run's completed
+ * event — except a workflow's whose step a person rejected (its WorkflowCancelled is its last
+ * event, as in Agno). A reader that wants the run's outcome keeps this event: the completed
+ * event after it does not change it.
+ */
+export function isCancelledEventOf(event: { event: unknown; run_id?: unknown }, runId: string): boolean {
+  return CANCELLED_EVENT_NAMES.has(String(event.event)) && ofRun(event, runId);
+}
+
+/** Whether `event` records how run `runId` ended (its final event or its cancel). */
+export function endsRunOf(event: { event: unknown; run_id?: unknown }, runId: string): boolean {
+  return isFinalEventOf(event, runId) || isCancelledEventOf(event, runId);
 }
 
 export type RunEventName =

@@ -1,5 +1,5 @@
 import "server-only";
-import { getSettings } from "../config/load.ts";
+import { getSettings } from "../server/load-config.ts";
 import { errorResponse } from "../http/errors.ts";
 import { handleMcpRequest } from "./handler.ts";
 

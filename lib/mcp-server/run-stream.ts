@@ -1,12 +1,12 @@
 import type { Principal } from "../auth/principal.ts";
 import type { Settings } from "../config/settings.ts";
-import { isFinalEventOf } from "../runtime/events.ts";
+import { isCancelledEventOf, isFinalEventOf } from "../live-runs/events.ts";
 import { callRouteRaw, refusalOf, type RouteCall } from "./route-call.ts";
 import type { ToolContext } from "./tool-context.ts";
 
 type RunEvent = Record<string, unknown> & { event?: unknown };
 
-/** How a run's stream ended: its final event (RunCompleted, TeamRunPaused, WorkflowError, …). */
+/** How a run's stream ended: its final event (RunCompleted, TeamRunPaused, WorkflowError, …), or its cancel event for a cancelled run. */
 export interface FinishedRun {
   runId: string;
   sessionId: string | null;
@@ -84,18 +84,22 @@ export async function followRunStream({ settings, principal, context, call }: { 
   let sessionId: string | null = null;
   let progress = 0;
   let finished = false;
+  // A cancelled run's stream goes on to its RunCompleted; the cancel is still how the run ended.
+  let cancelled: RunEvent | null = null;
   try {
     for await (const event of sseEvents(reader)) {
       if (runId === null && typeof event.run_id === "string") {
         runId = event.run_id;
         sessionId = typeof event.session_id === "string" ? event.session_id : null;
       }
+      if (runId !== null && isCancelledEventOf(event as { event: unknown; run_id?: unknown }, runId)) cancelled = event;
       if (runId !== null && isFinalEventOf(event as { event: unknown; run_id?: unknown }, runId)) {
         // The stream closes right after its final event: read it to its end without cancelling
         // it (a cancelled stream is how the route learns that its client went away).
         finished = true;
         void drain(reader);
-        return { runId, sessionId: sessionId ?? (typeof event.session_id === "string" ? event.session_id : null), final: event };
+        const final = cancelled ?? event;
+        return { runId, sessionId: sessionId ?? (typeof final.session_id === "string" ? final.session_id : null), final };
       }
       const message = progressMessage(event);
       if (message) await context.progress(++progress, message);
@@ -104,6 +108,8 @@ export async function followRunStream({ settings, principal, context, call }: { 
     context.signal.removeEventListener("abort", drop);
     if (!finished) reader.releaseLock();
   }
+  // A stream that ends at its cancel (a workflow step a person rejected).
+  if (runId !== null && cancelled) return { runId, sessionId: sessionId ?? (typeof cancelled.session_id === "string" ? cancelled.session_id : null), final: cancelled };
   if (context.signal.aborted) throw new Error(`Run ${runId ?? ""} cancelled: the MCP request was cancelled`.replace("  ", " "));
   throw new Error(`Run ${runId ?? "(unknown)"} ended without a final event`);
 }

@@ -9,7 +9,7 @@ export const MetricsRefreshPayload = z.object({ mode: z.enum(["incremental", "re
 export type MetricsRefreshPayload = z.infer<typeof MetricsRefreshPayload>;
 
 /**
- * A metrics refresh as a job of the catalog (lib/queue/job-catalog.ts), for installs with the
+ * A metrics refresh as a job of the catalog (registered by lib/server/features.ts), for installs with the
  * durable queue: `POST /metrics/refresh?background=true` and the daily refresh enqueue one, any
  * worker runs it over its database. Its own pool of one slot per worker, so a long refresh never
  * holds a run's slot and a worker runs one at a time. A refresh is idempotent, so a retry after a

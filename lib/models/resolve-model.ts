@@ -1,8 +1,8 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import type { LanguageModel } from "ai";
-import type { ModelSpec } from "../../config/define.ts";
-import { MODEL_ENV_HINT } from "../../config/model-from-env.ts";
+import type { ModelSpec } from "../config/define.ts";
+import { MODEL_ENV_HINT } from "../config/model-from-env.ts";
 import { ModelNotConfiguredError } from "./model-provider-error.ts";
 
 const models = new WeakMap<ModelSpec, LanguageModel>();

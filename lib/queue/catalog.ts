@@ -150,3 +150,40 @@ export function slotPools(catalog: JobCatalog, queue: QueueSettings, settings?: 
 
 /** `{ jobTypes, subjects }` of a catalog, as the data layer's claim and sweep take them. */
 export const claimScope = (catalog: JobCatalog) => ({ jobTypes: catalog.jobTypes, subjects: catalog.subjects });
+
+const registryKey = Symbol.for("agentry.jobKinds");
+type RegistryHolder = { [registryKey]?: { kinds: Map<string, JobKind<unknown>>; catalog: JobCatalog | null } };
+
+function kindRegistry() {
+  const holder = globalThis as RegistryHolder;
+  holder[registryKey] ??= { kinds: new Map(), catalog: null };
+  return holder[registryKey];
+}
+
+/**
+ * Adds kinds to the process's catalog: what every worker of this process claims and runs. Each
+ * feature declares its kinds next to its code; the composition root (lib/server/features.ts)
+ * registers them before the first request and in the worker entry. Process-wide (on `globalThis`:
+ * Next bundles several module graphs, and a kind registered from any of them is the process's);
+ * a job type already registered keeps its first kind.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: each kind has its own payload type
+export function registerJobKinds(kinds: readonly JobKind<any>[]): void {
+  const registry = kindRegistry();
+  let added = false;
+  for (const kind of kinds as readonly JobKind<unknown>[]) {
+    if (registry.kinds.has(kind.jobType)) continue;
+    if (!isJobTypeName(kind.jobType)) throw new Error(`Job type ${JSON.stringify(kind.jobType)} must be lowercase letters, digits and underscores`);
+    registry.kinds.set(kind.jobType, kind);
+    added = true;
+  }
+  if (added) registry.catalog = null;
+}
+
+/** The process's catalog (registerJobKinds); an error when nothing registered a kind yet, which is a wiring mistake. */
+export function jobCatalog(): JobCatalog {
+  const registry = kindRegistry();
+  if (registry.kinds.size === 0) throw new Error("No job kinds are registered in this process: the composition root (lib/server/features.ts installFeatures) registers them before the queue is used");
+  registry.catalog ??= new JobCatalog([...registry.kinds.values()]);
+  return registry.catalog;
+}

@@ -2,7 +2,7 @@ import type { Settings } from "../config/settings.ts";
 import type { Db } from "../db/open-database.ts";
 import { redisCoordination, type RedisCoordination } from "../coordination/redis-coordination.ts";
 import { log } from "../log.ts";
-import { JOB_CATALOG } from "./job-catalog.ts";
+import { jobCatalog } from "./catalog.ts";
 import { QueueWorker } from "./worker.ts";
 
 /**
@@ -33,7 +33,7 @@ export function createQueueWorker(settings: Settings, db: Db, workerId?: string)
   return new QueueWorker({
     db,
     queue: settings.queue,
-    catalog: JOB_CATALOG,
+    catalog: jobCatalog(),
     settings,
     coordination: queueCoordination(settings),
     workerId,

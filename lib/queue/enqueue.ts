@@ -5,7 +5,7 @@ import type { JobKind } from "./catalog.ts";
 import { wakeWorkers } from "./embedded-worker.ts";
 
 /**
- * Enqueues a job of a catalog kind that is not a run (runs are submitted by ./durable-submit.ts,
+ * Enqueues a job of a catalog kind that is not a run (runs are submitted by lib/runs/jobs/durable-submit.ts,
  * with their run row): its payload is checked by the kind's schema first (a ZodError, nothing
  * written), component_type is the kind (unless given) and component_id the subject's id, with no
  * session; max_attempts is the kind's. The local worker is woken, other replicas over Redis.

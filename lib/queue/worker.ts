@@ -10,7 +10,7 @@ import type { SubjectBinding, SubjectValue } from "../db/jobs/job-subject.ts";
 import { log } from "../log.ts";
 import type { RedisCoordination } from "../coordination/redis-coordination.ts";
 import type { Settings } from "../config/settings.ts";
-import { RunTimeoutSignal } from "../runtime/run-registry.ts";
+import { RunTimeoutSignal } from "../live-runs/run-registry.ts";
 import { LeaseLostError } from "../runtime/run-writer.ts";
 import { claimScope, JobCancelledError, PermanentJobError, slotPools, type JobCatalog, type JobExecutor, type JobKind } from "./catalog.ts";
 import { SettleBatcher } from "./settle-batcher.ts";

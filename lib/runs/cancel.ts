@@ -7,10 +7,10 @@ import type { JobStatus } from "../db/jobs/job-row.ts";
 import type { Db } from "../db/open-database.ts";
 import { getRun, transitionRunStatus } from "../db/runs/runs.ts";
 import type { DataScope } from "../db/scope.ts";
-import { getLiveRun, requestCancel, subscribe, type LiveRun } from "../runtime/run-registry.ts";
+import { getLiveRun, requestCancel, subscribe, type LiveRun } from "../live-runs/run-registry.ts";
 import { isWaitingBackgroundRun } from "./background.ts";
 import { queueCoordination } from "../queue/embedded-worker.ts";
-import { JOB_CATALOG } from "../queue/job-catalog.ts";
+import { jobCatalog } from "../queue/catalog.ts";
 import { isRunOf, mayReachLiveRun, type RunComponent } from "./live-run-access.ts";
 
 /**
@@ -49,7 +49,7 @@ export async function cancelComponentRun(
   const scope = dataScopeFor(principal);
   if (settings.queue.durable) {
     const stored = await getRun(db, { scope, runId, sessionId });
-    const job = stored && isRunOf(stored, component) ? await requestJobCancel(db, { scope, id: runId, subjects: JOB_CATALOG.subjects }) : null;
+    const job = stored && isRunOf(stored, component) ? await requestJobCancel(db, { scope, id: runId, subjects: jobCatalog().subjects }) : null;
     if (job !== null) {
       const finished = FINISHED_JOBS[job];
       if (finished) return { outcome: "finished", status: finished };

@@ -1,5 +1,5 @@
 import type { Principal } from "../auth/principal.ts";
-import type { LiveRun } from "../runtime/run-registry.ts";
+import type { LiveRun } from "../live-runs/run-registry.ts";
 
 export { isRunOf } from "../runtime/agents.ts";
 

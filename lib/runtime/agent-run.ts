@@ -8,19 +8,17 @@ import { getSessionRow, upsertSession, type StoredSession } from "../db/sessions
 import { sessionVersionOf, type SessionVersion } from "../db/sessions/session-data.ts";
 import { componentOf, loadRuntimeTools, type RuntimeAgent } from "./agents.ts";
 import type { RetryPolicy } from "./model-step.ts";
-import { resolveModel } from "./models/resolve-model.ts";
+import { resolveModel } from "../models/resolve-model.ts";
 import { memoriesSection } from "./memory/user-memories.ts";
-import { log } from "../log.ts";
 import { reasonFirst } from "./reasoning.ts";
-import { registerRun, type LiveRun } from "./run-registry.ts";
+import { registerRun, type LiveRun } from "../live-runs/run-registry.ts";
 import { emptyMetrics, type AgnoMessage, type RunOutput } from "./run-output.ts";
 import { loop } from "./run-loop.ts";
 import { runRow, settleFailure, storeRun } from "./run-settle.ts";
 import type { RunWriter } from "./run-writer.ts";
 import { emit, newRunState, now, type RunState } from "./run-state.ts";
-import { KNOWLEDGE_TOOL_INSTRUCTIONS, knowledgeSearchTool, searchKnowledgeForRun } from "./tools/knowledge-search.ts";
 import { pastSessionsTool } from "./tools/past-sessions.ts";
-import { schedulesToolkit } from "./tools/schedules.ts";
+import { runExtensions } from "./run-extensions.ts";
 import { userMessageContent, type Attachment } from "./user-content.ts";
 import type { ToolDefinition } from "./tools/types.ts";
 
@@ -285,10 +283,8 @@ export async function prepare(state: RunState): Promise<void> {
   if (output.session_state && Object.keys(output.session_state).length > 0) {
     sections.push(`Session state:\n${JSON.stringify(output.session_state)}`);
   }
-  if (definition.knowledge) {
-    if (definition.searchKnowledge !== false) sections.push(KNOWLEDGE_TOOL_INSTRUCTIONS);
-    if (definition.addKnowledgeToContext) sections.push(await knowledgeContext(state));
-  }
+  const extensions = runExtensions();
+  for (const extension of extensions) if (extension.promptContext) sections.push(...(await extension.promptContext(state)));
   const system = sections.filter(Boolean).join("\n\n");
   state.contextMessages = system ? [{ role: "system", content: system, created_at: now() }] : [];
   if (definition.addHistoryToContext) {
@@ -320,31 +316,7 @@ export async function prepare(state: RunState): Promise<void> {
       }) as ToolDefinition<unknown>,
     );
   }
-  if (definition.manageSchedules) state.tools.push(...(schedulesToolkit({ db, agentId: definition.id, maxSchedulesPerUser: agent.maxSchedulesPerUser }).tools as ToolDefinition<unknown>[]));
-  if (definition.knowledge && definition.searchKnowledge !== false) {
-    state.tools.push(knowledgeSearchTool({ db, knowledge: definition.knowledge, embedder: agent.embedder ?? null, output }) as ToolDefinition<unknown>);
-  }
+  for (const extension of extensions) if (extension.tools) state.tools.push(...extension.tools(state));
   // MCP servers' tools, listed on the run's user's connection (never failing the run's start).
   if (agent.runtimeToolkits) state.tools.push(...(await loadRuntimeTools(agent, state.tools, { userId: output.user_id, signal: state.live.controller.signal })));
-}
-
-/**
- * `addKnowledgeToContext`: the chunks the run's input finds, added to the prompt before the model
- * is called (and recorded on the run's references). A failed search adds nothing and is logged.
- */
-async function knowledgeContext(state: RunState): Promise<string> {
-  const { agent, db, output } = state;
-  // A continuation prepares again: the references found at the start stand.
-  const earlier = output.references?.[0];
-  if (earlier) return `Use the following references from the knowledge base if they help:\n<references>\n${JSON.stringify(earlier.references, null, 2)}\n</references>`;
-  const input = output.input.input_content;
-  const query = typeof input === "string" ? input : JSON.stringify(input ?? "");
-  try {
-    const record = await searchKnowledgeForRun({ db, knowledge: agent.definition.knowledge!, embedder: agent.embedder ?? null, output, query });
-    if (record.references.length === 0) return "";
-    return `Use the following references from the knowledge base if they help:\n<references>\n${JSON.stringify(record.references, null, 2)}\n</references>`;
-  } catch (error) {
-    log.warn(`[run ${output.run_id}] knowledge context skipped: ${error instanceof Error ? error.message : String(error)}`);
-    return "";
-  }
 }

@@ -3,7 +3,7 @@ import type { WorkflowDefinition } from "../config/workflow.ts";
 import type { ModelPrice, Settings } from "../config/settings.ts";
 import type { Db } from "../db/open-database.ts";
 import type { DataScope } from "../db/scope.ts";
-import type { LiveRun } from "./run-registry.ts";
+import type { LiveRun } from "../live-runs/run-registry.ts";
 import type { AgnoMessage, Resolution, RunOutput, RunRequirement } from "./run-output.ts";
 import type { RunWriter } from "./run-writer.ts";
 import { log } from "../log.ts";
@@ -17,7 +17,7 @@ export interface RuntimeAgent {
   readonly toolkits: readonly { id: string; name: string; tools: string[] }[];
   /** Toolkits whose tools are known only at run time (MCP servers): each run adds what they list for its user. */
   readonly runtimeToolkits?: readonly Toolkit[];
-  /** The configured model prices (`metrics.prices`, over lib/metrics/prices.ts's built-in table) its runs are priced at. */
+  /** The configured model prices (`metrics.prices`, over lib/models/prices.ts's built-in table) its runs are priced at. */
   readonly prices?: Readonly<Record<string, ModelPrice>>;
   /** The configured embedder its knowledge base searches with (null: keyword search only). */
   readonly embedder?: EmbedderSpec | null;

@@ -4,7 +4,7 @@ import type { DataScope } from "../db/scope.ts";
 import { prepare, type StartedRun } from "./agent-run.ts";
 import { componentOf, isRunOf, type RuntimeAgent } from "./agents.ts";
 import type { RetryPolicy } from "./model-step.ts";
-import { clearCancel, registerRun } from "./run-registry.ts";
+import { clearCancel, registerRun } from "../live-runs/run-registry.ts";
 import type { Resolution, RunRequirement, ToolExecution } from "./run-output.ts";
 import { loop, runTools } from "./run-loop.ts";
 import { complete, pause, settleFailure } from "./run-settle.ts";

@@ -1,7 +1,7 @@
 import { Output, generateText, jsonSchema, streamText, tool, type FlexibleSchema, type LanguageModel, type ModelMessage, type ToolSet } from "ai";
 import { z } from "zod";
-import { ModelProviderError } from "./models/model-provider-error.ts";
-import { RunCancelledSignal } from "./run-registry.ts";
+import { ModelProviderError } from "../models/model-provider-error.ts";
+import { RunCancelledSignal } from "../live-runs/run-registry.ts";
 import type { ToolDefinition } from "./tools/types.ts";
 
 export interface ToolCallRequest {

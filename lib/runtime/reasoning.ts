@@ -1,6 +1,6 @@
 import { toModelMessages } from "./messages.ts";
 import { callModelStep } from "./model-step.ts";
-import { resolveModel } from "./models/resolve-model.ts";
+import { resolveModel } from "../models/resolve-model.ts";
 import type { AgnoMessage } from "./run-output.ts";
 import { emit, type RunState } from "./run-state.ts";
 

@@ -1,7 +1,7 @@
 import { log } from "../log.ts";
 import { toModelMessages } from "./messages.ts";
 import { callModelStep, modelTools, outputSpec } from "./model-step.ts";
-import { providerOptionsFor } from "./models/resolve-model.ts";
+import { providerOptionsFor } from "../models/resolve-model.ts";
 import type { AgnoMessage, RunOutput, ToolExecution } from "./run-output.ts";
 import { complete, pause } from "./run-settle.ts";
 import { checkpoint, emit, now, type RunState } from "./run-state.ts";
@@ -25,6 +25,7 @@ export async function loop(state: RunState): Promise<RunOutput> {
     const system = context.find((m) => m.role === "system");
     const messages = toModelMessages(context.filter((m) => m.role !== "system"));
     emit(state, "ModelRequestStarted", { model: output.model, model_provider: output.model_provider });
+    state.streamedContent = "";
     const result = await callModelStep({
       model: state.model!,
       system: typeof system?.content === "string" ? system.content : undefined,
@@ -35,7 +36,10 @@ export async function loop(state: RunState): Promise<RunOutput> {
       providerOptions: providerOptionsFor(state.agent.definition.model),
       retry: state.retry,
       stream: state.stream,
-      onDelta: (text) => emit(state, "RunContent", { content: text, content_type: "str" }),
+      onDelta: (text) => {
+        state.streamedContent += text;
+        emit(state, "RunContent", { content: text, content_type: "str" });
+      },
       onRetry: (error, attempt, delayMs) => log.warn(`[run ${output.run_id}] ${error.kind} from the model provider; retry ${attempt} in ${Math.round(delayMs)} ms`),
     });
     const metrics = output.metrics;

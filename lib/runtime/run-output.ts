@@ -79,7 +79,7 @@ export interface RunMetrics {
   cache_read_tokens: number;
   cache_write_tokens: number;
   reasoning_tokens: number;
-  /** USD, from the price table (lib/metrics/prices.ts); absent for a model it has no price for. */
+  /** USD, from the price table (lib/models/prices.ts); absent for a model it has no price for. */
   cost?: number;
   time_to_first_token: number | null;
   duration: number | null;
@@ -133,7 +133,7 @@ export interface RunOutput {
   cancellation_stage?: string | null;
   /** A step's agent or team run: the step it ran for. */
   workflow_step_id?: string | null;
-  /** Knowledge the run looked up: one entry per search (lib/runtime/tools/knowledge-search.ts). */
+  /** Knowledge the run looked up: one entry per search (lib/knowledge/tools/knowledge-search.ts). */
   references?: { query: string; references: { name?: string; meta_data?: Record<string, unknown>; content: string }[]; time: number }[] | null;
   events?: Record<string, unknown>[];
   created_at: number;

@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { addSessionMetrics, sessionUpdate } from "../db/sessions/session-data.ts";
 import { log } from "../log.ts";
-import { runCost } from "../metrics/prices.ts";
+import { runCost } from "../models/prices.ts";
 import { extractMemories } from "./memory/user-memories.ts";
-import { isRetryableErrorType, ModelProviderError } from "./models/model-provider-error.ts";
-import { finishRun, RunCancelledSignal, RunTimeoutSignal } from "./run-registry.ts";
+import { isRetryableErrorType, ModelProviderError } from "../models/model-provider-error.ts";
+import { finishRun, RunCancelledSignal, RunTimeoutSignal } from "../live-runs/run-registry.ts";
 import { LeaseLostError, type RunWriter } from "./run-writer.ts";
 import { unheldRunWriter } from "./unheld-run-writer.ts";
 import { recordRequiredApproval, recordRunEndOnApprovals } from "./run-approvals.ts";
 import { emptyMetrics, type RunOutput, type RunRequirement, type RunStatus, type ToolExecution } from "./run-output.ts";
-import { checkpoint, emit, emitFinal, now, type RunState } from "./run-state.ts";
+import { checkpoint, emit, emitFinal, emitFinalEvents, now, type RunState } from "./run-state.ts";
 
 /**
  * How the run's rows are written: its own writer (a durable job's fenced writer, a
@@ -163,22 +163,48 @@ export async function complete(state: RunState): Promise<RunOutput> {
   }
   output.metrics.duration = (performance.now() - state.startedAt) / 1000;
   priceRun(state);
-  await emitFinal(
-    state,
-    "RunCompleted",
-    {
-      content: output.content,
-      content_type: output.content_type,
-      metrics: output.metrics,
-      session_state: output.session_state,
-      metadata: output.metadata,
-      tools: output.tools.length > 0 ? output.tools : null,
-      ...(output.team_id ? { member_responses: output.member_responses ?? [] } : {}),
-    },
-    () => persist(state, "COMPLETED", { withSession: true }),
-  );
+  await emitFinal(state, "RunCompleted", completedEventFields(output), () => persist(state, "COMPLETED", { withSession: true }));
   finishRun(state.live, "COMPLETED");
   return output;
+}
+
+/** An agent's or team's RunCompleted: the run's answer, metrics, state (a team's, its members' runs). */
+function completedEventFields(output: RunOutput): Record<string, unknown> {
+  return {
+    content: output.content,
+    content_type: output.content_type,
+    metrics: output.metrics,
+    session_state: output.session_state,
+    metadata: output.metadata,
+    tools: output.tools.length > 0 ? output.tools : null,
+    ...(output.team_id ? { member_responses: output.member_responses ?? [] } : {}),
+  };
+}
+
+/**
+ * A cancelled run's last two events, as Agno sends them for a cancel: RunCancelled (the reason,
+ * and the run's content), then RunCompleted with what the run has (its answer so far, else the
+ * reason) — the one end sentinel every stream has. The run itself is stored CANCELLED.
+ */
+async function endCancelled(state: RunState, reason: string): Promise<void> {
+  const { output } = state;
+  output.error = { message: reason, error_type: "run_cancelled" };
+  // A workflow's content is the reason; an agent's or team's, its answer so far if it has one.
+  if (output.workflow_id) output.content = reason;
+  else if (output.content === null || output.content === undefined || output.content === "") output.content = state.streamedContent || reason;
+  output.metrics.duration = (performance.now() - state.startedAt) / 1000;
+  priceRun(state);
+  const completed = output.workflow_id
+    ? { content: output.content, content_type: output.content_type, step_results: output.step_results, metadata: output.metadata, metrics: output.metrics }
+    : completedEventFields(output);
+  await emitFinalEvents(
+    state,
+    [
+      ["RunCancelled", { reason, content: output.content }],
+      ["RunCompleted", completed],
+    ],
+    () => persist(state, "CANCELLED"),
+  );
 }
 
 export async function recordSessionMetrics(state: RunState): Promise<void> {
@@ -211,9 +237,7 @@ export async function settleFailure(state: RunState, error: unknown): Promise<Ru
   }
   try {
     if (cancelled) {
-      const reason = error instanceof Error ? error.message : "Run cancelled";
-      output.error = { message: reason, error_type: "run_cancelled" };
-      await emitFinal(state, "RunCancelled", { reason }, () => persist(state, "CANCELLED"));
+      await endCancelled(state, error instanceof Error ? error.message : "Run cancelled");
       finishRun(state.live, "CANCELLED");
       return output;
     }

@@ -2,9 +2,9 @@ import type { LanguageModel } from "ai";
 import type { Db } from "../db/open-database.ts";
 import type { DataScope } from "../db/scope.ts";
 import type { RuntimeAgent } from "./agents.ts";
-import { makeEvent, type EventBase, type RunEvent, type RunEventName, type TeamOnlyEventName, type TeamRunEventName, type WorkflowEventName } from "./events.ts";
+import { makeEvent, type EventBase, type RunEvent, type RunEventName, type TeamOnlyEventName, type TeamRunEventName, type WorkflowEventName } from "../live-runs/events.ts";
 import type { RetryPolicy } from "./model-step.ts";
-import { publish, RunCancelledSignal, type LiveRun } from "./run-registry.ts";
+import { publish, RunCancelledSignal, type LiveRun } from "../live-runs/run-registry.ts";
 import type { AgnoMessage, RunOutput, RunRequirement } from "./run-output.ts";
 import type { ToolDefinition } from "./tools/types.ts";
 import type { RunWriter } from "./run-writer.ts";
@@ -40,6 +40,8 @@ export interface RunState {
   taskIteration?: number;
   /** The session row as the run read it at its start: its end's session update compares against it instead of reading again. */
   sessionVersion?: SessionVersion;
+  /** The answer the model call in flight has streamed so far: a run cancelled meanwhile keeps it as its content. */
+  streamedContent?: string;
 }
 
 /** A run's state with its event base fields filled in from the output. */
@@ -113,16 +115,26 @@ function keep(state: RunState, event: RunEvent): void {
  * Nothing else is emitted meanwhile: the run is finishing.
  */
 export async function emitFinal(state: RunState, name: RunEventName, fields: Record<string, unknown>, write: () => Promise<void>): Promise<RunEvent> {
-  const event = makeEvent(state.base, nameOf(state, name), fields);
-  event.event_index = state.live.nextIndex;
-  keep(state, event);
+  const [event] = await emitFinalEvents(state, [[name, fields]], write);
+  return event;
+}
+
+/** As emitFinal, for a run that ends with more than one event (a cancelled run: RunCancelled, then RunCompleted), numbered and sent in order. */
+export async function emitFinalEvents(state: RunState, events: readonly (readonly [RunEventName, Record<string, unknown>])[], write: () => Promise<void>): Promise<RunEvent[]> {
+  const built = events.map(([name, fields], i) => {
+    const event = makeEvent(state.base, nameOf(state, name), fields);
+    event.event_index = state.live.nextIndex + i;
+    keep(state, event);
+    return event;
+  });
   try {
     await write();
   } catch (error) {
-    state.output.events = state.output.events?.filter((e) => e !== event);
+    const unsent = new Set<unknown>(built);
+    state.output.events = state.output.events?.filter((e) => !unsent.has(e));
     throw error;
   }
-  return publish(state.live, event);
+  return built.map((event) => publish(state.live, event));
 }
 
 export function checkpoint(state: RunState): void {

@@ -1,7 +1,7 @@
 import type { RunInput } from "../db/runs/run-insert.ts";
 import type { DataScope } from "../db/scope.ts";
 import type { SessionUpdate } from "../db/sessions/session-data.ts";
-import { crossBundleError } from "./run-registry.ts";
+import { crossBundleError } from "../live-runs/run-registry.ts";
 
 /** How a run's end is recorded by the one holding it: the job's settlement status for a durable run. */
 export type RunSettlement = "completed" | "paused" | "cancelled" | "failed" | "queued";
@@ -9,7 +9,7 @@ export type RunSettlement = "completed" | "paused" | "cancelled" | "failed" | "q
 /**
  * How a run's rows are written: what the runtime needs from whoever holds the run. An inline run
  * and a continuation use `unheldRunWriter` (./unheld-run-writer.ts); a durable run's writer
- * (lib/queue/run-writer.ts) fences every write on its job's claim and records the run's end
+ * (lib/runs/jobs/run-writer.ts) fences every write on its job's claim and records the run's end
  * together with the job's.
  */
 export interface RunWriter {

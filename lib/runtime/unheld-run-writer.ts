@@ -4,7 +4,7 @@ import type { RunInput } from "../db/runs/run-insert.ts";
 import type { DataScope } from "../db/scope.ts";
 import type { SessionUpdate } from "../db/sessions/session-data.ts";
 import { settleUnheldRun, writeUnheldRun, type JobSettlement, type UnheldWrite } from "../db/jobs/index.ts";
-import { RunCancelledSignal } from "./run-registry.ts";
+import { RunCancelledSignal } from "../live-runs/run-registry.ts";
 import { LeaseLostError, type RunWriter } from "./run-writer.ts";
 
 type Ending = Exclude<JobSettlement["status"], "queued">;

@@ -1,5 +1,5 @@
 import type { ModelSpec } from "../config/define.ts";
-import { ModelProviderError } from "./models/model-provider-error.ts";
+import { ModelProviderError } from "../models/model-provider-error.ts";
 
 /** An uploaded file as a run receives it. */
 export interface Attachment {

@@ -1,12 +1,13 @@
 import { z } from "zod";
-import { DEFAULT_SCHEDULER_SETTINGS } from "../../config/settings.ts";
-import type { Db } from "../../db/open-database.ts";
-import { unsafeSystemScope } from "../../db/scope.ts";
-import { deleteSchedule, listSchedules, type StoredSchedule } from "../../db/schedules/schedules.ts";
-import { HttpError } from "../../errors/http-error.ts";
-import { describeCron } from "../../scheduler/cron.ts";
-import { createScheduleFor, disableScheduleFor, enableScheduleFor, runEndpointOf, scheduleOr404 } from "../../scheduler/manage.ts";
-import { defineToolkit, defineTool, type Toolkit, type ToolContext } from "./types.ts";
+import { DEFAULT_SCHEDULER_SETTINGS } from "../config/settings.ts";
+import type { Db } from "../db/open-database.ts";
+import { unsafeSystemScope } from "../db/scope.ts";
+import { deleteSchedule, listSchedules, type StoredSchedule } from "../db/schedules/schedules.ts";
+import { HttpError } from "../errors/http-error.ts";
+import { describeCron } from "./cron.ts";
+import { createScheduleFor, disableScheduleFor, enableScheduleFor, runEndpointOf, scheduleOr404 } from "./manage.ts";
+import { defineToolkit, defineTool, type Toolkit, type ToolContext, type ToolDefinition } from "../runtime/tools/types.ts";
+import type { RunExtension } from "../runtime/run-extensions.ts";
 
 /**
  * The schedules toolkit (`manageSchedules: true` on an agent): the agent manages its own user's
@@ -130,3 +131,12 @@ export function schedulesToolkit({ db, agentId, maxSchedulesPerUser = DEFAULT_SC
     ],
   });
 }
+
+/** Schedule management in an agent's runs: the schedules toolkit for an agent with `manageSchedules`. */
+export const schedulesRunExtension: RunExtension = {
+  name: "schedules",
+  tools({ db, agent }) {
+    if (!agent.definition.manageSchedules) return [];
+    return schedulesToolkit({ db, agentId: agent.definition.id, maxSchedulesPerUser: agent.maxSchedulesPerUser }).tools as ToolDefinition<unknown>[];
+  },
+};

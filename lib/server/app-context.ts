@@ -1,4 +1,5 @@
-import { getSettings } from "../config/load.ts";
+import { getSettings } from "./load-config.ts";
+import { installFeatures } from "./features.ts";
 import type { Settings } from "../config/settings.ts";
 import { openDatabase, type Db } from "../db/open-database.ts";
 import { MigrationManager } from "../migrations/migration-manager.ts";
@@ -37,6 +38,7 @@ export { getSettings };
  * raises MigrationRequiredError naming both fixes.
  */
 export function getDatabase(settings: Settings = getSettings(), dbId: string = settings.database.id): Promise<Db> {
+  installFeatures();
   const state = appState();
   let db = state.databases.get(dbId);
   if (!db) {

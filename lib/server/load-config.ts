@@ -1,6 +1,6 @@
 import userConfig from "../../agentry.config.ts";
-import { readEnv } from "./env.ts";
-import { resolveSettings, type Settings } from "./settings.ts";
+import { readEnv } from "../config/env.ts";
+import { resolveSettings, type Settings } from "../config/settings.ts";
 
 const key = Symbol.for("agentry.settings");
 type Holder = { [key]?: Settings };

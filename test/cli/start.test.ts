@@ -316,6 +316,62 @@ describe.skipIf(freshness.stale)("agentry start", () => {
     }
   });
 
+  it("with the durable queue, the served build runs and requeues every kind of job the features register (lib/server/features.ts)", async () => {
+    const file = join(dir, "kinds.db");
+    const app = startAgentry({ ...modelEnv(), DATABASE_URL: `file:${file}`, AGENTRY_QUEUE_DURABLE: "true", AGENTRY_QUEUE_POLL_INTERVAL_MS: "100" }, await freePort());
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(`${app.origin}${path}`, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) });
+    type Job = { id: string; job_type: string; status: string; attempt: number };
+    const jobs = async () => ((await (await call("GET", "/queue/jobs?limit=100")).json()) as { data: Job[] }).data;
+    const settled = (job: Job | undefined) => job !== undefined && ["completed", "failed", "cancelled"].includes(job.status);
+    const kinds = ["run", "schedule_fire", "metrics_refresh", "eval_run", "knowledge_content"];
+    try {
+      await app.waitForLine(/^Agentry on http:/, 120_000);
+      // One of each kind, through the API only: a background run, a schedule's manual fire, a
+      // background metrics refresh, a background eval, a text content added to a knowledge base.
+      expect((await fetch(`${app.origin}/agents/assistant/runs`, form({ message: "kinds", stream: "false", background: "true" }))).status).toBe(202);
+      const schedule = await call("POST", "/schedules", { name: "kinds", cron_expr: "0 3 * * *", endpoint: "/agents/assistant/runs", payload: { message: "scheduled" } });
+      expect(schedule.status).toBe(201);
+      expect((await call("POST", `/schedules/${((await schedule.json()) as { id: string }).id}/trigger`)).status).toBeLessThan(300);
+      expect((await call("POST", "/metrics/refresh?background=true")).status).toBe(202);
+      expect((await call("POST", "/eval-runs?background=true", { agent_id: "assistant", eval_type: "accuracy", input: "two", expected_output: "Echo: two", num_iterations: 1 })).status).toBe(202);
+      const content = new FormData();
+      content.set("name", "kinds");
+      content.set("text_content", "Every kind of job runs in the served build.");
+      expect((await fetch(`${app.origin}/knowledge/content?knowledge_id=handbook`, { method: "POST", body: content })).status).toBe(202);
+
+      const firstOf = (all: Job[], kind: string) => all.filter((j) => j.job_type === kind).at(-1);
+      let all: Job[] = [];
+      for (let i = 0; i < 600 && !kinds.every((kind) => settled(firstOf(all, kind))); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        all = await jobs();
+      }
+      expect(Object.fromEntries(kinds.map((kind) => [kind, settled(firstOf(all, kind))]))).toEqual(Object.fromEntries(kinds.map((kind) => [kind, true])));
+
+      // Each is made to fail in the database, then requeued through the API (force: a fresh
+      // failure) and run again by this process's catalog: another attempt, settled again.
+      const db = new Database(file);
+      try {
+        db.prepare("UPDATE agno_jobs SET status = 'failed', error = 'made to fail by the test' WHERE status <> 'cancelled'").run();
+      } finally {
+        db.close();
+      }
+      const before = new Map(kinds.map((kind) => [kind, firstOf(all, kind)!]));
+      for (const job of before.values()) {
+        const requeued = await call("POST", `/queue/jobs/${encodeURIComponent(job.id)}/requeue?force=true&clear_cancellation=true`);
+        expect([job.job_type, requeued.status]).toEqual([job.job_type, 200]);
+      }
+      const again = (kind: string) => all.find((j) => j.id === before.get(kind)!.id);
+      for (let i = 0; i < 600 && !kinds.every((kind) => again(kind)!.attempt > before.get(kind)!.attempt && settled(again(kind))); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        all = await jobs();
+      }
+      expect(Object.fromEntries(kinds.map((kind) => [kind, again(kind)!.attempt > before.get(kind)!.attempt && settled(again(kind))]))).toEqual(Object.fromEntries(kinds.map((kind) => [kind, true])));
+    } finally {
+      app.child.kill("SIGKILL");
+    }
+  });
+
   it("with the durable queue, SIGTERM lets the embedded worker release the job it runs before the process exits", async () => {
     const file = join(dir, "durable.db");
     const app = startAgentry({ ...modelEnv(), DATABASE_URL: `file:${file}`, AGENTRY_QUEUE_DURABLE: "true", AGENTRY_QUEUE_POLL_INTERVAL_MS: "100" }, await freePort());

@@ -5,7 +5,7 @@ import { getContent } from "@/lib/db/knowledge/contents.ts";
 import { unsafeSystemScope } from "@/lib/db/scope.ts";
 import { KnowledgeBase } from "@/lib/knowledge/knowledge-base.ts";
 import { EmbedderDimensionsError, SEARCH_TYPES, VectorTableMigrationError } from "@/lib/knowledge/stores/vector-store.ts";
-import { submitContent, type ContentSubmission } from "@/lib/knowledge/submit-content.ts";
+import { submitContent, type ContentSubmission } from "@/lib/knowledge/ingestion/submit-content.ts";
 import { DIALECTS, useMigratedDb, type TestDb } from "../support/databases.ts";
 import { adminScope, userScope } from "../support/scopes.ts";
 import { testSettings } from "../support/settings.ts";

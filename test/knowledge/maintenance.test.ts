@@ -3,7 +3,7 @@ import { startModelServer, type ModelServer } from "@/e2e/fixtures/model-server.
 import { knowledgeBasesOf } from "@/lib/knowledge/knowledge-bases.ts";
 import { migrateKnowledgeTables, reembedKnowledge } from "@/lib/knowledge/maintenance.ts";
 import { EmbedderDimensionsError } from "@/lib/knowledge/stores/vector-store.ts";
-import { submitContent } from "@/lib/knowledge/submit-content.ts";
+import { submitContent } from "@/lib/knowledge/ingestion/submit-content.ts";
 import { DIALECTS, useMigratedDb, type TestDb } from "../support/databases.ts";
 import { userScope } from "../support/scopes.ts";
 import { testSettings } from "../support/settings.ts";

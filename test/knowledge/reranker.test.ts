@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { messageText, startModelServer, type ModelServer } from "@/e2e/fixtures/model-server.ts";
 import { KnowledgeBase } from "@/lib/knowledge/knowledge-base.ts";
 import { RERANK_INSTRUCTIONS } from "@/lib/knowledge/reranker.ts";
-import { submitContent } from "@/lib/knowledge/submit-content.ts";
+import { submitContent } from "@/lib/knowledge/ingestion/submit-content.ts";
 import { sqliteDialect, useMigratedDb, type TestDb } from "../support/databases.ts";
 import { adminScope, userScope } from "../support/scopes.ts";
 import { testSettings } from "../support/settings.ts";

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startModelServer, type ModelServer } from "@/e2e/fixtures/model-server.ts";
 import { KnowledgeBase } from "@/lib/knowledge/knowledge-base.ts";
 import { SEARCH_TYPES, type SearchType } from "@/lib/knowledge/stores/vector-store.ts";
-import { submitContent } from "@/lib/knowledge/submit-content.ts";
+import { submitContent } from "@/lib/knowledge/ingestion/submit-content.ts";
 import { DIALECTS, useMigratedDb, type TestDb } from "../support/databases.ts";
 import { adminScope, userScope } from "../support/scopes.ts";
 import { testSettings } from "../support/settings.ts";

@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addressRefusal } from "@/lib/knowledge/readers/address-policy.ts";
+import { addressRefusal } from "@/lib/net/address-policy.ts";
 import { ReaderError } from "@/lib/knowledge/readers/reader.ts";
 import { FetchRefusedError, safeFetch } from "@/lib/knowledge/readers/safe-fetch.ts";
 import { readUrl } from "@/lib/knowledge/readers/url.ts";

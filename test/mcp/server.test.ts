@@ -324,6 +324,21 @@ for (const dialect of DIALECTS) {
       expect(text(noSession)).toBe("session_id is required to act on this run");
     });
 
+    it("a run cancelled while its run tool waits: the tool reads on past RunCancelled to the stream's RunCompleted and answers CANCELLED, not COMPLETED", async () => {
+      gate = deferred();
+      const client = await open(await token(userA));
+      const sessionId = `mcp-cancelled-${Math.random().toString(36).slice(2, 8)}`;
+      const before = model.requests.length;
+      const pending = call(client, "run_agent", { agent_id: "writer", message: "hold and be cancelled", session_id: sessionId });
+      await model.waitForRequests(before + 1, 10_000);
+      const [running] = (await (await app.call("GET", `/sessions/${sessionId}/runs`, { principal: admin })).json()) as Json[];
+      expect((await app.call("POST", `/agents/writer/runs/${running.run_id}/cancel?session_id=${sessionId}`, { principal: admin })).status).toBe(200);
+      const result = await pending;
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ run_id: running.run_id, session_id: sessionId, status: "CANCELLED", agent_id: "writer" });
+      gate.resolve();
+    });
+
     it("a cancelled MCP request cancels its run; cancel_run cancels a run by id", async () => {
       gate = deferred();
       const client = await open(await token(userA));

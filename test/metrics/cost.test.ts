@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentDefinition } from "@/lib/config/define.ts";
 import { getRun, getSession, type Db } from "@/lib/db/index.ts";
 import { MetricsResponseSchema } from "@/lib/http/schemas/metrics.ts";
-import { DEFAULT_PRICES, priceFor, priceTable, runCost, tokensCost } from "@/lib/metrics/prices.ts";
+import { DEFAULT_PRICES, priceFor, priceTable, runCost, tokensCost } from "@/lib/models/prices.ts";
 import { refreshMetrics } from "@/lib/metrics/refresh.ts";
 import { startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
 import { agnoRun, seedSession, uid } from "../support/agno-runs.ts";

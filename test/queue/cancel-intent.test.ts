@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getJob, getRun, requestJobCancel, type Db } from "@/lib/db/index.ts";
-import { agentJobExecutor } from "@/lib/queue/run-jobs/agent-job.ts";
+import { agentJobExecutor } from "@/lib/runs/jobs/agent-job.ts";
 import { QueueWorker, type JobContext } from "@/lib/queue/worker.ts";
-import { getLiveRun, requestCancel } from "@/lib/runtime/run-registry.ts";
+import { getLiveRun, requestCancel } from "@/lib/live-runs/run-registry.ts";
 import { hostToolkit } from "@/lib/runtime/tools/host/host.ts";
 import type { ScriptStep } from "../../e2e/fixtures/model-server.ts";
 import { DIALECTS, type TestDialect } from "../support/databases.ts";
@@ -118,7 +118,7 @@ describe.each(DIALECTS)("cancel intents on $name", (dialect: TestDialect) => {
       expect(await getJob(db, { scope: adminScope(), id: run.run_id })).toMatchObject({ status: "cancelled", attempt: 1 });
       // Stopped before the model was asked.
       expect(model.asked(message)).toBe(false);
-      expect((await events(run.run_id)).at(-1)!.event).toBe("RunCancelled");
+      expect((await events(run.run_id)).slice(-2).map((e) => e.event)).toEqual(["RunCancelled", "RunCompleted"]);
     });
 
     it("a job whose run is gone ends cancelled, not failed, when a cancel was recorded (the job-only settlement honours it too)", async () => {
@@ -145,8 +145,9 @@ describe.each(DIALECTS)("cancel intents on $name", (dialect: TestDialect) => {
       expect((await stored(run.run_id)).status).toBe("CANCELLED");
       expect(await getJob(db, { scope: adminScope(), id: run.run_id })).toMatchObject({ status: "cancelled" });
       const kept = await events(run.run_id);
-      expect(kept.at(-1)!.event).toBe("RunCancelled");
-      expect(kept.some((e) => e.event === "RunCompleted")).toBe(false);
+      // The refused completion left no trace: the run's only RunCompleted is its cancel's, after RunCancelled.
+      expect(kept.slice(-2).map((e) => e.event)).toEqual(["RunCancelled", "RunCompleted"]);
+      expect(kept.filter((e) => e.event === "RunCompleted")).toHaveLength(1);
       expect(kept.map((e) => e.event_index)).toEqual(kept.map((_, i) => i));
     });
 
@@ -171,7 +172,10 @@ describe.each(DIALECTS)("cancel intents on $name", (dialect: TestDialect) => {
       await ended(run.run_id);
       expect((await stored(run.run_id)).status).toBe("CANCELLED");
       expect(await getJob(db, { scope: adminScope(), id: run.run_id })).toMatchObject({ status: "cancelled" });
-      expect((await events(run.run_id)).some((e) => e.event === "RunCompleted")).toBe(false);
+      // The refused completion left no trace: the only RunCompleted is the cancel's, after RunCancelled.
+      const kept = await events(run.run_id);
+      expect(kept.slice(-2).map((e) => e.event)).toEqual(["RunCancelled", "RunCompleted"]);
+      expect(kept.filter((e) => e.event === "RunCompleted")).toHaveLength(1);
     });
 
     it("a cancel through the API is accepted ({}) while the run runs and answers that it had finished once it has", async () => {

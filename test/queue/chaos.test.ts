@@ -5,7 +5,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Db } from "@/lib/db/index.ts";
 import { parseSessionJson } from "@/lib/db/json.ts";
-import { RUN_JOB_TYPE } from "@/lib/queue/run-jobs/run-job.ts";
+import { RUN_JOB_TYPE } from "@/lib/runs/jobs/run-job.ts";
 import { startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
 import { postgresDialect, postgresUrl } from "../support/databases.ts";
 import { spawnApiServer, spawnWorker, type Spawned } from "../support/processes.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "@/lib/auth/principal.ts";
 import { getJob, getRun, listJobs, queueStats, type Db } from "@/lib/db/index.ts";
-import { clearCancel } from "@/lib/runtime/run-registry.ts";
+import { clearCancel } from "@/lib/live-runs/run-registry.ts";
 import { deferred, messageText, startModelServer, type Deferred, type ModelServer, type ScriptStep } from "../../e2e/fixtures/model-server.ts";
 import { DIALECTS, type TestDialect } from "../support/databases.ts";
 import { readSse, startTestApp, type TestApp } from "../support/test-app.ts";
@@ -179,6 +179,44 @@ describe.each(DIALECTS)("durable background runs on $name", (dialect: TestDialec
       expect(((await bad.json()) as Json).detail).toMatch(/Last-Event-ID/);
     });
 
+    it("durable run cancelled while followed (stream=true): the follower reads on past RunCancelled to RunCompleted, the run stored CANCELLED", async () => {
+      const response = await submit({ message: "hold follow and cancel", stream: "true" });
+      expect(response.status).toBe(200);
+      const reader = response.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = "";
+      while (!text.includes('"event":"RunContent"')) text += decoder.decode((await reader.read()).value);
+      const frames = () =>
+        text
+          .split("\n\n")
+          .map((f) => f.split("\n").find((l) => l.startsWith("data: ")))
+          .filter((l): l is string => !!l)
+          .map((l) => JSON.parse(l.slice(6)) as Json);
+      const { run_id: runId, session_id: sessionId } = frames().find((e) => e.event === "RunStarted") as { run_id: string; session_id: string };
+      expect((await app.call("POST", `/agents/bg/runs/${runId}/cancel?session_id=${sessionId}`)).status).toBe(200);
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value);
+      }
+      const events = frames();
+      expect(events.slice(-2)).toMatchObject([
+        { event: "RunCancelled", run_id: runId, reason: "Run cancelled by request", content: "held " },
+        { event: "RunCompleted", run_id: runId, content: "held " },
+      ]);
+      const indices = events.map((e) => e.event_index);
+      expect(indices).toEqual(indices.map((_, i) => i));
+      await until("CANCELLED", async () => (await status(runId)) === "CANCELLED", 5_000);
+      await until("job cancelled", async () => (await job(runId))?.status === "cancelled", 5_000);
+      const stored = (await run(runId))!;
+      expect(stored.run_data).toMatchObject({ status: "CANCELLED", content: "held " });
+      expect((stored.run_data.events as Json[]).slice(-2).map((e) => e.event)).toEqual(["RunCancelled", "RunCompleted"]);
+      // Followed again once it ended, from the database: the same end, nothing made up after it.
+      const replay = await readSse(await app.call("POST", `/agents/bg/runs/${runId}/resume`, { form: { session_id: sessionId } }));
+      expect(replay.slice(-2).map((e) => e.event)).toEqual(["RunCancelled", "RunCompleted"]);
+      expect(replay.filter((e) => e.event === "RunCompleted")).toHaveLength(1);
+    });
+
     it("cancels a queued run at once (the model never sees it) and a running one within a poll interval, without Redis", async () => {
       const blocker = await accepted({ message: "hold blocker" });
       await until("blocker RUNNING", async () => (await status(blocker.run_id)) === "RUNNING");
@@ -186,14 +224,17 @@ describe.each(DIALECTS)("durable background runs on $name", (dialect: TestDialec
       expect((await app.call("POST", `/agents/bg/runs/${queued.run_id}/cancel?session_id=${queued.session_id}`)).status).toBe(200);
       expect(await status(queued.run_id)).toBe("CANCELLED");
       expect((await job(queued.run_id))?.status).toBe("cancelled");
-      // A stream of it ends with the cancellation, though it never ran.
+      // A stream of it ends as a cancelled run's does, though it never ran: RunCancelled, then RunCompleted.
       const replay = await readSse(await app.call("POST", `/agents/bg/runs/${queued.run_id}/resume`, { form: { session_id: queued.session_id } }));
-      expect(replay.at(-1)!.event).toBe("RunCancelled");
+      expect(replay.slice(-2)).toMatchObject([
+        { event: "RunCancelled", run_id: queued.run_id, agent_id: "bg" },
+        { event: "RunCompleted", run_id: queued.run_id, agent_id: "bg" },
+      ]);
 
       expect((await app.call("POST", `/agents/bg/runs/${blocker.run_id}/cancel?session_id=${blocker.session_id}`)).status).toBe(200);
       await until("blocker CANCELLED", async () => (await status(blocker.run_id)) === "CANCELLED", 5_000);
       expect((await job(blocker.run_id))?.status).toBe("cancelled");
-      expect(((await run(blocker.run_id))!.run_data.events as Json[]).at(-1)!.event).toBe("RunCancelled");
+      expect(((await run(blocker.run_id))!.run_data.events as Json[]).slice(-2).map((e) => e.event)).toEqual(["RunCancelled", "RunCompleted"]);
       openGate();
       expect(server.requests.some((r) => lastUserText(r.body) === "never-sent-to-the-model")).toBe(false);
     });

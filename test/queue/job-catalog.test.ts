@@ -3,7 +3,7 @@ import { z } from "zod";
 import { DEFAULT_QUEUE_SETTINGS, type QueueSettings } from "@/lib/config/settings.ts";
 import { enqueueJob, enqueueRunJob, getJob, getRun, requestJobCancel, unsafeSweepExpiredLeases, upsertSession, type Db } from "@/lib/db/index.ts";
 import { JobCancelledError, JobCatalog, PermanentJobError, defineJobKind, type JobContext } from "@/lib/queue/catalog.ts";
-import { runJobKind } from "@/lib/queue/run-jobs/run-job.ts";
+import { runJobKind } from "@/lib/runs/jobs/run-job.ts";
 import { QueueWorker } from "@/lib/queue/worker.ts";
 import { LeaseLostError } from "@/lib/runtime/run-writer.ts";
 import { DIALECTS, openMigrated, type TestDb, type TestDialect } from "../support/databases.ts";

@@ -6,7 +6,7 @@ import { QueueWorker } from "@/lib/queue/worker.ts";
 import { DIALECTS, openMigrated, type TestDialect } from "../support/databases.ts";
 import { until as poll } from "../support/until.ts";
 import { RUN_JOBS, runCatalog } from "@/test/support/run-jobs.ts";
-import type { RunJobContext } from "@/lib/queue/run-jobs/run-job.ts";
+import type { RunJobContext } from "@/lib/runs/jobs/run-job.ts";
 import { adminScope } from "../support/scopes.ts";
 
 const until = (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 15_000) => poll(what, check, timeoutMs, 20);

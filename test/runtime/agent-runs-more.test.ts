@@ -4,7 +4,7 @@ import type { Principal } from "@/lib/auth/principal.ts";
 import { getRun, listMemories } from "@/lib/db/index.ts";
 import { startAgentRun } from "@/lib/runtime/agent-run.ts";
 import { findAgent } from "@/lib/runtime/agents.ts";
-import { requestCancel } from "@/lib/runtime/run-registry.ts";
+import { requestCancel } from "@/lib/live-runs/run-registry.ts";
 import { defineTool } from "@/lib/runtime/tools/types.ts";
 import { deferred, messageText, startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
 import { sqliteDialect } from "../support/databases.ts";
@@ -62,7 +62,10 @@ describe("more of the run lifecycle", () => {
     const output = await started.done;
     expect(output.status).toBe("CANCELLED");
     expect(server.requests.length).toBe(before);
-    expect(started.live.events.map((e) => e.event)).toEqual(["RunStarted", "RunCancelled"]);
+    expect(started.live.events.map((e) => e.event)).toEqual(["RunStarted", "RunCancelled", "RunCompleted"]);
+    // Nothing was answered: the reason is the run's content, in both events and the stored run.
+    expect(started.live.events.slice(1)).toMatchObject([{ reason: "Run cancelled by request", content: "Run cancelled by request" }, { content: "Run cancelled by request" }]);
+    expect(output.content).toBe("Run cancelled by request");
     expect((await getRun(await app.db(), { scope: adminScope(), runId }))?.status).toBe("CANCELLED");
   });
 

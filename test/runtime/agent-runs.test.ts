@@ -199,7 +199,7 @@ describe("agent runs through the API (scripted model, SQLite)", () => {
     expect((await app.call("POST", `/agents/helper/runs/${output.run_id}/continue`, form({ session_id: String(output.session_id), tools: "{oops" }))).status).toBe(400);
   });
 
-  it("cancels mid-stream through the cancel route: the run ends with RunCancelled", async () => {
+  it("agent stream cancelled mid-answer: the stream ends RunCancelled then RunCompleted (Agno's end sentinel), the run stored CANCELLED", async () => {
     const hold = deferred();
     server.script([{ text: "a b c", chunks: ["a", " b", " c"], hold: hold.promise }]);
     const response = await app.call("POST", "/agents/helper/runs", form({ message: "slow" }));
@@ -217,10 +217,20 @@ describe("agent runs through the API (scripted model, SQLite)", () => {
       text += decoder.decode(value);
     }
     hold.resolve();
-    expect(text).toContain('"event":"RunCancelled"');
-    expect(text).not.toContain("RunCompleted");
+    const events = text
+      .split("\n\n")
+      .map((frame) => frame.split("\n").find((line) => line.startsWith("data: ")))
+      .filter((line): line is string => !!line)
+      .map((line) => JSON.parse(line.slice(6)) as Json);
+    const [cancelled, completed] = events.slice(-2);
+    expect(events.filter((e) => e.event === "RunCompleted")).toHaveLength(1);
+    expect(cancelled).toMatchObject({ event: "RunCancelled", run_id: first.run_id, agent_id: "helper", reason: "Run cancelled by request", content: "a" });
+    // The completed event carries what the run has: its answer so far, its metrics.
+    expect(completed).toMatchObject({ event: "RunCompleted", run_id: first.run_id, agent_id: "helper", content: "a", metrics: expect.any(Object) });
+    expect(completed.event_index).toBe((cancelled.event_index as number) + 1);
     const stored = await getRun(await app.db(), { scope: adminScope(), runId: String(first.run_id) });
     expect(stored?.status).toBe("CANCELLED");
+    expect(stored?.run_data).toMatchObject({ status: "CANCELLED", content: "a", error: { error_type: "run_cancelled" } });
   });
 
   it("reports a provider 401 as a classified RunError, and a missing provider plainly", async () => {

@@ -1,9 +1,9 @@
 import { APICallError } from "ai";
 import { describe, expect, it } from "vitest";
 import { runEventStream } from "@/lib/http/sse.ts";
-import { makeEvent } from "@/lib/runtime/events.ts";
-import { ModelProviderError } from "@/lib/runtime/models/model-provider-error.ts";
-import { finishRun, publish, registerRun } from "@/lib/runtime/run-registry.ts";
+import { makeEvent } from "@/lib/live-runs/events.ts";
+import { ModelProviderError } from "@/lib/models/model-provider-error.ts";
+import { finishRun, publish, registerRun } from "@/lib/live-runs/run-registry.ts";
 
 const apiError = (statusCode: number | undefined, body = "", headers: Record<string, string> = {}) =>
   new APICallError({ message: `HTTP ${statusCode}`, url: "http://model/v1/chat/completions", requestBodyValues: {}, statusCode, responseBody: body, responseHeaders: headers });

@@ -1,6 +1,6 @@
 import { UnsupportedFunctionalityError } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ModelProviderError } from "@/lib/runtime/models/model-provider-error.ts";
+import { ModelProviderError } from "@/lib/models/model-provider-error.ts";
 import { UnsendableAttachmentError, userMessageContent } from "@/lib/runtime/user-content.ts";
 import { startModelServer, type ChatContentPart, type ModelServer } from "../../e2e/fixtures/model-server.ts";
 import { pythonJsonDumps } from "../fixtures/python-json.ts";

@@ -331,7 +331,7 @@ for (const dialect of DIALECTS) {
 
 describe.skipIf(DIALECTS[0]!.skipReason !== null)("the agents' schedules toolkit", () => {
   it("manages only its own user's schedules of this agent, with provenance; bad input is an answer the model can use", async () => {
-    const { schedulesToolkit } = await import("@/lib/runtime/tools/schedules.ts");
+    const { schedulesToolkit } = await import("@/lib/scheduler/schedule-tools.ts");
     const db = await openMigrated(DIALECTS[0]!);
     try {
       const tools = Object.fromEntries(schedulesToolkit({ db, agentId: "helper" }).tools.map((t) => [t.name, t]));

@@ -5,7 +5,7 @@
  * port); prints `listening <origin>` once it serves. SIGTERM stops it like a web server: its
  * embedded worker (if any) releases its jobs.
  */
-import { getSettings } from "../../lib/config/load.ts";
+import { getSettings } from "../../lib/server/load-config.ts";
 import { closeRedisCoordinations } from "../../lib/coordination/redis-coordination.ts";
 import { getDatabase } from "../../lib/server/app-context.ts";
 import { serveApi } from "../../lib/http/node-server.ts";

@@ -273,6 +273,40 @@ for (const dialect of DIALECTS) {
       await until("the member run is cancelled", async () => (await getRun(db, { scope: adminScope(), runId: memberRun.run_id }))?.status === "CANCELLED");
     });
 
+    it("team stream cancelled: it ends TeamRunCancelled then TeamRunCompleted, the team run stored CANCELLED; its member's forwarded run ends RunCancelled, RunCompleted", async () => {
+      const memberCalled = deferred();
+      const release = deferred();
+      answer = async (who, body) => {
+        if (who === "researcher") {
+          memberCalled.resolve();
+          await release.promise;
+          return { text: "too late" };
+        }
+        if (!lastTool(body)) return { toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id: "researcher", task: "Slow work" } }] };
+        return { text: "unexpected" };
+      };
+      const { admin } = mintPrincipals();
+      const response = app.call("POST", "/teams/desk/runs", { form: { message: "Go" }, principal: admin });
+      await memberCalled.promise;
+      const db = await app.db();
+      const running = await db.sql.query<{ run_id: string; run_type: string; session_id: string }>("SELECT run_id, run_type, session_id FROM agno_runs WHERE status = 'RUNNING'");
+      const teamRun = running.find((r) => r.run_type === "team")!;
+      const memberRun = running.find((r) => r.run_type === "agent")!;
+      expect((await app.call("POST", `/teams/desk/runs/${teamRun.run_id}/cancel?session_id=${teamRun.session_id}`, { principal: admin })).status).toBe(200);
+      release.resolve();
+      const events = await readSse(await response);
+      const [cancelled, completed] = events.slice(-2);
+      expect(cancelled).toMatchObject({ event: "TeamRunCancelled", run_id: teamRun.run_id, team_id: "desk", reason: "Run cancelled by request", content: "Run cancelled by request" });
+      expect(completed).toMatchObject({ event: "TeamRunCompleted", run_id: teamRun.run_id, team_id: "desk", content: "Run cancelled by request", member_responses: expect.any(Array) });
+      expect(completed.event_index).toBe((cancelled.event_index as number) + 1);
+      expect(events.filter((e) => e.event === "TeamRunCompleted")).toHaveLength(1);
+      const memberEnd = events.filter((e) => e.run_id === memberRun.run_id && ["RunCancelled", "RunCompleted"].includes(String(e.event)));
+      expect(memberEnd.map((e) => e.event)).toEqual(["RunCancelled", "RunCompleted"]);
+      await until("the team run is stored CANCELLED", async () => (await getRun(db, { scope: adminScope(), runId: teamRun.run_id }))?.status === "CANCELLED");
+      expect((await getRun(db, { scope: adminScope(), runId: teamRun.run_id }))?.run_data).toMatchObject({ status: "CANCELLED", content: "Run cancelled by request" });
+      await until("the member run is stored CANCELLED", async () => (await getRun(db, { scope: adminScope(), runId: memberRun.run_id }))?.status === "CANCELLED");
+    });
+
     it("tasks: the leader plans a task list in the session state, runs the tasks through members, and is sent back until the goal is complete", async () => {
       let leaderTurn = 0;
       let ids: string[] = [];

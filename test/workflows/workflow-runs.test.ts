@@ -241,6 +241,40 @@ for (const dialect of DIALECTS) {
       expect(await getRun(db, { scope: adminScope(), runId: String(fired.run_id) })).toMatchObject({ run_type: "workflow", workflow_id: "pipeline", status: "COMPLETED" });
     });
 
+    it("workflow stream cancelled: it ends WorkflowCancelled then WorkflowCompleted (content the reason), the run stored CANCELLED", async () => {
+      started = deferred();
+      const response = app.call("POST", "/workflows/slow/runs", { form: { message: "go" } });
+      const { runId, sessionId } = await started.promise;
+      expect((await app.call("POST", `/workflows/slow/runs/${runId}/cancel?session_id=${sessionId}`)).status).toBe(200);
+      const events = await readSse(await response);
+      const [cancelled, completed] = events.slice(-2);
+      expect(cancelled).toMatchObject({
+        event: "WorkflowCancelled",
+        run_id: runId,
+        workflow_id: "slow",
+        workflow_name: "Slow",
+        reason: "Run cancelled by request",
+        content: "Run cancelled by request",
+      });
+      expect(completed).toMatchObject({ event: "WorkflowCompleted", run_id: runId, workflow_id: "slow", content: "Run cancelled by request", metrics: expect.any(Object) });
+      expect(completed.event_index).toBe((cancelled.event_index as number) + 1);
+      expect(events.filter((e) => e.event === "WorkflowCompleted")).toHaveLength(1);
+      const db = await app.db();
+      await until("the run is stored CANCELLED", async () => (await getRun(db, { scope: adminScope(), runId }))?.status === "CANCELLED");
+      expect((await getRun(db, { scope: adminScope(), runId }))?.run_data).toMatchObject({ status: "CANCELLED", content: "Run cancelled by request" });
+    });
+
+    it("a step a person rejects (on_reject cancel) ends the continue's stream at WorkflowCancelled alone, as Agno's does", async () => {
+      const paused = (await (await app.call("POST", "/workflows/reviewed/runs", { form: { message: "gossip", stream: "false" } })).json()) as Json;
+      const events = await readSse(
+        await app.call("POST", `/workflows/reviewed/runs/${paused.run_id}/continue`, {
+          form: { step_requirements: JSON.stringify([{ ...(paused.step_requirements as Json[])[0], confirmed: false }]), session_id: String(paused.session_id) },
+        }),
+      );
+      expect(events.at(-1)).toMatchObject({ event: "WorkflowCancelled", run_id: paused.run_id, reason: "Workflow cancelled: Step 'publish' was rejected" });
+      expect(events.some((e) => e.event === "WorkflowCompleted")).toBe(false);
+    });
+
     it("cancelling a running workflow aborts its step and ends it CANCELLED; an unknown workflow is a 404", async () => {
       started = deferred();
       const response = app.call("POST", "/workflows/slow/runs", { form: { message: "go", stream: "false" } });

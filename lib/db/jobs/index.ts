@@ -34,5 +34,5 @@ export { settleJobs, type JobSettlementItem } from "./settle-jobs.ts";
 export { failJob, retryDelaySeconds, RETRY_DELAY_CAP_FACTOR, RETRY_JITTER, type FailJobOptions, type FailJobResult } from "./fail-job.ts";
 export { unsafeSweepExpiredLeases, MAX_LEASE_LOSSES, type SweepOptions, type SweepResult } from "./sweep-expired-leases.ts";
 export { getJob, listJobs, queueStats, type JobKindFilter, type JobSortField, type ListJobsOptions, type QueueStats } from "./list-jobs.ts";
-export { requeueJob, FRESH_FAILURE_SECONDS, type RequeueJobOptions } from "./requeue-job.ts";
+export { requeueJob, FRESH_FAILURE_SECONDS, FreshFailureError, JobNotRequeueableError, type RequeueJobOptions } from "./requeue-job.ts";
 export { unsafeDeleteFinishedJobs } from "./delete-finished-jobs.ts";

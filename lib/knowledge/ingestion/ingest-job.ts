@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { KNOWLEDGE_JOB_TYPE } from "../db/knowledge/contents.ts";
-import { defineJobKind, PermanentJobError } from "../queue/catalog.ts";
-import { processContent } from "./ingest.ts";
-import { knowledgeBasesOf } from "./knowledge-bases.ts";
+import { KNOWLEDGE_JOB_TYPE } from "../../db/knowledge/contents.ts";
+import { defineJobKind, PermanentJobError } from "../../queue/catalog.ts";
+import { processContent } from "../ingest.ts";
+import { knowledgeBasesOf } from "../knowledge-bases.ts";
 
 /** What a content's processing job carries: the content, its knowledge base, and how to read and cut it. */
 export const KnowledgeJobPayload = z.object({
@@ -22,7 +22,7 @@ export const KnowledgeJobPayload = z.object({
 export type KnowledgeJobPayload = z.infer<typeof KnowledgeJobPayload>;
 
 /**
- * A content's processing as a job of the catalog (lib/queue/job-catalog.ts): any worker reads,
+ * A content's processing as a job of the catalog (registered by lib/server/features.ts): any worker reads,
  * chunks, embeds and stores it for the content's owner, and the content's row says how it ended
  * (a reader's refusal is a completed job whose content failed, with the reader's message). One
  * attempt: a lost lease processes it again from the start (its chunks are replaced, never doubled);

@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
-import type { Settings } from "../config/settings.ts";
-import { KNOWLEDGE_JOB_TYPE, storeContent, type StoredContent } from "../db/knowledge/contents.ts";
-import type { Db } from "../db/open-database.ts";
-import type { DataScope } from "../db/scope.ts";
-import { wakeWorkers } from "../queue/embedded-worker.ts";
-import { processContent } from "./ingest.ts";
-import type { KnowledgeBase } from "./knowledge-base.ts";
+import type { Settings } from "../../config/settings.ts";
+import { KNOWLEDGE_JOB_TYPE, storeContent, type StoredContent } from "../../db/knowledge/contents.ts";
+import type { Db } from "../../db/open-database.ts";
+import type { DataScope } from "../../db/scope.ts";
+import { wakeWorkers } from "../../queue/embedded-worker.ts";
+import { processContent } from "../ingest.ts";
+import type { KnowledgeBase } from "../knowledge-base.ts";
 import { KNOWLEDGE_JOB_KIND } from "./ingest-job.ts";
-import { prepareContent, type ContentSubmission } from "./prepare-content.ts";
+import { prepareContent, type ContentSubmission } from "../prepare-content.ts";
 
-export type { ContentSource, ContentSubmission } from "./prepare-content.ts";
+export type { ContentSource, ContentSubmission } from "../prepare-content.ts";
 
 export interface SubmittedContent {
   content: StoredContent;
@@ -21,7 +21,7 @@ export interface SubmittedContent {
 
 /**
  * Stores a content (status processing) and starts its processing: with the durable queue as a job
- * of the catalog (lib/knowledge/ingest-job.ts) stored in the same transaction, which any worker
+ * of the catalog (lib/knowledge/ingestion/ingest-job.ts) stored in the same transaction, which any worker
  * runs; without it in this process, at most queue.maxConcurrency at once (the rest wait their
  * turn). The content id comes from the owner and the content, so the same owner inserting the
  * same content again changes nothing and answers the stored content.

@@ -11,7 +11,7 @@ import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import type { LookupAddress } from "node:dns";
 import type { LookupFunction } from "node:net";
-import { addressRefusal } from "./address-policy.ts";
+import { addressRefusal } from "../../net/address-policy.ts";
 import { mimeEssence } from "./decode.ts";
 import { readBody } from "./read-body.ts";
 import { ReaderError } from "./reader.ts";

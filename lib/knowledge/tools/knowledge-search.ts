@@ -2,10 +2,13 @@ import { z } from "zod";
 import type { EmbedderSpec, KnowledgeDefinition } from "../../config/define.ts";
 import type { Db } from "../../db/open-database.ts";
 import { unsafeSystemScope } from "../../db/scope.ts";
-import type { ChunkHit } from "../../knowledge/stores/vector-store.ts";
-import { knowledgeBaseOf } from "../../knowledge/knowledge-bases.ts";
-import type { RunOutput } from "../run-output.ts";
-import { defineTool, type ToolDefinition } from "./types.ts";
+import type { ChunkHit } from "../stores/vector-store.ts";
+import { knowledgeBaseOf } from "../knowledge-bases.ts";
+import type { RunOutput } from "../../runtime/run-output.ts";
+import { defineTool, type ToolDefinition } from "../../runtime/tools/types.ts";
+import type { RunExtension } from "../../runtime/run-extensions.ts";
+import type { RunState } from "../../runtime/run-state.ts";
+import { log } from "../../log.ts";
 
 /** One search's record on its run (Agno's MessageReferences): the query, the chunks used, and how long it took in seconds. */
 export interface KnowledgeReferences {
@@ -71,3 +74,43 @@ export function knowledgeSearchTool({
     },
   });
 }
+
+/**
+ * `addKnowledgeToContext`: the chunks the run's input finds, added to the prompt before the model
+ * is called (and recorded on the run's references). A failed search adds nothing and is logged.
+ */
+async function knowledgeContext(state: RunState): Promise<string> {
+  const { agent, db, output } = state;
+  // A continuation prepares again: the references found at the start stand.
+  const earlier = output.references?.[0];
+  if (earlier) return `Use the following references from the knowledge base if they help:\n<references>\n${JSON.stringify(earlier.references, null, 2)}\n</references>`;
+  const input = output.input.input_content;
+  const query = typeof input === "string" ? input : JSON.stringify(input ?? "");
+  try {
+    const record = await searchKnowledgeForRun({ db, knowledge: agent.definition.knowledge!, embedder: agent.embedder ?? null, output, query });
+    if (record.references.length === 0) return "";
+    return `Use the following references from the knowledge base if they help:\n<references>\n${JSON.stringify(record.references, null, 2)}\n</references>`;
+  } catch (error) {
+    log.warn(`[run ${output.run_id}] knowledge context skipped: ${error instanceof Error ? error.message : String(error)}`);
+    return "";
+  }
+}
+
+/**
+ * Knowledge in an agent's runs: for an agent with a knowledge base, the search tool and its
+ * instructions (unless `searchKnowledge: false`) and, with `addKnowledgeToContext`, the chunks the
+ * run's input finds in the prompt.
+ */
+export const knowledgeRunExtension: RunExtension = {
+  name: "knowledge",
+  async promptContext(state) {
+    const definition = state.agent.definition;
+    if (!definition.knowledge) return [];
+    return [definition.searchKnowledge !== false ? KNOWLEDGE_TOOL_INSTRUCTIONS : "", definition.addKnowledgeToContext ? await knowledgeContext(state) : ""];
+  },
+  tools({ db, agent, output }) {
+    const { knowledge, searchKnowledge } = agent.definition;
+    if (!knowledge || searchKnowledge === false) return [];
+    return [knowledgeSearchTool({ db, knowledge, embedder: agent.embedder ?? null, output }) as ToolDefinition<unknown>];
+  },
+};

@@ -6,12 +6,12 @@ import { heldJobCancelRequested, settleJobStatement, type JobSettlement } from "
 import { log } from "../../log.ts";
 import { runAgent, type StartRunRequest } from "../../runtime/agent-run.ts";
 import { findComponent } from "../../runtime/components.ts";
-import type { RunEvent } from "../../runtime/events.ts";
-import { clearCancel, eventsAfter, requestCancel, RunCancelledSignal, subscribe } from "../../runtime/run-registry.ts";
+import type { RunEvent } from "../../live-runs/events.ts";
+import { clearCancel, eventsAfter, requestCancel, RunCancelledSignal, subscribe } from "../../live-runs/run-registry.ts";
 import { emptyMetrics, type RunOutput } from "../../runtime/run-output.ts";
 import { runRow } from "../../runtime/run-settle.ts";
 import { LeaseLostError } from "../../runtime/run-writer.ts";
-import type { ExecutorDeps } from "../catalog.ts";
+import type { ExecutorDeps } from "../../queue/catalog.ts";
 import { runJobKind, type RunJobContext, type RunJobExecutor, type RunJobPayload } from "./run-job.ts";
 
 /** A durable agent run's job payload, from the submit (uploads as base64). */

@@ -5,8 +5,8 @@ import { transitionRunStatus } from "../../db/runs/runs.ts";
 import { log } from "../../log.ts";
 import type { StartedRun } from "../../runtime/agent-run.ts";
 import { continueAgentRun, type ContinueRunRequest } from "../../runtime/continue-run.ts";
-import { requestCancel, subscribe, type LiveRun } from "../../runtime/run-registry.ts";
-import { queueCoordination } from "../embedded-worker.ts";
+import { requestCancel, subscribe, type LiveRun } from "../../live-runs/run-registry.ts";
+import { queueCoordination } from "../../queue/embedded-worker.ts";
 import { unheldRunWriter } from "../../runtime/unheld-run-writer.ts";
 
 /**

@@ -8,7 +8,7 @@ import { newRunOutput, type StartRunRequest } from "../../runtime/agent-run.ts";
 import { runRow } from "../../runtime/run-settle.ts";
 import { componentOf } from "../../runtime/agents.ts";
 import { agentJobPayload } from "./agent-job.ts";
-import { wakeWorkers } from "../embedded-worker.ts";
+import { wakeWorkers } from "../../queue/embedded-worker.ts";
 
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 512;
 

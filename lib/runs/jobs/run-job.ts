@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { RUN_JOB_SUBJECT } from "../../db/runs/run-job-subject.ts";
-import { requestCancel } from "../../runtime/run-registry.ts";
+import { requestCancel } from "../../live-runs/run-registry.ts";
 import type { RunWriter } from "../../runtime/run-writer.ts";
-import { defineJobKind, type ExecutorDeps, type JobContext, type JobKind } from "../catalog.ts";
+import { defineJobKind, type ExecutorDeps, type JobContext, type JobKind } from "../../queue/catalog.ts";
 import { fencedRunWriter } from "./run-writer.ts";
 
 /**

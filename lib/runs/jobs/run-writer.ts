@@ -1,6 +1,6 @@
 import type { Db } from "../../db/open-database.ts";
 import { log } from "../../log.ts";
-import { RunCancelledSignal } from "../../runtime/run-registry.ts";
+import { RunCancelledSignal } from "../../live-runs/run-registry.ts";
 import { LeaseLostError, type RunWriter } from "../../runtime/run-writer.ts";
 import { isRunIndexRace, runInsertStatement, type RunInput } from "../../db/runs/run-insert.ts";
 import type { DataScope } from "../../db/scope.ts";

@@ -3,7 +3,7 @@ import { transitionRunStatus } from "../../db/runs/runs.ts";
 import { startChildRun, type StartedRun } from "../agent-run.ts";
 import { continueAgentRun } from "../continue-run.ts";
 import type { RuntimeAgent, TeamLeader } from "../agents.ts";
-import { eventsAfter, subscribe } from "../run-registry.ts";
+import { eventsAfter, subscribe } from "../../live-runs/run-registry.ts";
 import type { Resolution, RunOutput, RunRequirement } from "../run-output.ts";
 import { emitNamed, forward, type RunState } from "../run-state.ts";
 import { TASK_TOOL_DESCRIPTIONS, taskTools } from "./team-tasks.ts";

@@ -6,7 +6,7 @@ import type { StartedRun } from "../agent-run.ts";
 import { componentOf, isRunOf, type RuntimeAgent } from "../agents.ts";
 import { continueAgentRun } from "../continue-run.ts";
 import { ContinueError } from "../paused-run.ts";
-import { clearCancel, finishRun, registerRun } from "../run-registry.ts";
+import { clearCancel, finishRun, registerRun } from "../../live-runs/run-registry.ts";
 import type { Resolution, RunOutput, RunRequirement } from "../run-output.ts";
 import { persist, settleFailure } from "../run-settle.ts";
 import type { RunWriter } from "../run-writer.ts";
