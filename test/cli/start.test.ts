@@ -42,12 +42,16 @@ interface Started {
   waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
 }
 
+/** Every process started here: killed after the suite, so a test that times out leaves none behind. */
+const startedChildren = new Set<ChildProcess>();
+
 function startAgentry(env: Record<string, string>, port: number): Started {
   const child = spawn(process.execPath, ["bin/agentry.mjs", "start"], {
     cwd: ROOT,
     env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), AGENTRY_LOG_LEVEL: "info", NEXT_TELEMETRY_DISABLED: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  startedChildren.add(child);
   const lines: string[] = [];
   const waiters = new Set<() => void>();
   for (const stream of [child.stdout!, child.stderr!]) {
@@ -164,6 +168,7 @@ describe.skipIf(freshness.stale)("agentry start", () => {
     });
   });
   afterAll(async () => {
+    for (const child of startedChildren) child.kill("SIGKILL");
     held.resolve();
     await model?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
