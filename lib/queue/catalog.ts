@@ -108,6 +108,10 @@ export class JobCancelledError extends Error {
 
 export const defineJobKind = <P>(kind: JobKind<P>): JobKind<P> => kind;
 
+function checkJobType(kind: JobKind<unknown>): void {
+  if (!isJobTypeName(kind.jobType)) throw new Error(`Job type ${JSON.stringify(kind.jobType)} must be lowercase letters, digits and underscores`);
+}
+
 /** The kinds a worker runs, by job type. */
 export class JobCatalog {
   private readonly kinds = new Map<string, JobKind<unknown>>();
@@ -115,7 +119,7 @@ export class JobCatalog {
   // biome-ignore lint/suspicious/noExplicitAny: each kind has its own payload type
   constructor(kinds: readonly JobKind<any>[]) {
     for (const kind of kinds as readonly JobKind<unknown>[]) {
-      if (!isJobTypeName(kind.jobType)) throw new Error(`Job type ${JSON.stringify(kind.jobType)} must be lowercase letters, digits and underscores`);
+      checkJobType(kind);
       if (this.kinds.has(kind.jobType)) throw new Error(`Job type ${kind.jobType} is declared twice`);
       this.kinds.set(kind.jobType, kind);
     }
@@ -173,7 +177,7 @@ export function registerJobKinds(kinds: readonly JobKind<any>[]): void {
   let added = false;
   for (const kind of kinds as readonly JobKind<unknown>[]) {
     if (registry.kinds.has(kind.jobType)) continue;
-    if (!isJobTypeName(kind.jobType)) throw new Error(`Job type ${JSON.stringify(kind.jobType)} must be lowercase letters, digits and underscores`);
+    checkJobType(kind);
     registry.kinds.set(kind.jobType, kind);
     added = true;
   }

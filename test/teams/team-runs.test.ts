@@ -241,7 +241,8 @@ for (const dialect of DIALECTS) {
       expect(again.status).toBe(409);
     });
 
-    it("cancelling a team run cancels the member run in flight", async () => {
+    /** The leader delegates to the researcher, whose answer waits for `release` (called: `memberCalled`). */
+    function slowResearcher() {
       const memberCalled = deferred();
       const release = deferred();
       answer = async (who, body) => {
@@ -253,6 +254,11 @@ for (const dialect of DIALECTS) {
         if (!lastTool(body)) return { toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id: "researcher", task: "Slow work" } }] };
         return { text: "unexpected" };
       };
+      return { memberCalled, release };
+    }
+
+    it("cancelling a team run cancels the member run in flight", async () => {
+      const { memberCalled, release } = slowResearcher();
       const { admin } = mintPrincipals();
       const response = app.call("POST", "/teams/desk/runs", { form: { message: "Go", stream: "false" }, principal: admin });
       await memberCalled.promise;
@@ -274,17 +280,7 @@ for (const dialect of DIALECTS) {
     });
 
     it("team stream cancelled: it ends TeamRunCancelled then TeamRunCompleted, the team run stored CANCELLED; its member's forwarded run ends RunCancelled, RunCompleted", async () => {
-      const memberCalled = deferred();
-      const release = deferred();
-      answer = async (who, body) => {
-        if (who === "researcher") {
-          memberCalled.resolve();
-          await release.promise;
-          return { text: "too late" };
-        }
-        if (!lastTool(body)) return { toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id: "researcher", task: "Slow work" } }] };
-        return { text: "unexpected" };
-      };
+      const { memberCalled, release } = slowResearcher();
       const { admin } = mintPrincipals();
       const response = app.call("POST", "/teams/desk/runs", { form: { message: "Go" }, principal: admin });
       await memberCalled.promise;
