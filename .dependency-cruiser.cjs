@@ -161,6 +161,12 @@ module.exports = {
       "lib/metrics/README.md",
       "may import lib/config, lib/db, lib/models (the price table), lib/queue and lib/log.ts; no other feature.",
     ),
+    mayImport(
+      "tracing",
+      ["config", "db", "live-runs", "models", "runtime", "queue", "log.ts"],
+      "lib/tracing/README.md",
+      "may import lib/config, lib/db, lib/live-runs, lib/models, lib/runtime, lib/queue and lib/log.ts; no other feature.",
+    ),
     forbid(
       "knowledge-ingestion-may-import",
       "lib/knowledge/README.md: its ingestion (ingestion/) may import the knowledge core, lib/config, lib/db, lib/queue and lib/log.ts; not lib/runtime nor the knowledge tools.",
@@ -182,7 +188,7 @@ module.exports = {
 
     mayImport(
       "server",
-      ["config", "db", "models", "net", "live-runs", "migrations", "auth", "coordination", "knowledge", "runtime", "queue", "runs", "scheduler", "evals", "metrics", "log.ts"],
+      ["config", "db", "models", "net", "live-runs", "migrations", "auth", "coordination", "knowledge", "runtime", "queue", "runs", "scheduler", "evals", "metrics", "tracing", "log.ts"],
       "lib/server/README.md",
       "the composition root: may import every folder below it; not lib/http, lib/mcp-server, lib/cli or lib/status.",
     ),
@@ -217,6 +223,7 @@ module.exports = {
         "runtime",
         "scheduler",
         "metrics",
+        "tracing",
         "status",
         "log.ts",
         "server/app-context.ts",

@@ -4,17 +4,16 @@
  * serves GET /health (503 when stalled). SIGTERM/SIGINT stop it gracefully: no more claims,
  * running jobs get queue.stopTimeoutSeconds to finish, the rest are released for other workers.
  */
-import { approvalExpiryTask } from "../lib/runtime/run-approvals.ts";
 import { getSettings } from "../lib/server/load-config.ts";
 import { readEnv } from "../lib/config/env.ts";
 import { closeRedisCoordinations } from "../lib/coordination/redis-coordination.ts";
 import { log } from "../lib/log.ts";
 import { openMigratedDatabase } from "../lib/migrations/open-migrated.ts";
 import { adoptDatabase } from "../lib/server/app-context.ts";
-import { installFeatures } from "../lib/server/features.ts";
+import { installFeatures, startDatabaseServices } from "../lib/server/features.ts";
+import { flushTracing } from "../lib/tracing/setup.ts";
 import { createQueueWorker } from "../lib/queue/embedded-worker.ts";
 import { serveWorkerHealth } from "../lib/queue/worker-health.ts";
-import { dailyMetricsRefreshTask } from "../lib/metrics/start-refresh.ts";
 import { ensureScheduler, stopSchedulers } from "../lib/scheduler/scheduler.ts";
 // Schedule fires call their endpoints through the route table, in this process.
 import "../lib/http/internal-call.ts";
@@ -30,7 +29,7 @@ adoptDatabase(settings, db);
 const worker = createQueueWorker(settings, db);
 worker.start();
 // Any number of processes may run the scheduler: the claim gives each due schedule to one.
-ensureScheduler(settings, db, [dailyMetricsRefreshTask(db, settings), approvalExpiryTask(db)]);
+ensureScheduler(settings, db, startDatabaseServices(settings, db));
 const port = readEnv().WORKER_PORT;
 const health = port === undefined ? null : await serveWorkerHealth({ worker, db, queue: settings.queue, port, host: settings.server.host });
 log.info(
@@ -49,6 +48,7 @@ async function shutdown(signal: string): Promise<void> {
   log.info(`[worker ${worker.workerId}] ${signal}: finishing running jobs (up to ${settings.queue.stopTimeoutSeconds} s), then releasing the rest`);
   await stopSchedulers();
   await worker.stop();
+  await flushTracing();
   health?.close();
   await closeRedisCoordinations();
   await db.close();

@@ -347,6 +347,26 @@ export const FileConfigSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * Every run recorded as a trace (lib/tracing): on by default; `false` (or AGENTRY_TRACING=false)
+     * turns recording off (the /traces routes still answer). An object tunes it.
+     */
+    tracing: z
+      .union([
+        z.boolean(),
+        z
+          .object({
+            enabled: z.boolean().optional(),
+            /** `input.value`/`output.value` are cut at this many UTF-8 bytes (default 16 KiB). */
+            maxAttributeBytes: z.number().int().min(256).max(2 ** 26).optional(),
+            /** Traces older than this many days are deleted by a daily task (default 14; 0 keeps every trace). */
+            retentionDays: z.number().int().min(0).max(36_500).optional(),
+            /** Spans waiting for the database exporter; past it spans are dropped and counted (default 8,192). */
+            maxQueueSize: z.number().int().min(16).max(1_000_000).optional(),
+          })
+          .strict(),
+      ])
+      .optional(),
     knowledge: z
       .object({
         /** Knowledge bases besides those agents name (with none anywhere, one named "Knowledge" is served). */

@@ -83,6 +83,17 @@ export const EnvSchema = z.object({
   /** `true` serves MCP at /mcp (mcp: true); `false` turns a configured MCP server off. */
   AGENTRY_MCP: optionalBool("AGENTRY_MCP"),
   WORKER_PORT: optionalInt("WORKER_PORT", 1, 65_535),
+  /** `false` turns tracing off (tracing: false); on by default. */
+  AGENTRY_TRACING: optionalBool("AGENTRY_TRACING"),
+  /** `input.value`/`output.value` of a span are cut at this many UTF-8 bytes (default 16 KiB). */
+  AGENTRY_TRACE_MAX_ATTRIBUTE_BYTES: optionalInt("AGENTRY_TRACE_MAX_ATTRIBUTE_BYTES", 256, 2 ** 26),
+  /** Traces older than this many days are deleted daily (default 14; 0 keeps every trace). */
+  AGENTRY_TRACE_RETENTION_DAYS: optionalInt("AGENTRY_TRACE_RETENTION_DAYS", 0, 36_500),
+  /** OTLP/HTTP export of the same spans (OpenTelemetry's standard variables). */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalString,
+  OTEL_EXPORTER_OTLP_HEADERS: optionalString,
+  OTEL_SERVICE_NAME: optionalString,
   /** The Next.js build folder (next.config.ts reads it too); default `.next`. */
   AGENTRY_NEXT_DIST_DIR: optionalString,
   AGENTRY_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).optional(),

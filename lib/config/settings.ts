@@ -57,6 +57,7 @@ export interface Settings {
   /** The MCP server at /mcp (lib/mcp-server); off by default. */
   mcp: McpSettings;
   metrics: MetricsSettings;
+  tracing: TracingSettings;
   agents: AgentDefinition[];
   /** Top-level teams (their members need not be listed under agents). */
   teams: TeamDefinition[];
@@ -187,6 +188,17 @@ export interface MetricsSettings {
   prices: Record<string, ModelPrice>;
   /** A daily job keeps yesterday's and today's metrics current. */
   dailyRefresh: boolean;
+}
+
+/** Runs recorded as traces (lib/tracing) and where else the spans go. */
+export interface TracingSettings {
+  enabled: boolean;
+  maxAttributeBytes: number;
+  /** 0 keeps every trace. */
+  retentionDays: number;
+  maxQueueSize: number;
+  /** OTLP/HTTP export of the same spans, when an endpoint is set (OTEL_EXPORTER_OTLP_*). */
+  otlp: { url: string; headers: Record<string, string>; serviceName: string } | null;
 }
 
 export const DEFAULT_PORT = 7777;
@@ -324,6 +336,7 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
     scheduler: resolveScheduler(env, file, pick),
     mcp: resolveMcp(env.AGENTRY_MCP, file.mcp, sources),
     metrics: { prices: file.metrics?.prices ?? {}, dailyRefresh: file.metrics?.dailyRefresh ?? true },
+    tracing: resolveTracing(env, file, pick),
     agents,
     teams,
     workflows,
@@ -354,6 +367,39 @@ function resolveQueue(env: Env, file: FileConfig, pick: Pick): QueueSettings {
     deploymentId: pick<string | undefined>("queue.deploymentId", "AGENTRY_DEPLOYMENT_ID", env.AGENTRY_DEPLOYMENT_ID, q.deploymentId, undefined),
     embeddedWorker: pick("queue.embeddedWorker", "AGENTRY_EMBEDDED_WORKER", env.AGENTRY_EMBEDDED_WORKER, q.embeddedWorker, d.embeddedWorker),
   };
+}
+
+function resolveTracing(env: Env, file: FileConfig, pick: Pick): TracingSettings {
+  const t = typeof file.tracing === "object" ? file.tracing : { enabled: file.tracing };
+  return {
+    enabled: pick("tracing", "AGENTRY_TRACING", env.AGENTRY_TRACING, t.enabled, true),
+    maxAttributeBytes: pick("tracing.maxAttributeBytes", "AGENTRY_TRACE_MAX_ATTRIBUTE_BYTES", env.AGENTRY_TRACE_MAX_ATTRIBUTE_BYTES, t.maxAttributeBytes, 16 * 1024),
+    retentionDays: pick("tracing.retentionDays", "AGENTRY_TRACE_RETENTION_DAYS", env.AGENTRY_TRACE_RETENTION_DAYS, t.retentionDays, 14),
+    maxQueueSize: t.maxQueueSize ?? 8192,
+    otlp: otlpSettings(env),
+  };
+}
+
+/**
+ * OpenTelemetry's OTLP/HTTP variables: the traces endpoint is used as given, the general one gains
+ * `/v1/traces`; headers are `key=value` pairs, comma-separated, values URL-decoded.
+ */
+function otlpSettings(env: Env): TracingSettings["otlp"] {
+  const url = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (env.OTEL_EXPORTER_OTLP_ENDPOINT ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, "")}/v1/traces` : undefined);
+  if (!url) return null;
+  const headers: Record<string, string> = {};
+  for (const pair of (env.OTEL_EXPORTER_OTLP_HEADERS ?? "").split(",")) {
+    const at = pair.indexOf("=");
+    if (at <= 0) continue;
+    const key = pair.slice(0, at).trim();
+    const value = pair.slice(at + 1).trim();
+    try {
+      headers[key] = decodeURIComponent(value);
+    } catch {
+      headers[key] = value;
+    }
+  }
+  return { url, headers, serviceName: env.OTEL_SERVICE_NAME ?? "agentry" };
 }
 
 /** A team's member ids are unique within it, and no team contains itself. */

@@ -58,7 +58,18 @@ export async function runAgentOnce({
   const { signal: runSignal, dispose } = agentRunSignal(signal);
   const heapBefore = process.memoryUsage().heapUsed;
   const started = performance.now();
-  const run = await startAgentRun({ db, agent, scope, userId, message: input, stream: false, metadata: { eval_run_id: evalRunId, eval_iteration: iteration }, signal: runSignal });
+  const run = await startAgentRun({
+    db,
+    agent,
+    scope,
+    userId,
+    message: input,
+    stream: false,
+    metadata: { eval_run_id: evalRunId, eval_iteration: iteration },
+    signal: runSignal,
+    // Each run an eval makes is the root of its own trace, marked with the eval.
+    trace: { attributes: { "agno.eval.id": evalRunId } },
+  });
   const output = await run.done.finally(dispose);
   const runTime = (performance.now() - started) / 1000;
   const heapGrowth = Math.max(0, process.memoryUsage().heapUsed - heapBefore) / MIB;

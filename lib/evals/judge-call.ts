@@ -1,6 +1,7 @@
 import type { ModelSpec } from "../config/define.ts";
 import { callModelStep, outputSpec } from "../runtime/model-step.ts";
 import { providerOptionsFor, resolveModel } from "../models/resolve-model.ts";
+import { endModelSpan, NEW_TRACE, startModelSpan } from "../runtime/run-trace.ts";
 
 /** The judge's answer could not be read as the structured answer it was asked for. */
 export class JudgeAnswerError extends Error {
@@ -45,17 +46,24 @@ export async function callJudge<T>({
   check: (answer: Record<string, unknown>) => T | string;
   signal: AbortSignal;
 }): Promise<{ answer: T; total_tokens: number }> {
+  const messages = [{ role: "user" as const, content: input }];
+  // A judge's call is an LLM span in a trace of its own.
+  const span = startModelSpan(spec, { messages, system: instructions, stream: false, tools: [], parent: NEW_TRACE });
   const step = await callModelStep({
     model: resolveModel("eval-judge", spec),
     system: instructions,
-    messages: [{ role: "user", content: input }],
+    messages,
     tools: {},
     signal,
     onDelta: () => undefined,
     output: outputSpec(schema),
     providerOptions: providerOptionsFor(spec),
     stream: false,
+  }).catch((error: unknown) => {
+    endModelSpan(span, null, error);
+    throw error;
   });
+  endModelSpan(span, step);
   const object = answerObject(step.output, step.text);
   if (!object) throw new JudgeAnswerError(`The judge model (${spec.id}) did not answer with the JSON object it was asked for: ${step.text.slice(0, 200) || "(no text)"}`);
   const checked = check(object);

@@ -16,6 +16,7 @@ import { SESSION_ROUTES } from "./routes/sessions.ts";
 import { SERVICE_ACCOUNT_ROUTES } from "./routes/service-accounts.ts";
 import { SCHEDULE_ROUTES } from "./routes/schedules.ts";
 import { APPROVAL_ROUTES } from "./routes/approvals.ts";
+import { TRACE_ROUTES } from "./routes/traces.ts";
 import { matchTemplate } from "./path-template.ts";
 import type { AnyRoute } from "./route.ts";
 
@@ -44,6 +45,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...APPROVAL_ROUTES,
   ...EVAL_ROUTES,
   ...KNOWLEDGE_ROUTES,
+  ...TRACE_ROUTES,
   ...docsRoutes(() => ROUTES),
   // Catch-alls last: templateForPath keeps this order among templates with as many parameters.
   ...DISABLED_FEATURES,

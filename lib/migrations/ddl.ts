@@ -10,7 +10,8 @@ export interface ColumnSpec {
   readonly primaryKey?: boolean;
   /** A SQL literal, e.g. `''` or `0`. */
   readonly default?: string;
-  readonly references?: { table: string; column: string; onDelete: "CASCADE" };
+  /** A foreign key; without `onDelete`, a plain one (NO ACTION), as Agno declares agno_spans.trace_id. */
+  readonly references?: { table: string; column: string; onDelete?: "CASCADE" };
 }
 
 export interface IndexSpec {
@@ -25,6 +26,8 @@ export interface TableSpec {
   readonly name: string;
   readonly columns: readonly ColumnSpec[];
   readonly indexes: readonly IndexSpec[];
+  /** A composite primary key (table-level); a single-column one is the column's `primaryKey`. */
+  readonly primaryKey?: readonly string[];
   /** Table-level UNIQUE constraints, as Agno declares them (named `<table>_<name>`). */
   readonly uniques?: readonly { name: string; columns: readonly string[] }[];
 }
@@ -41,13 +44,14 @@ export function columnDefinition(dialect: Dialect, column: ColumnSpec): string {
   if (column.default !== undefined) parts.push(`DEFAULT ${column.default}`);
   if (column.references) {
     const ref = column.references;
-    parts.push(`REFERENCES "${ref.table}" ("${ref.column}") ON DELETE ${ref.onDelete}`);
+    parts.push(`REFERENCES "${ref.table}" ("${ref.column}")${ref.onDelete ? ` ON DELETE ${ref.onDelete}` : ""}`);
   }
   return parts.join(" ");
 }
 
 export function createTableSql(dialect: Dialect, table: TableSpec, name = table.name): string {
   const lines = table.columns.map((column) => `  ${columnDefinition(dialect, column)}`);
+  if (table.primaryKey) lines.push(`  PRIMARY KEY (${table.primaryKey.map((c) => `"${c}"`).join(", ")})`);
   for (const unique of table.uniques ?? []) {
     lines.push(`  CONSTRAINT "${unique.name}" UNIQUE (${unique.columns.map((c) => `"${c}"`).join(", ")})`);
   }

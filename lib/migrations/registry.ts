@@ -12,9 +12,11 @@ import { repairLegacyRuns } from "./steps/legacy-runs-repair.ts";
 import { runsSteps } from "./steps/runs.ts";
 import { scheduleRunsSteps, schedulesSteps } from "./steps/schedules.ts";
 import { sessionsSteps } from "./steps/sessions.ts";
+import { traceTableStep } from "./steps/trace-tables.ts";
 import * as dashboardAuth from "./tables/dashboard-auth.ts";
 import { KNOWLEDGE_UPLOADS } from "./tables/knowledge-uploads.ts";
 import * as specs from "./tables/specs.ts";
+import { TRACE_DROPS } from "./tables/trace-drops.ts";
 import type { TableMigrations } from "./types.ts";
 
 /**
@@ -34,6 +36,9 @@ const DECLARED: readonly TableMigrations[] = [
   { tableType: "approvals", spec: specs.APPROVALS, steps: approvalsSteps },
   { tableType: "learnings", spec: specs.LEARNINGS, steps: learningsSteps },
   { tableType: "service_accounts", spec: specs.SERVICE_ACCOUNTS, steps: [] },
+  // Traces before spans (agno_spans.trace_id references agno_traces).
+  { tableType: "traces", spec: specs.TRACES, steps: [traceTableStep(specs.TRACES)] },
+  { tableType: "spans", spec: specs.SPANS, steps: [traceTableStep(specs.SPANS)] },
   // Agentry's own: dashboard sign-in.
   { tableType: "users", spec: dashboardAuth.USERS, steps: [agentryTableStep(dashboardAuth.USERS)] },
   { tableType: "user_tokens", spec: dashboardAuth.USER_TOKENS, steps: [agentryTableStep(dashboardAuth.USER_TOKENS)] },
@@ -42,6 +47,8 @@ const DECLARED: readonly TableMigrations[] = [
   { tableType: "revoked_sessions", spec: dashboardAuth.REVOKED_SESSIONS, steps: [agentryTableStep(dashboardAuth.REVOKED_SESSIONS)] },
   // Agentry's own: uploads waiting for knowledge ingestion.
   { tableType: "knowledge_uploads", spec: KNOWLEDGE_UPLOADS, steps: [agentryTableStep(KNOWLEDGE_UPLOADS)] },
+  // Agentry's own: spans the tracing exporter dropped, per process and day.
+  { tableType: "trace_drops", spec: TRACE_DROPS, steps: [agentryTableStep(TRACE_DROPS)] },
 ];
 
 /**

@@ -20,6 +20,8 @@ import { emit, newRunState, now, type RunState } from "./run-state.ts";
 import { pastSessionsTool } from "./tools/past-sessions.ts";
 import { runExtensions } from "./run-extensions.ts";
 import { userMessageContent, type Attachment } from "./user-content.ts";
+import { context } from "@opentelemetry/api";
+import { NEW_TRACE, traceRun, type StartRunTraceOptions } from "./run-trace.ts";
 import type { ToolDefinition } from "./tools/types.ts";
 
 export interface StartRunRequest {
@@ -55,6 +57,8 @@ export interface StartRunRequest {
   parentRunId?: string;
   /** Aborting it aborts the run with its reason (an eval that is cancelled or times out). */
   signal?: AbortSignal;
+  /** The run's span: its parent (default: a trace of its own), start, extra attributes (lib/runtime/run-trace.ts). */
+  trace?: StartRunTraceOptions;
 }
 
 export interface StartedRun {
@@ -96,6 +100,8 @@ export function startChildRun(parent: RunState, agent: RuntimeAgent, message: st
     retry: parent.retry,
     stream: parent.stream,
     signal: parent.live.controller.signal,
+    // Under the span active where it starts: the team's delegation tool, the workflow's step.
+    trace: { parent: context.active() },
   });
 }
 
@@ -190,7 +196,8 @@ export function runAgent(request: RunAgentRequest): StartedRun {
     keepEvents: request.keepEvents,
     sessionVersion: SESSION_VERSIONS.get(output),
   });
-  const execute = async (): Promise<RunOutput> => {
+  const execute = (): Promise<RunOutput> => traceRun(state, request.message, { parent: NEW_TRACE, ...request.trace }, run);
+  const run = async (): Promise<RunOutput> => {
     try {
       if (output.status === "PENDING") {
         output.status = "RUNNING";

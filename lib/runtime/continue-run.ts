@@ -12,6 +12,7 @@ import { checkpoint, emit, newRunState, now } from "./run-state.ts";
 import { ContinueError, pausedRunOutput } from "./paused-run.ts";
 import { applyApprovals, recordAuditApprovals, refuseWhilePendingInWorkflow, resolveByContinue, type Approver } from "./run-approvals.ts";
 import type { RunWriter } from "./run-writer.ts";
+import { NEW_TRACE, storedTraceContext, traceRun } from "./run-trace.ts";
 
 export type { Resolution } from "./run-output.ts";
 
@@ -81,7 +82,9 @@ export async function continueAgentRun(request: ContinueRunRequest): Promise<Sta
   }
   const state = newRunState({ db, agent, scope, live, output, retry, stream, writer, startedAt: performance.now() - (output.metrics.duration ?? 0) * 1000 });
   // From the claim on, whatever fails ends the run (ERROR, with the error recorded): it is never left RUNNING.
-  const done = (async () => {
+  // The continuation is a second root span of the paused run's trace.
+  const continues = storedTraceContext(output);
+  const done = traceRun(state, { continued: resolved.map((r) => r.tool_call_id) }, { parent: NEW_TRACE, continues }, async () => {
     try {
       output.requirements = null;
       output.tools = output.tools.filter((t) => !resolved.some((r) => r.tool_call_id === t.tool_call_id));
@@ -111,7 +114,7 @@ export async function continueAgentRun(request: ContinueRunRequest): Promise<Sta
     } catch (error) {
       return await settleFailure(state, error);
     }
-  })();
+  });
   return { runId, sessionId, live, firstEventIndex, done };
 }
 

@@ -7,6 +7,7 @@ import { complete, pause } from "./run-settle.ts";
 import { checkpoint, emit, now, type RunState } from "./run-state.ts";
 import { executeTool, needsHuman, newToolExecution } from "./tools/run-tool.ts";
 import type { ToolDefinition } from "./tools/types.ts";
+import { endModelSpan, endToolSpan, startModelSpan, startToolSpan, withSpan } from "./run-trace.ts";
 
 /** Model steps per run before it stops with an error (a model looping on tool calls). */
 const MAX_STEPS = 25;
@@ -26,9 +27,11 @@ export async function loop(state: RunState): Promise<RunOutput> {
     const messages = toModelMessages(context.filter((m) => m.role !== "system"));
     emit(state, "ModelRequestStarted", { model: output.model, model_provider: output.model_provider });
     state.streamedContent = "";
+    const systemText = typeof system?.content === "string" ? system.content : undefined;
+    const span = startModelSpan(state.agent.definition.model, { messages, system: systemText, stream: state.stream !== false, tools: Object.keys(offered) });
     const result = await callModelStep({
       model: state.model!,
-      system: typeof system?.content === "string" ? system.content : undefined,
+      system: systemText,
       messages,
       tools: offered,
       signal: state.live.controller.signal,
@@ -41,7 +44,11 @@ export async function loop(state: RunState): Promise<RunOutput> {
         emit(state, "RunContent", { content: text, content_type: "str" });
       },
       onRetry: (error, attempt, delayMs) => log.warn(`[run ${output.run_id}] ${error.kind} from the model provider; retry ${attempt} in ${Math.round(delayMs)} ms`),
+    }).catch((error: unknown) => {
+      endModelSpan(span, null, error);
+      throw error;
     });
+    endModelSpan(span, result);
     const metrics = output.metrics;
     metrics.input_tokens += result.usage.inputTokens;
     metrics.output_tokens += result.usage.outputTokens;
@@ -133,17 +140,25 @@ export async function runTools(state: RunState, executions: ToolExecution[], too
     } else {
       emit(state, "ToolCallStarted", { tool: execution });
       const args = { ...execution.tool_args, ...userInputValues(execution) };
-      executions[i] = await executeTool(
-        tool,
-        { ...execution, tool_args: args },
-        {
-          runId: state.output.run_id,
-          sessionId: state.output.session_id,
-          agentId: state.agent.definition.id,
-          userId: state.output.user_id,
-          signal: state.live.controller.signal,
-        },
-      );
+      const span = startToolSpan({ ...execution, tool_args: args }, tool?.description);
+      // The tool runs in its span: a member run, a knowledge search or an MCP call it makes nests under it.
+      executions[i] = await withSpan(span, () =>
+        executeTool(
+          tool,
+          { ...execution, tool_args: args },
+          {
+            runId: state.output.run_id,
+            sessionId: state.output.session_id,
+            agentId: state.agent.definition.id,
+            userId: state.output.user_id,
+            signal: state.live.controller.signal,
+          },
+        ),
+      ).catch((error: unknown) => {
+        endToolSpan(span, { ...execution, tool_call_error: true, result: error instanceof Error ? error.message : String(error) });
+        throw error;
+      });
+      endToolSpan(span, executions[i]!);
     }
     const done = executions[i];
     emit(state, done.tool_call_error ? "ToolCallError" : "ToolCallCompleted", {

@@ -10,6 +10,7 @@ import { unheldRunWriter } from "./unheld-run-writer.ts";
 import { recordRequiredApproval, recordRunEndOnApprovals } from "./run-approvals.ts";
 import { emptyMetrics, type RunOutput, type RunRequirement, type RunStatus, type ToolExecution } from "./run-output.ts";
 import { checkpoint, emit, emitFinal, emitFinalEvents, now, type RunState } from "./run-state.ts";
+import { stampTraceContext } from "./run-trace.ts";
 
 /**
  * How the run's rows are written: its own writer (a durable job's fenced writer, a
@@ -132,6 +133,7 @@ export async function pause(state: RunState, pending: ToolExecution[]): Promise<
   await recordSessionMetrics(state);
   emit(state, "RunPaused", { tools: pending.length > 0 ? pending : output.tools, requirements: output.requirements, content: output.content });
   finishRun(state.live, "PAUSED");
+  stampTraceContext(state.trace, output);
   // PAUSED is stored last: it is what lets a continue claim the run, and by then this run's
   // events and streams are finished, so a continuation can never interleave with them.
   await persist(state, "PAUSED");

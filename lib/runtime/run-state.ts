@@ -9,6 +9,7 @@ import type { AgnoMessage, RunOutput, RunRequirement } from "./run-output.ts";
 import type { ToolDefinition } from "./tools/types.ts";
 import type { RunWriter } from "./run-writer.ts";
 import type { SessionVersion } from "../db/sessions/session-data.ts";
+import type { RunTrace } from "./run-trace.ts";
 
 /** Everything one run (or one continuation of it) works with while it executes. */
 export const MAX_STORED_EVENTS = 10_000;
@@ -40,6 +41,8 @@ export interface RunState {
   taskIteration?: number;
   /** The session row as the run read it at its start: its end's session update compares against it instead of reading again. */
   sessionVersion?: SessionVersion;
+  /** The run's span (lib/runtime/run-trace.ts), while it executes. */
+  trace?: RunTrace;
   /** The answer the model call in flight has streamed so far: a run cancelled meanwhile keeps it as its content. */
   streamedContent?: string;
 }

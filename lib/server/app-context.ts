@@ -1,13 +1,11 @@
 import { getSettings } from "./load-config.ts";
-import { installFeatures } from "./features.ts";
+import { installFeatures, startDatabaseServices } from "./features.ts";
 import type { Settings } from "../config/settings.ts";
 import { openDatabase, type Db } from "../db/open-database.ts";
 import { MigrationManager } from "../migrations/migration-manager.ts";
 import { openMigratedDatabase } from "../migrations/open-migrated.ts";
 import { log } from "../log.ts";
 import { ensureEmbeddedWorker } from "../queue/embedded-worker.ts";
-import { dailyMetricsRefreshTask } from "../metrics/start-refresh.ts";
-import { approvalExpiryTask } from "../runtime/run-approvals.ts";
 import { ensureScheduler } from "../scheduler/scheduler.ts";
 
 /**
@@ -47,7 +45,7 @@ export function getDatabase(settings: Settings = getSettings(), dbId: string = s
       // Durable queue with an embedded worker: the loop runs in this process from the first open;
       // so does the scheduler (on unless `scheduler: false`).
       ensureEmbeddedWorker(settings, opened);
-      ensureScheduler(settings, opened, [dailyMetricsRefreshTask(opened, settings), approvalExpiryTask(opened)]);
+      ensureScheduler(settings, opened, startDatabaseServices(settings, opened));
       return opened;
     })();
     state.databases.set(dbId, db);
@@ -87,6 +85,6 @@ export async function migrateDatabase(settings: Settings, dbId: string, targetVe
   // Migrated now: a durable queue's embedded worker and the scheduler may start on it.
   if (!db) {
     ensureEmbeddedWorker(settings, target);
-    ensureScheduler(settings, target, [dailyMetricsRefreshTask(target, settings), approvalExpiryTask(target)]);
+    ensureScheduler(settings, target, startDatabaseServices(settings, target));
   }
 }

@@ -14,6 +14,7 @@ function agnoScope(method: string, path: string): string | "public" {
   if (first === "databases") return "config:write";
   if (first === "queue") return "agent_os:admin";
   if (first === "memory_topics" || first === "user_memory_stats") return "memories:read";
+  if (first === "trace_session_stats") return "traces:read";
   if (first === "optimize-memories") return "memories:write";
   const resource = first === "service-accounts" ? "service_accounts" : first === "eval-runs" ? "evals" : first;
   if (["agents", "teams", "workflows"].includes(first) && method === "POST" && (path.endsWith("/runs") || /\/(continue|cancel|resume)$/.test(path))) {

@@ -38,6 +38,8 @@ const VIOLATIONS: [string, string, string][] = [
   ["scheduler-may-import", "lib/scheduler/a.ts", "lib/knowledge/knowledge-bases.ts"],
   ["evals-may-import", "lib/evals/a.ts", "lib/metrics/refresh.ts"],
   ["metrics-may-import", "lib/metrics/a.ts", "lib/runtime/agents.ts"],
+  ["tracing-may-import", "lib/tracing/a.ts", "lib/metrics/refresh.ts"],
+  ["tracing-may-import", "lib/tracing/b.ts", "lib/http/route.ts"],
   ["knowledge-ingestion-may-import", "lib/knowledge/ingestion/a.ts", "lib/runtime/agents.ts"],
   ["knowledge-tools-may-import", "lib/knowledge/tools/a.ts", "lib/queue/worker.ts"],
   ["knowledge-parts-apart", "lib/knowledge/ingestion/b.ts", "lib/knowledge/tools/search.ts"],
@@ -59,6 +61,8 @@ const ALLOWED: [string, string][] = [
   ["lib/knowledge/ingestion/ok.ts", "lib/queue/catalog.ts"],
   ["lib/scheduler/ok.ts", "lib/runtime/run-extensions.ts"],
   ["lib/metrics/ok.ts", "lib/models/prices.ts"],
+  ["lib/tracing/ok.ts", "lib/db/traces/trace-rows.ts"],
+  ["lib/http/ok.ts", "lib/tracing/trace-tree.ts"],
   ["lib/server/ok.ts", "lib/knowledge/tools/search.ts"],
 ];
 

@@ -30,6 +30,8 @@ interface PrismaModel {
   name: string;
   table: string;
   fields: PrismaField[];
+  /** The fields of a compound `@@id([...])`, when the model has one. */
+  compoundId?: string[];
 }
 
 /** The models of a Prisma schema with their mapped table and scalar fields (relation fields skipped). */
@@ -39,12 +41,18 @@ function parsePrismaModels(schema: string): PrismaModel[] {
     const [, name, body] = block;
     const fields: PrismaField[] = [];
     let table = name;
+    let compoundId: string[] | undefined;
     for (const raw of body.split("\n")) {
       const line = raw.trim();
       if (line === "" || line.startsWith("//")) continue;
       const map = line.match(/^@@map\(\s*"([^"]+)"\s*\)/);
       if (map) {
         table = map[1];
+        continue;
+      }
+      const id = line.match(/^@@id\(\s*\[([^\]]*)\]/);
+      if (id) {
+        compoundId = id[1].split(",").map((f) => f.trim());
         continue;
       }
       if (line.startsWith("@@")) continue;
@@ -60,7 +68,8 @@ function parsePrismaModels(schema: string): PrismaModel[] {
         dateOnly: /@db\.Date(\s|$)/.test(attributes),
       });
     }
-    models.push({ name, table, fields });
+    for (const field of fields) if (compoundId?.includes(field.name)) field.id = true;
+    models.push({ name, table, fields, ...(compoundId ? { compoundId } : {}) });
   }
   return models;
 }
@@ -157,7 +166,9 @@ describe("prisma/schema.prisma parsing", () => {
     expect(byName.get("Run")!.fields.map((f) => f.name)).not.toContain("session");
     expect(byName.get("Schedule")!.fields.map((f) => f.name)).not.toContain("runs");
     expect(byName.get("Metrics")!.fields.find((f) => f.name === "date")).toMatchObject({ type: "DateTime", dateOnly: true });
-    for (const model of MODELS) expect(model.fields.filter((f) => f.id).length, model.name).toBe(1);
+    // One @id field, or the fields of one compound @@id.
+    for (const model of MODELS) expect(model.fields.filter((f) => f.id).length, model.name).toBe(model.compoundId?.length ?? 1);
+    expect(byName.get("TraceDrop")!.compoundId).toEqual(["process_id", "day"]);
   });
 });
 

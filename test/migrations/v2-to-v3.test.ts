@@ -186,7 +186,16 @@ describe.each(DIALECTS)("Agno v2 → v3 migration on $name", (dialect) => {
           if (!v2) expect(outcomes.every((o) => o.action === "created")).toBe(true);
           else {
             const created = outcomes.filter((o) => o.action === "created").map((o) => o.table);
-            expect(created).toEqual(["agno_runs", "agno_jobs", "agno_service_accounts", ...DASHBOARD_AUTH_TABLES.map((t) => t.name), "agentry_knowledge_uploads"]);
+            expect(created).toEqual([
+              "agno_runs",
+              "agno_jobs",
+              "agno_service_accounts",
+              "agno_traces",
+              "agno_spans",
+              ...DASHBOARD_AUTH_TABLES.map((t) => t.name),
+              "agentry_knowledge_uploads",
+              "agentry_trace_drops",
+            ]);
           }
           await expectAllAtLatest(db);
           expect(await v3ShapeProblems(db)).toEqual([]);

@@ -5,6 +5,7 @@ import { withSessionVersion } from "./session-data.ts";
 import { pageWindow, type PageRequest } from "../pagination.ts";
 import { toStoredRun, type StoredRun } from "../runs/runs.ts";
 import { ownerForWrite, ownerSql, type DataScope } from "../scope.ts";
+import { traceDeleteStatements } from "../traces/traces.ts";
 import { readLegacyRuns } from "./legacy-runs.ts";
 
 export type SessionType = "agent" | "team" | "workflow";
@@ -249,16 +250,22 @@ export async function listSessions(db: Db, options: ListSessionsOptions): Promis
   return { sessions, totalCount: Number(counts[0]?.n ?? 0) };
 }
 
-/** Deletes sessions and their runs, atomically, within the scope; returns how many sessions went. */
+/**
+ * Deletes sessions with their runs and their traces (and the traces' spans), atomically, within
+ * the scope; returns how many sessions went. Only the traces of the sessions deleted go (Agno
+ * keeps them; Agentry does not leave a deleted conversation's inputs behind in its traces).
+ */
 export async function deleteSessions(db: Db, { scope, sessionIds }: { scope: DataScope; sessionIds: string[] }): Promise<number> {
   if (sessionIds.length === 0) return 0;
   const owner = ownerSql(scope);
   const inList = sessionIds.map(() => "?").join(", ");
   const owned = `SELECT session_id FROM agno_sessions WHERE session_id IN (${inList}) AND ${owner.clause}`;
+  const ownedParams = [...sessionIds, ...owner.params];
   // Runs are deleted explicitly: an Agno-made SQLite file may lack the cascading foreign key.
-  const [, deleted] = await db.sql.batch([
-    { text: `DELETE FROM agno_runs WHERE session_id IN (${owned})`, params: [...sessionIds, ...owner.params] },
-    { text: `DELETE FROM agno_sessions WHERE session_id IN (${inList}) AND ${owner.clause}`, params: [...sessionIds, ...owner.params] },
+  const results = await db.sql.batch([
+    ...traceDeleteStatements(owned, ownedParams),
+    { text: `DELETE FROM agno_runs WHERE session_id IN (${owned})`, params: ownedParams },
+    { text: `DELETE FROM agno_sessions WHERE session_id IN (${inList}) AND ${owner.clause}`, params: ownedParams },
   ]);
-  return deleted;
+  return results[results.length - 1];
 }

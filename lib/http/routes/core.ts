@@ -102,6 +102,8 @@ export const config = defineRoute({
       memory: domain(["agno_memories"]),
       metrics: domain(["agno_metrics"]),
       evals: domain(["agno_eval_runs"]),
+      // Agno's `_get_traces_config`: the OS's database alone, named after itself, without tables.
+      traces: { dbs: [{ db_id: dbId, domain_config: { display_name: dbId } }] },
       knowledge: {
         ...domain([CONTENTS_TABLE]),
         knowledge_instances: settings.knowledge.bases.map((base) => ({

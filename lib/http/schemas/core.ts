@@ -53,6 +53,8 @@ export const ConfigSchema = z.object({
   memory: DomainDbsSchema,
   metrics: DomainDbsSchema,
   evals: DomainDbsSchema,
+  /** Agno's TracesConfig: the databases traces are read from (no tables listed). */
+  traces: z.object({ dbs: z.array(z.object({ db_id: z.string(), domain_config: z.object({ display_name: z.string().nullable() }) })) }),
   /** Agno's knowledge domain: the contents table's database and the knowledge bases served over /knowledge. */
   knowledge: DomainDbsSchema.extend({
     /** Agno's KnowledgeInstanceConfig (`table`: the contents table), plus the search types it offers. */

@@ -9,6 +9,7 @@ import { defineTool, type ToolDefinition } from "../../runtime/tools/types.ts";
 import type { RunExtension } from "../../runtime/run-extensions.ts";
 import type { RunState } from "../../runtime/run-state.ts";
 import { log } from "../../log.ts";
+import { endRetrieverSpan, startRetrieverSpan } from "../../runtime/run-trace.ts";
 
 /** One search's record on its run (Agno's MessageReferences): the query, the chunks used, and how long it took in seconds. */
 export interface KnowledgeReferences {
@@ -46,7 +47,13 @@ export async function searchKnowledgeForRun({
   const base = knowledgeBaseOf(db, knowledge, embedder);
   const scope = unsafeSystemScope("an agent's knowledge search runs as the run's user", { actingAs: output.user_id });
   const started = performance.now();
-  const { hits } = await base.search({ scope, query, signal });
+  const span = startRetrieverSpan(knowledge, query);
+  const searched = await base.search({ scope, query, signal }).catch((error: unknown) => {
+    endRetrieverSpan(span, null, error);
+    throw error;
+  });
+  endRetrieverSpan(span, searched);
+  const { hits } = searched;
   const record: KnowledgeReferences = { query, references: hits.map(asReference), time: Math.round(performance.now() - started) / 1000 };
   if (record.references.length > 0) output.references = [...(output.references ?? []), record];
   return record;

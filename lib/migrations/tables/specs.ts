@@ -386,3 +386,47 @@ export const SCHEMA_VERSIONS: TableSpec = {
   columns: [col.id("table_name"), col.text("version", true), col.text("created_at", true), col.text("updated_at")],
   indexes: [ix("agno_schema_versions", "created_at")],
 };
+
+/**
+ * Agno's traces (lib/db/traces): one row per trace, merged from every export batch of its spans.
+ * Times are UTC ISO-8601 strings (compared as strings), `duration_ms` milliseconds.
+ */
+export const TRACES: TableSpec = {
+  name: "agno_traces",
+  columns: [
+    col.id("trace_id"),
+    col.text("name", true),
+    col.text("status", true),
+    col.text("start_time", true),
+    col.text("end_time", true),
+    col.bigint("duration_ms", true),
+    col.text("run_id"),
+    col.text("session_id"),
+    col.text("user_id"),
+    col.text("agent_id"),
+    col.text("team_id"),
+    col.text("workflow_id"),
+    col.text("created_at", true),
+  ],
+  indexes: ["status", "start_time", "run_id", "session_id", "user_id", "agent_id", "team_id", "workflow_id", "created_at"].map((column) => ix("agno_traces", column)),
+};
+
+/** Agno's spans of a trace. The foreign key is Agno's plain one (no cascade): deletes remove spans first. */
+export const SPANS: TableSpec = {
+  name: "agno_spans",
+  columns: [
+    col.id("span_id"),
+    { name: "trace_id", type: "text", notNull: true, references: { table: "agno_traces", column: "trace_id" } },
+    col.text("parent_span_id"),
+    col.text("name", true),
+    col.text("span_kind", true),
+    col.text("status_code", true),
+    col.text("status_message"),
+    col.text("start_time", true),
+    col.text("end_time", true),
+    col.bigint("duration_ms", true),
+    col.json("attributes"),
+    col.text("created_at", true),
+  ],
+  indexes: ["trace_id", "parent_span_id", "start_time", "created_at"].map((column) => ix("agno_spans", column)),
+};

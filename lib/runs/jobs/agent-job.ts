@@ -21,6 +21,7 @@ export function agentJobPayload(request: Pick<StartRunRequest, "message" | "depe
     stream: request.stream,
     dependencies: request.dependencies ?? null,
     output_schema: request.outputSchema ?? null,
+    enqueued_at_ms: Date.now(),
     ...(request.attachments?.length
       ? { attachments: request.attachments.map((a) => ({ kind: a.kind, data: Buffer.from(a.data).toString("base64"), mediaType: a.mediaType, filename: a.filename })) }
       : {}),
@@ -40,6 +41,7 @@ const FINISHED_RUN_STATUSES: Record<string, "completed" | "failed" | "cancelled"
 export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings }): RunJobExecutor {
   return async (ctx: RunJobContext) => {
     const { job, writer, coordination, payload } = ctx;
+    const claimedAt = Date.now();
     const stored = await getRun(db, { scope: unsafeSystemScope("the worker reads the run of the job it holds"), runId: job.id });
     /** Ends the job alone; a cancel recorded meanwhile makes any end a cancelled one. */
     const settleOnly = async (settlement: JobSettlement, runEnded = false) => {
@@ -97,6 +99,8 @@ export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings 
       keepEvents: true,
       signal: ctx.signal,
       firstEventIndex: Math.max(lastStored, lastPublished) + 1,
+      // The run's trace starts at the submit; its first child is the wait for this claim.
+      trace: traceOfJob(job, payload, claimedAt),
       defer: (execute) => void applyRecordedCancel(db, ctx).finally(execute),
     });
     // Not fenced by the database, so checked here: an attempt that may have lost its lease publishes nothing.
@@ -131,6 +135,12 @@ export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings 
       coordination?.forget(job.id);
     }
   };
+}
+
+/** A durable run's span starts at its enqueue (the submit's time, else the job row's) with a `queue.wait` child up to the claim. */
+function traceOfJob(job: RunJobContext["job"], payload: RunJobPayload, claimedAt: number): StartRunRequest["trace"] {
+  const enqueuedAt = Math.min(claimedAt, payload.enqueued_at_ms ?? job.created_at * 1000);
+  return { startTime: enqueuedAt, queueWait: { enqueuedAt, claimedAt, jobId: job.id, attempt: job.attempt } };
 }
 
 /** Aborts the job's registered run if a cancel is recorded for the job (the database's word; the worker's flag if it cannot be read). */

@@ -29,6 +29,8 @@ export const runJobPayloadSchema = z.looseObject({
   output_schema: z.record(z.string(), z.unknown()).nullish(),
   /** Uploaded files, stored with the job before the 202 (base64). */
   attachments: z.array(z.object({ kind: z.enum(["image", "file"]), data: z.string(), mediaType: z.string(), filename: z.string() })).optional(),
+  /** Epoch milliseconds of the submit: the run's trace starts there (its `queue.wait` span runs to the claim). */
+  enqueued_at_ms: z.number().optional(),
 });
 export type RunJobPayload = z.infer<typeof runJobPayloadSchema>;
 

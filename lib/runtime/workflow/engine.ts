@@ -7,6 +7,7 @@ import { eventsAfter, finishRun, subscribe } from "../../live-runs/run-registry.
 import type { RunOutput } from "../run-output.ts";
 import { persist, recordSessionMetrics } from "../run-settle.ts";
 import { checkpoint, emit, emitFinal, emitNamed, forward, type RunState } from "../run-state.ts";
+import { endStepSpan, failSpan, stampTraceContext, startStepSpan, withSpan } from "../run-trace.ts";
 import { asText, deepestContent, fromFunctionResult, parallelContent, stepInput, stepOutput } from "./step-io.ts";
 
 /**
@@ -280,6 +281,7 @@ async function pauseAt(exec: Exec, index: number, step: WorkflowStep, requiremen
     metadata: output.metadata,
   });
   finishRun(state.live, "PAUSED");
+  stampTraceContext(state.trace, output);
   await persist(state, "PAUSED");
   await recordSessionMetrics(state);
   return output;
@@ -361,9 +363,22 @@ interface StepOptions {
 
 type Index = number | number[];
 
-/** Runs one step (of any kind) and returns its output. */
+/** Runs one step (of any kind) in its span (`<step>.run`, CHAIN) and returns its output. */
 export async function executeStep(exec: Exec, step: WorkflowStep, input: StepInput, index: Index, parentStepId: string | null, options: StepOptions = {}): Promise<StepOutput> {
   checkpoint(exec.state);
+  const span = startStepSpan(step.name, step.type, input.input);
+  try {
+    const output = await withSpan(span, () => dispatchStep(exec, step, input, index, parentStepId, options));
+    endStepSpan(span, output);
+    return output;
+  } catch (error) {
+    failSpan(span, error);
+    span.end(performance.now());
+    throw error;
+  }
+}
+
+function dispatchStep(exec: Exec, step: WorkflowStep, input: StepInput, index: Index, parentStepId: string | null, options: StepOptions): Promise<StepOutput> {
   switch (step.type) {
     case "Step":
       return runStep(exec, step, input, index, parentStepId, options.resume);

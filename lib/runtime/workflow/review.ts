@@ -11,6 +11,7 @@ import type { Resolution, RunOutput, RunRequirement } from "../run-output.ts";
 import { persist, settleFailure } from "../run-settle.ts";
 import type { RunWriter } from "../run-writer.ts";
 import { checkpoint, emitFinal, newRunState, type RunState } from "../run-state.ts";
+import { NEW_TRACE, storedTraceContext, traceRun } from "../run-trace.ts";
 import { executorOutput, followExecutor, pauseForExecutor, runFrom, type Exec, type StepRequirement } from "./engine.ts";
 
 /**
@@ -151,7 +152,8 @@ export async function continueWorkflowRun(request: ContinueWorkflowRequest): Pro
   const state = newRunState({ db, agent, scope, live, output, stream: request.stream, writer: request.writer, startedAt: performance.now() - (output.metrics?.duration ?? 0) * 1000 });
   const exec = request.exec(state);
   exec.collected = [...((output.step_results ?? []) as unknown as StepOutput[])];
-  const done = (async () => {
+  // The continuation is a second root span of the paused run's trace.
+  const done = traceRun(state, { step_requirements: requirements }, { parent: NEW_TRACE, continues: storedTraceContext(output) }, async () => {
     try {
       await request.beforeStart?.();
       checkpoint(state);
@@ -159,7 +161,7 @@ export async function continueWorkflowRun(request: ContinueWorkflowRequest): Pro
     } catch (error) {
       return await settleFailure(state, error);
     }
-  })();
+  });
   return { runId, sessionId, live, firstEventIndex, done };
 }
 

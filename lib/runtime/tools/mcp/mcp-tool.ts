@@ -1,6 +1,7 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../types.ts";
+import { endSpan, startMcpSpan } from "../../run-trace.ts";
 
 /**
  * The arguments' check: the tool's JSON schema as zod (`z.fromJSONSchema`), reporting its issues
@@ -70,6 +71,16 @@ export function mcpToolDefinition({
     description: remote.description ?? remote.title ?? `${remote.name} (MCP server ${serverName})`,
     parameters: argumentsSchema(remote.inputSchema),
     inputSchema: remote.inputSchema,
-    execute: async (args, ctx) => toolResultValue(await call(remote.name, args, { userId: ctx.userId, signal: ctx.signal })),
+    execute: async (args, ctx) => {
+      const span = startMcpSpan(serverName, remote.name, args);
+      try {
+        const value = toolResultValue(await call(remote.name, args, { userId: ctx.userId, signal: ctx.signal }));
+        endSpan(span, value);
+        return value;
+      } catch (error) {
+        endSpan(span, null, error);
+        throw error;
+      }
+    },
   });
 }

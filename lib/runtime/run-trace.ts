@@ -1,0 +1,356 @@
+import { context, ROOT_CONTEXT, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanContext } from "@opentelemetry/api";
+import { OpenInferenceSpanKind, SemanticConventions as SC } from "@arizeai/openinference-semantic-conventions";
+import type { ModelSpec } from "../config/define.ts";
+import type { RuntimeAgent } from "./agents.ts";
+import type { RunOutput, ToolExecution } from "./run-output.ts";
+
+/**
+ * Runs recorded as OpenTelemetry spans with OpenInference attributes, through `@opentelemetry/api`
+ * alone: with no tracer provider registered (tracing off, or a process that never installed it)
+ * every call here is a no-op span and nothing is serialized. lib/tracing installs the provider,
+ * turns spans into `agno_traces`/`agno_spans` rows and sends them over OTLP.
+ *
+ * Names and attributes are the ones Agno's OpenInference instrumentation writes: `<Name>.run`
+ * (AGENT; a team's run carries `agno.team.id`; a workflow's is CHAIN), `<Model>.invoke` (LLM),
+ * the tool's function name (TOOL). Agentry adds RETRIEVER spans for knowledge searches, MCP calls,
+ * and `queue.wait` for a durable run's time between enqueue and claim.
+ */
+
+/** The instrumentation scope of every span Agentry makes; lib/tracing records this scope only. */
+export const TRACER_NAME = "agentry";
+
+export const tracer = () => trace.getTracer(TRACER_NAME);
+
+/**
+ * Starts a span at a high-resolution time: the SDK's own default is Date.now(), whose millisecond
+ * steps would tie a tool call with the model call right after it. A `performance.now()` value is
+ * read by the SDK as a performance timestamp and moved onto the wall clock.
+ */
+function startSpan(name: string, parent: Context = context.active(), startTime: number = performance.now()): Span {
+  return tracer().startSpan(name, { startTime }, parent);
+}
+
+/** Where a paused run keeps its trace context (W3C traceparent) so its continuation joins the trace. */
+export const TRACE_CONTEXT_METADATA_KEY = "agentry_trace_context";
+
+/** Agentry's attribute naming a span that continues a paused run (a second root of its trace). */
+export const CONTINUATION_ATTRIBUTE = "agentry.run.continuation";
+
+/** A run's span and the context its children start in. */
+export interface RunTrace {
+  readonly span: Span;
+  readonly context: Context;
+}
+
+/**
+ * The trace id the next span started without a parent must take (a continuation joining its
+ * paused run's trace as a second root). Set and taken synchronously around one `startSpan`; the
+ * tracer provider's id generator (lib/tracing) asks for it.
+ */
+let pendingTraceId: string | null = null;
+export function takePendingTraceId(): string | null {
+  const id = pendingTraceId;
+  pendingTraceId = null;
+  return id;
+}
+
+/** Agno's span name for a component: spaces and dashes become underscores. */
+export function spanNameOf(name: string | undefined, fallback: string): string {
+  return (name?.trim() || fallback).replace(/[\s-]/g, "_");
+}
+
+function json(value: unknown): string {
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value ?? null);
+  } catch {
+    return String(value);
+  }
+}
+
+export interface StartRunTraceOptions {
+  /** The span's parent; default the active context (a team's tool, a workflow's step), else none. */
+  parent?: Context;
+  /** Start time in epoch milliseconds (a durable run's root starts at its enqueue). */
+  startTime?: number;
+  /** A durable run: its time between enqueue and claim as a first child `queue.wait`. */
+  queueWait?: { enqueuedAt: number; claimedAt: number; jobId: string; attempt: number };
+  /** A continuation: the paused run's traceparent; the span is a second root of that trace. */
+  continues?: string | null;
+  /** Extra attributes (an eval's `agno.eval.id`). */
+  attributes?: Attributes;
+}
+
+/** A top-level run (HTTP, MCP, the workflow socket, a schedule, an eval, a worker) starts its own trace. */
+export const NEW_TRACE: Context = ROOT_CONTEXT;
+
+/** Starts a run's span: `<Name>.run`, AGENT (CHAIN for a workflow), with the run's ids. */
+export function startRunTrace(agent: RuntimeAgent, output: RunOutput, input: unknown, options: StartRunTraceOptions = {}): RunTrace {
+  const definition = agent.definition;
+  const kind = agent.workflow ? OpenInferenceSpanKind.CHAIN : OpenInferenceSpanKind.AGENT;
+  const name = `${spanNameOf(definition.name, agent.workflow ? "Workflow" : agent.team ? "Team" : "Agent")}.run`;
+  const continued = options.continues ? spanContextOf(options.continues) : null;
+  let parent = options.parent ?? context.active();
+  if (continued) {
+    // A second root of the paused run's trace: no parent, the same trace id.
+    parent = ROOT_CONTEXT;
+    pendingTraceId = continued.traceId;
+  }
+  const span = startSpan(name, parent, options.startTime);
+  pendingTraceId = null;
+  if (span.isRecording()) {
+    const attributes: Attributes = {
+      [SC.OPENINFERENCE_SPAN_KIND]: kind,
+      [SC.INPUT_VALUE]: json(input),
+      "agno.run.id": output.run_id,
+      [SC.AGENT_NAME]: definition.name ?? definition.id,
+      [SC.GRAPH_NODE_ID]: definition.id,
+      [SC.GRAPH_NODE_NAME]: definition.name ?? definition.id,
+      ...options.attributes,
+    };
+    if (output.session_id) attributes[SC.SESSION_ID] = output.session_id;
+    if (output.user_id) attributes[SC.USER_ID] = output.user_id;
+    if (output.parent_run_id) attributes["agno.parent_run.id"] = output.parent_run_id;
+    if (continued) attributes[CONTINUATION_ATTRIBUTE] = true;
+    if (agent.workflow) {
+      const steps = agent.workflow.definition.steps;
+      Object.assign(attributes, {
+        "agno.workflow.id": definition.id,
+        "agno.workflow.description": definition.description ?? "",
+        "agno.workflow.steps_count": steps.length,
+        "agno.workflow.steps": steps.map((s) => s.name),
+        "agno.workflow.step_types": steps.map((s) => s.type),
+      });
+    } else if (agent.team) {
+      attributes["agno.team.id"] = definition.id;
+      attributes["agno.team.members"] = agent.team.members.map((m) => m.definition.id);
+    } else {
+      attributes["agno.agent.id"] = definition.id;
+      attributes["agno.tools"] = agent.tools.map((t) => t.name);
+    }
+    span.setAttributes(attributes);
+  }
+  const ctx = trace.setSpan(parent, span);
+  if (options.queueWait && span.isRecording()) {
+    const wait = tracer().startSpan("queue.wait", { startTime: options.queueWait.enqueuedAt }, ctx);
+    wait.setAttributes({ [SC.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.CHAIN, "agentry.job.id": options.queueWait.jobId, "agentry.job.attempt": options.queueWait.attempt });
+    wait.end(options.queueWait.claimedAt);
+  }
+  return { span, context: ctx };
+}
+
+/** Ends a run's span with its outcome: the answer as `output.value`, ERROR with the error's message. */
+export function endRunTrace(run: RunTrace | undefined, output: RunOutput): void {
+  if (!run) return;
+  const { span } = run;
+  if (span.isRecording()) {
+    span.setAttribute("agno.run.status", output.status);
+    if (output.content !== null && output.content !== undefined) span.setAttribute(SC.OUTPUT_VALUE, json(output.content));
+    if (output.status === "ERROR") {
+      const message = output.error?.message ?? (typeof output.content === "string" ? output.content : "Run failed");
+      span.setStatus({ code: SpanStatusCode.ERROR, message });
+      span.setAttribute("exception.message", message);
+    } else {
+      span.setStatus({ code: SpanStatusCode.OK });
+    }
+  }
+  span.end(performance.now());
+}
+
+/** The W3C traceparent of a run's span, for a paused run's metadata. */
+export function traceparentOf(run: RunTrace | undefined): string | null {
+  if (!run) return null;
+  const { traceId, spanId, traceFlags } = run.span.spanContext();
+  if (!run.span.isRecording() || /^0+$/.test(traceId)) return null;
+  return `00-${traceId}-${spanId}-0${traceFlags & 1}`;
+}
+
+function spanContextOf(traceparent: string): SpanContext | null {
+  const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(traceparent);
+  return match ? { traceId: match[1]!, spanId: match[2]!, traceFlags: Number.parseInt(match[3]!, 16), isRemote: true } : null;
+}
+
+/** Records the run's trace context in its metadata (a paused run: its continuation joins the trace). */
+export function stampTraceContext(run: RunTrace | undefined, output: RunOutput): void {
+  const traceparent = traceparentOf(run);
+  if (traceparent) output.metadata = { ...output.metadata, [TRACE_CONTEXT_METADATA_KEY]: traceparent };
+}
+
+/** The stored traceparent of a paused run, if it has one. */
+export function storedTraceContext(output: RunOutput): string | null {
+  const value = output.metadata?.[TRACE_CONTEXT_METADATA_KEY];
+  return typeof value === "string" ? value : null;
+}
+
+/** Agno's model class names, which its LLM span names carry (`OpenAIChat.invoke`). */
+const MODEL_CLASS: Record<string, string> = { openai: "OpenAIChat", anthropic: "Claude", "openai-compatible": "OpenAILike" };
+
+/** Starts a model call's span (LLM) under the active context. */
+export function startModelSpan(
+  spec: ModelSpec | null | undefined,
+  { messages, system, stream, tools, parent }: { messages: unknown[]; system?: string; stream: boolean; tools: string[]; parent?: Context },
+): Span {
+  const name = `${MODEL_CLASS[spec?.provider ?? ""] ?? spec?.provider ?? "Model"}.${stream ? "invoke_stream" : "invoke"}`;
+  const span = startSpan(name, parent);
+  if (span.isRecording()) {
+    span.setAttributes({
+      [SC.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.LLM,
+      [SC.LLM_MODEL_NAME]: spec?.id ?? "unknown",
+      [SC.LLM_PROVIDER]: spec?.provider ?? "unknown",
+      // The options the call was made with; never the key or the endpoint's credentials.
+      [SC.LLM_INVOCATION_PARAMETERS]: json({ stream, ...(spec?.options ?? {}) }),
+      [SC.INPUT_VALUE]: json({ messages: system ? [{ role: "system", content: system }, ...messages] : messages }),
+      "agno.tools": tools,
+    });
+  }
+  return span;
+}
+
+export interface ModelSpanResult {
+  text: string;
+  toolCalls: { toolName: string; input: unknown }[];
+  usage: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; reasoningTokens: number };
+}
+
+export function endModelSpan(span: Span, result: ModelSpanResult | null, error?: unknown): void {
+  if (span.isRecording()) {
+    if (result) {
+      const { usage } = result;
+      span.setAttributes({
+        [SC.OUTPUT_VALUE]: result.toolCalls.length > 0 ? json({ content: result.text || null, tool_calls: result.toolCalls.map((c) => ({ name: c.toolName, arguments: c.input })) }) : result.text,
+        [SC.LLM_TOKEN_COUNT_PROMPT]: usage.inputTokens,
+        [SC.LLM_TOKEN_COUNT_COMPLETION]: usage.outputTokens,
+        [SC.LLM_TOKEN_COUNT_TOTAL]: usage.inputTokens + usage.outputTokens,
+        [SC.LLM_TOKEN_COUNT_PROMPT_DETAILS_CACHE_READ]: usage.cacheReadTokens,
+        [SC.LLM_TOKEN_COUNT_PROMPT_DETAILS_CACHE_WRITE]: usage.cacheWriteTokens,
+        [SC.LLM_TOKEN_COUNT_COMPLETION_DETAILS_REASONING]: usage.reasoningTokens,
+      });
+      span.setStatus({ code: SpanStatusCode.OK });
+    } else failSpan(span, error);
+  }
+  span.end(performance.now());
+}
+
+/** Marks a span failed with the error's message (as `exception.message` too, which Agno's tree reads). */
+export function failSpan(span: Span, error: unknown): void {
+  if (!span.isRecording()) return;
+  const message = error instanceof Error ? error.message : String(error);
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
+  span.setAttribute("exception.message", message);
+  if (error instanceof Error) span.setAttribute("exception.type", error.name);
+}
+
+/** Starts a tool call's span (TOOL), named by the function, under the active context. */
+export function startToolSpan(execution: ToolExecution, description: string | undefined): Span {
+  const span = startSpan(execution.tool_name);
+  if (span.isRecording()) {
+    const args = json(execution.tool_args ?? {});
+    span.setAttributes({
+      [SC.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.TOOL,
+      [SC.TOOL_NAME]: execution.tool_name,
+      [SC.TOOL_DESCRIPTION]: description ?? "",
+      [SC.TOOL_PARAMETERS]: args,
+      [SC.INPUT_VALUE]: args,
+      "agno.tool.call_id": execution.tool_call_id,
+    });
+  }
+  return span;
+}
+
+export function endToolSpan(span: Span, done: ToolExecution): void {
+  if (span.isRecording()) {
+    span.setAttribute(SC.OUTPUT_VALUE, json(done.result ?? null));
+    if (done.tool_call_error) failSpan(span, new Error(typeof done.result === "string" ? done.result : "Tool call failed"));
+    else span.setStatus({ code: SpanStatusCode.OK });
+  }
+  span.end(performance.now());
+}
+
+/** Runs `fn` with `span` as the active span (its children nest under it). */
+export function withSpan<T>(span: Span, fn: () => T): T {
+  return context.with(trace.setSpan(context.active(), span), fn);
+}
+
+/** Runs `fn` in a run's trace context. */
+export function inRunTrace<T>(run: RunTrace | undefined, fn: () => T): T {
+  return run ? context.with(run.context, fn) : fn();
+}
+
+/**
+ * Runs a run's (or a continuation's) execution inside its span: the span starts now (or at
+ * `options.startTime`), is the run state's `trace`, is the active context of everything the run
+ * does, and ends with the run's outcome. `body` settles every failure into the RunOutput.
+ */
+export async function traceRun(
+  state: { agent: RuntimeAgent; output: RunOutput; trace?: RunTrace },
+  input: unknown,
+  options: StartRunTraceOptions,
+  body: () => Promise<RunOutput>,
+): Promise<RunOutput> {
+  const run = startRunTrace(state.agent, state.output, input, options);
+  state.trace = run;
+  let result: RunOutput | undefined;
+  try {
+    result = await context.with(run.context, body);
+    return result;
+  } finally {
+    endRunTrace(run, result ?? state.output);
+  }
+}
+
+/** Starts a workflow step's span (`<step>.run`, CHAIN) under the active context. */
+export function startStepSpan(name: string, type: string, input: unknown): Span {
+  const span = startSpan(`${spanNameOf(name, "Step")}.run`);
+  if (span.isRecording()) span.setAttributes({ [SC.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.CHAIN, [SC.INPUT_VALUE]: json(input), "agno.step.name": name, "agno.step.type": type });
+  return span;
+}
+
+export function endStepSpan(span: Span, output: { content?: unknown; success?: boolean; error?: string | null }): void {
+  if (span.isRecording()) {
+    if (output.content !== undefined && output.content !== null) span.setAttribute(SC.OUTPUT_VALUE, json(output.content));
+    if (output.success === false && output.error) failSpan(span, new Error(output.error));
+    else span.setStatus({ code: SpanStatusCode.OK });
+  }
+  span.end(performance.now());
+}
+
+/** Starts a knowledge search's span (RETRIEVER, Agentry's own) under the active context. */
+export function startRetrieverSpan(knowledge: { id: string; name: string }, query: string): Span {
+  const span = startSpan(`${spanNameOf(knowledge.name, "Knowledge")}.search`);
+  if (span.isRecording()) span.setAttributes({ [SC.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.RETRIEVER, [SC.INPUT_VALUE]: query, "agno.knowledge.id": knowledge.id, "agno.knowledge.name": knowledge.name });
+  return span;
+}
+
+/** Ends a knowledge search's span with the search type and each chunk's id and score (OpenInference's `retrieval.documents.<i>.document.*`). */
+export function endRetrieverSpan(span: Span, result: { searchType: string; hits: readonly { id: string; score: number }[] } | null, error?: unknown): void {
+  if (span.isRecording()) {
+    if (result) {
+      const attributes: Attributes = { "agentry.knowledge.search_type": result.searchType, [SC.OUTPUT_VALUE]: json(result.hits.map((h) => ({ id: h.id, score: h.score }))) };
+      result.hits.forEach((hit, i) => {
+        attributes[`${SC.RETRIEVAL_DOCUMENTS}.${i}.${SC.DOCUMENT_ID}`] = hit.id;
+        attributes[`${SC.RETRIEVAL_DOCUMENTS}.${i}.${SC.DOCUMENT_SCORE}`] = hit.score;
+      });
+      span.setAttributes(attributes);
+      span.setStatus({ code: SpanStatusCode.OK });
+    } else failSpan(span, error);
+  }
+  span.end(performance.now());
+}
+
+/** Starts an MCP tool call's span (the call to the server, under the tool's span), with the server's id. */
+export function startMcpSpan(serverName: string, toolName: string, args: unknown): Span {
+  const span = startSpan(`mcp.${spanNameOf(serverName, "server")}.${toolName}`);
+  if (span.isRecording()) span.setAttributes({ [SC.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.TOOL, [SC.TOOL_NAME]: toolName, [SC.INPUT_VALUE]: json(args), "mcp.server.id": serverName });
+  return span;
+}
+
+export function endSpan(span: Span, output: unknown, error?: unknown): void {
+  if (span.isRecording()) {
+    if (error !== undefined) failSpan(span, error);
+    else {
+      span.setAttribute(SC.OUTPUT_VALUE, json(output));
+      span.setStatus({ code: SpanStatusCode.OK });
+    }
+  }
+  span.end(performance.now());
+}

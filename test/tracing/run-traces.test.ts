@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { AgentDefinition, TeamDefinition } from "@/lib/config/define.ts";
+import { defineTool } from "@/lib/runtime/tools/types.ts";
+import { flushTracing } from "@/lib/tracing/setup.ts";
+import { startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
+import { DIALECTS } from "../support/databases.ts";
+import { startTestApp, type TestApp } from "../support/test-app.ts";
+
+type Json = Record<string, any>;
+
+const SECRET_KEY = "sk-trace-secret-4f1d2a9c77";
+
+const add = defineTool({
+  name: "add",
+  description: "Adds two numbers",
+  parameters: z.object({ a: z.number(), b: z.number() }),
+  execute: ({ a, b }) => ({ sum: a + b }),
+});
+
+function config(server: ModelServer): { agents: AgentDefinition[]; teams: TeamDefinition[] } {
+  const model = { provider: "openai-compatible" as const, id: "scripted", baseUrl: server.url, apiKey: SECRET_KEY };
+  const researcher: AgentDefinition = { id: "researcher", name: "Researcher", model, instructions: "Research." };
+  return {
+    agents: [{ id: "helper", name: "Helper Bot", model, instructions: "Be brief.", tools: [add] }, researcher],
+    teams: [{ id: "crew", name: "Crew", model, members: [researcher], mode: "coordinate" } as TeamDefinition],
+  };
+}
+
+/** The trace of a run once its spans are stored. */
+async function traceOfRun(app: TestApp, runId: string): Promise<Json> {
+  await flushTracing();
+  const list = (await (await app.call("GET", `/traces?run_id=${runId}`)).json()) as Json;
+  expect(list.data).toHaveLength(1);
+  const response = await app.call("GET", `/traces/${list.data[0].trace_id}`);
+  expect(response.status).toBe(200);
+  return (await response.json()) as Json;
+}
+
+const shape = (node: Json): unknown => [node.type, node.name, ...(node.spans ?? []).map(shape)];
+
+describe.each(DIALECTS)("runs recorded as traces ($name)", (dialect) => {
+  let server: ModelServer;
+  let app: TestApp;
+
+  beforeAll(async () => {
+    server = await startModelServer();
+    app = await startTestApp({ dialect, ...config(server) });
+    await app.db();
+  });
+  afterAll(async () => {
+    await flushTracing();
+    await app?.close();
+    await server?.close();
+  });
+
+  it("an agent run that calls a tool is one trace: the run, its model calls and the tool in order, with tokens", async () => {
+    server.script([{ toolCalls: [{ name: "add", arguments: { a: 2, b: 3 } }], usage: { prompt_tokens: 20, completion_tokens: 5 } }, { text: "The sum is 5.", usage: { prompt_tokens: 30, completion_tokens: 4 } }]);
+    const run = (await (await app.call("POST", "/agents/helper/runs", { form: { message: "Add 2 and 3", stream: "false", user_id: "alice" } })).json()) as Json;
+    expect(run.status).toBe("COMPLETED");
+    const trace = await traceOfRun(app, run.run_id);
+    expect(trace).toMatchObject({ name: "Helper_Bot.run", status: "OK", run_id: run.run_id, session_id: run.session_id, agent_id: "helper", input: "Add 2 and 3", output: "The sum is 5." });
+    expect(trace.tree).toHaveLength(1);
+    expect(shape(trace.tree[0])).toEqual(["AGENT", "Helper_Bot.run", ["LLM", "OpenAILike.invoke"], ["TOOL", "add"], ["LLM", "OpenAILike.invoke"]]);
+    const [llm, tool] = trace.tree[0].spans;
+    expect(llm.metadata).toMatchObject({ model: "scripted", input_tokens: 20, output_tokens: 5 });
+    expect(tool.metadata).toMatchObject({ tool_name: "add" });
+    expect(JSON.parse(tool.metadata.parameters ?? tool.input)).toEqual({ a: 2, b: 3 });
+    expect(trace.tree[0].metadata).toMatchObject({ total_input_tokens: 50, total_output_tokens: 9 });
+    // No configured secret reaches a stored span.
+    const db = await app.db();
+    const rows = await db.sql.query("SELECT * FROM agno_spans");
+    expect(rows.length).toBeGreaterThan(3);
+    expect(JSON.stringify(rows)).not.toContain(SECRET_KEY);
+  });
+
+  it("a team's member runs nest under the team's delegation, as TEAM and AGENT nodes", async () => {
+    server.script([
+      { toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id: "researcher", task: "Find X" } }] },
+      { text: "X is 42." },
+      { text: "The team says 42." },
+    ]);
+    const run = (await (await app.call("POST", "/teams/crew/runs", { form: { message: "What is X?", stream: "false" } })).json()) as Json;
+    expect(run.status).toBe("COMPLETED");
+    const trace = await traceOfRun(app, run.run_id);
+    expect(trace).toMatchObject({ name: "Crew.run", team_id: "crew" });
+    expect(shape(trace.tree[0])).toEqual([
+      "TEAM",
+      "Crew.run",
+      ["LLM", "OpenAILike.invoke"],
+      ["TOOL", "delegate_task_to_member", ["AGENT", "Researcher.run", ["LLM", "OpenAILike.invoke"]]],
+      ["LLM", "OpenAILike.invoke"],
+    ]);
+  });
+
+  it("cuts input.value at the byte limit and records the original length", async () => {
+    server.script([{ text: "ok" }]);
+    const message = "é".repeat(20_000);
+    const run = (await (await app.call("POST", "/agents/helper/runs", { form: { message, stream: "false" } })).json()) as Json;
+    await flushTracing();
+    const db = await app.db();
+    const [root] = await db.sql.query<{ attributes: unknown }>("SELECT attributes FROM agno_spans WHERE name = ? AND trace_id IN (SELECT trace_id FROM agno_traces WHERE run_id = ?)", ["Helper_Bot.run", run.run_id]);
+    const attributes = (typeof root!.attributes === "string" ? JSON.parse(root!.attributes) : root!.attributes) as Json;
+    expect(Buffer.byteLength(attributes["input.value"], "utf8")).toBeLessThanOrEqual(16 * 1024);
+    expect(attributes["input.value"]).toMatch(/^é+$/);
+    expect(attributes["agentry.truncated.input"]).toBe(40_000);
+  });
+
+  it("deleting a session deletes its traces and their spans", async () => {
+    server.script([{ text: "bye" }]);
+    const run = (await (await app.call("POST", "/agents/helper/runs", { form: { message: "to delete", stream: "false" } })).json()) as Json;
+    const trace = await traceOfRun(app, run.run_id);
+    expect((await app.call("DELETE", `/sessions/${run.session_id}`)).status).toBe(204);
+    expect((await app.call("GET", `/traces/${trace.trace_id}`)).status).toBe(404);
+    const db = await app.db();
+    expect(await db.sql.query("SELECT span_id FROM agno_spans WHERE trace_id = ?", [trace.trace_id])).toEqual([]);
+  });
+});
