@@ -1,7 +1,7 @@
 import type { NavSection } from "./nav-links.tsx";
 
 /**
- * What the dashboard links to. Admins see everyone's sessions, runs and jobs on the workspace
+ * What the dashboard links to. Admins see everyone's sessions, runs, traces and jobs on the workspace
  * pages (with a user filter); the admin section holds what only admins manage. Schedules, evals, knowledge and metrics have their own entries in
  * "Workspace".
  */
@@ -18,6 +18,7 @@ export function navSections(isAdmin: boolean): NavSection[] {
       items: [
         { href: "/dashboard/sessions", label: "Sessions" },
         { href: "/dashboard/runs", label: "Runs" },
+        { href: "/dashboard/traces", label: "Traces" },
         { href: "/dashboard/queue", label: "Queue" },
         { href: "/dashboard/memories", label: "Memories" },
         { href: "/dashboard/knowledge", label: "Knowledge" },

@@ -1,6 +1,8 @@
 const TONES: Record<string, string> = {
   COMPLETED: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900/60 dark:text-emerald-200",
   completed: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900/60 dark:text-emerald-200",
+  // A trace's or a span's status.
+  OK: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900/60 dark:text-emerald-200",
   RUNNING: "bg-sky-100 text-sky-800 dark:bg-sky-900/60 dark:text-sky-200",
   running: "bg-sky-100 text-sky-800 dark:bg-sky-900/60 dark:text-sky-200",
   processing: "bg-sky-100 text-sky-800 dark:bg-sky-900/60 dark:text-sky-200",

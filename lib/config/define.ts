@@ -358,7 +358,12 @@ export const FileConfigSchema = z
           .object({
             enabled: z.boolean().optional(),
             /** `input.value`/`output.value` are cut at this many UTF-8 bytes (default 16 KiB). */
-            maxAttributeBytes: z.number().int().min(256).max(2 ** 26).optional(),
+            maxAttributeBytes: z
+              .number()
+              .int()
+              .min(256)
+              .max(2 ** 26)
+              .optional(),
             /** Traces older than this many days are deleted by a daily task (default 14; 0 keeps every trace). */
             retentionDays: z.number().int().min(0).max(36_500).optional(),
             /** Spans waiting for the database exporter; past it spans are dropped and counted (default 8,192). */

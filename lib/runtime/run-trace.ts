@@ -22,16 +22,35 @@ export const TRACER_NAME = "agentry";
 export const tracer = () => trace.getTracer(TRACER_NAME);
 
 /**
- * Starts a span at a high-resolution time: the SDK's own default is Date.now(), whose millisecond
- * steps would tie a tool call with the model call right after it. A `performance.now()` value is
- * read by the SDK as a performance timestamp and moved onto the wall clock.
+ * Now in epoch milliseconds at high resolution, one clock for every start and end: the SDK's
+ * default start is Date.now(), whose millisecond steps (and per-span offset) would order a tool
+ * call after the model call that followed it.
  */
-function startSpan(name: string, parent: Context = context.active(), startTime: number = performance.now()): Span {
+export const spanClock = (): number => performance.timeOrigin + performance.now();
+
+function startSpan(name: string, parent: Context = context.active(), startTime: number = spanClock()): Span {
   return tracer().startSpan(name, { startTime }, parent);
 }
 
 /** Where a paused run keeps its trace context (W3C traceparent) so its continuation joins the trace. */
 export const TRACE_CONTEXT_METADATA_KEY = "agentry_trace_context";
+
+/**
+ * Credentials obtained at run time (an MCP server's per-user token) that no span may carry: lib/tracing
+ * redacts each from every string attribute before a span leaves the process. The most recent
+ * MAX_RUNTIME_SECRETS are kept.
+ */
+const RUNTIME_SECRETS = new Set<string>();
+const MAX_RUNTIME_SECRETS = 1000;
+export function keepOutOfSpans(secret: string): void {
+  if (secret.length < 8) return;
+  RUNTIME_SECRETS.delete(secret);
+  RUNTIME_SECRETS.add(secret);
+  if (RUNTIME_SECRETS.size > MAX_RUNTIME_SECRETS) RUNTIME_SECRETS.delete(RUNTIME_SECRETS.values().next().value!);
+}
+export function runtimeSecrets(): Iterable<string> {
+  return RUNTIME_SECRETS;
+}
 
 /** Agentry's attribute naming a span that continues a paused run (a second root of its trace). */
 export const CONTINUATION_ATTRIBUTE = "agentry.run.continuation";
@@ -154,7 +173,7 @@ export function endRunTrace(run: RunTrace | undefined, output: RunOutput): void 
       span.setStatus({ code: SpanStatusCode.OK });
     }
   }
-  span.end(performance.now());
+  span.end(spanClock());
 }
 
 /** The W3C traceparent of a run's span, for a paused run's metadata. */
@@ -228,7 +247,7 @@ export function endModelSpan(span: Span, result: ModelSpanResult | null, error?:
       span.setStatus({ code: SpanStatusCode.OK });
     } else failSpan(span, error);
   }
-  span.end(performance.now());
+  span.end(spanClock());
 }
 
 /** Marks a span failed with the error's message (as `exception.message` too, which Agno's tree reads). */
@@ -263,7 +282,7 @@ export function endToolSpan(span: Span, done: ToolExecution): void {
     if (done.tool_call_error) failSpan(span, new Error(typeof done.result === "string" ? done.result : "Tool call failed"));
     else span.setStatus({ code: SpanStatusCode.OK });
   }
-  span.end(performance.now());
+  span.end(spanClock());
 }
 
 /** Runs `fn` with `span` as the active span (its children nest under it). */
@@ -281,12 +300,7 @@ export function inRunTrace<T>(run: RunTrace | undefined, fn: () => T): T {
  * `options.startTime`), is the run state's `trace`, is the active context of everything the run
  * does, and ends with the run's outcome. `body` settles every failure into the RunOutput.
  */
-export async function traceRun(
-  state: { agent: RuntimeAgent; output: RunOutput; trace?: RunTrace },
-  input: unknown,
-  options: StartRunTraceOptions,
-  body: () => Promise<RunOutput>,
-): Promise<RunOutput> {
+export async function traceRun(state: { agent: RuntimeAgent; output: RunOutput; trace?: RunTrace }, input: unknown, options: StartRunTraceOptions, body: () => Promise<RunOutput>): Promise<RunOutput> {
   const run = startRunTrace(state.agent, state.output, input, options);
   state.trace = run;
   let result: RunOutput | undefined;
@@ -311,13 +325,14 @@ export function endStepSpan(span: Span, output: { content?: unknown; success?: b
     if (output.success === false && output.error) failSpan(span, new Error(output.error));
     else span.setStatus({ code: SpanStatusCode.OK });
   }
-  span.end(performance.now());
+  span.end(spanClock());
 }
 
 /** Starts a knowledge search's span (RETRIEVER, Agentry's own) under the active context. */
 export function startRetrieverSpan(knowledge: { id: string; name: string }, query: string): Span {
   const span = startSpan(`${spanNameOf(knowledge.name, "Knowledge")}.search`);
-  if (span.isRecording()) span.setAttributes({ [SC.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.RETRIEVER, [SC.INPUT_VALUE]: query, "agno.knowledge.id": knowledge.id, "agno.knowledge.name": knowledge.name });
+  if (span.isRecording())
+    span.setAttributes({ [SC.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.RETRIEVER, [SC.INPUT_VALUE]: query, "agno.knowledge.id": knowledge.id, "agno.knowledge.name": knowledge.name });
   return span;
 }
 
@@ -325,7 +340,7 @@ export function startRetrieverSpan(knowledge: { id: string; name: string }, quer
 export function endRetrieverSpan(span: Span, result: { searchType: string; hits: readonly { id: string; score: number }[] } | null, error?: unknown): void {
   if (span.isRecording()) {
     if (result) {
-      const attributes: Attributes = { "agentry.knowledge.search_type": result.searchType, [SC.OUTPUT_VALUE]: json(result.hits.map((h) => ({ id: h.id, score: h.score }))) };
+      const attributes: Attributes = { "retrieval.search_type": result.searchType, [SC.OUTPUT_VALUE]: json(result.hits.map((h) => ({ id: h.id, score: h.score }))) };
       result.hits.forEach((hit, i) => {
         attributes[`${SC.RETRIEVAL_DOCUMENTS}.${i}.${SC.DOCUMENT_ID}`] = hit.id;
         attributes[`${SC.RETRIEVAL_DOCUMENTS}.${i}.${SC.DOCUMENT_SCORE}`] = hit.score;
@@ -334,13 +349,20 @@ export function endRetrieverSpan(span: Span, result: { searchType: string; hits:
       span.setStatus({ code: SpanStatusCode.OK });
     } else failSpan(span, error);
   }
-  span.end(performance.now());
+  span.end(spanClock());
 }
 
 /** Starts an MCP tool call's span (the call to the server, under the tool's span), with the server's id. */
-export function startMcpSpan(serverName: string, toolName: string, args: unknown): Span {
-  const span = startSpan(`mcp.${spanNameOf(serverName, "server")}.${toolName}`);
-  if (span.isRecording()) span.setAttributes({ [SC.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.TOOL, [SC.TOOL_NAME]: toolName, [SC.INPUT_VALUE]: json(args), "mcp.server.id": serverName });
+export function startMcpSpan(server: { id: string; name: string }, toolName: string, args: unknown): Span {
+  const span = startSpan(`mcp.${spanNameOf(server.id, "server")}.${toolName}`);
+  if (span.isRecording())
+    span.setAttributes({
+      [SC.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.TOOL,
+      [SC.TOOL_NAME]: toolName,
+      [SC.INPUT_VALUE]: json(args),
+      "mcp.server.id": server.id,
+      "mcp.server.name": server.name,
+    });
   return span;
 }
 
@@ -352,5 +374,5 @@ export function endSpan(span: Span, output: unknown, error?: unknown): void {
       span.setStatus({ code: SpanStatusCode.OK });
     }
   }
-  span.end(performance.now());
+  span.end(spanClock());
 }

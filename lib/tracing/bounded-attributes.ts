@@ -1,5 +1,6 @@
 import type { Attributes } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { runtimeSecrets } from "../runtime/run-trace.ts";
 
 /**
  * What a span may carry once it leaves the process: `input.value` and `output.value` cut at a
@@ -28,6 +29,8 @@ export function cutUtf8(text: string, maxBytes: number): { text: string; bytes: 
 function redact(value: string, secrets: readonly string[]): string {
   let out = value;
   for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join("[REDACTED]");
+  // Credentials the runtime obtained for this process's runs (an MCP server's per-user tokens).
+  for (const secret of runtimeSecrets()) if (out.includes(secret)) out = out.split(secret).join("[REDACTED]");
   return out;
 }
 
@@ -36,7 +39,7 @@ export function boundAttributes(attributes: Attributes, policy: AttributePolicy)
   let changed: Attributes | null = null;
   for (const [key, value] of Object.entries(attributes)) {
     if (typeof value !== "string") continue;
-    let next = policy.secrets.length > 0 ? redact(value, policy.secrets) : value;
+    let next = redact(value, policy.secrets);
     const limit = TRUNCATED[key];
     if (limit) {
       const cut = cutUtf8(next, policy.maxBytes);

@@ -98,10 +98,7 @@ export function ensureTracing(settings: Settings, db: Db): void {
   if (!settings.tracing.enabled) return;
   const state = { shape, enabled: true, db, policy: policyOf(settings) } as TracingState;
   const policy = () => state.policy;
-  state.database = new BoundedSpanProcessor(
-    new DatabaseSpanExporter(() => state.db, policy),
-    settings.tracing.maxQueueSize,
-  );
+  state.database = new BoundedSpanProcessor(new DatabaseSpanExporter(() => state.db, policy), settings.tracing.maxQueueSize);
   const otlp = settings.tracing.otlp;
   state.otlp = otlp ? new AgentrySpansOnly(new BatchSpanProcessor(boundedExporter(new OTLPTraceExporter({ url: otlp.url, headers: otlp.headers }), policy))) : null;
   state.provider = new BasicTracerProvider({

@@ -236,7 +236,7 @@ export function spanNode(span: SpanRow, spans: TraceNode[] | null = null): Trace
     status: span.status_code,
     input: text(attributes["input.value"]),
     output: errored ? null : text(attributes["output.value"]),
-    error: errored ? (span.status_message || text(attributes["exception.message"])) : null,
+    error: errored ? span.status_message || text(attributes["exception.message"]) : null,
     spans,
     step_type: null,
     metadata: spanMetadata(span),
@@ -300,10 +300,7 @@ export function buildSpanTree(trace: Pick<TraceRow, "start_time" | "end_time" | 
   const build = (span: SpanRow, seen: Set<string>): TraceNode => {
     seen.add(span.span_id);
     const kids = (children.get(span.span_id) ?? []).filter((child) => !seen.has(child.span_id));
-    return spanNode(
-      span,
-      kids.length > 0 ? kids.map((child) => build(child, seen)) : null,
-    );
+    return spanNode(span, kids.length > 0 ? kids.map((child) => build(child, seen)) : null);
   };
 
   const subtree = (root: SpanRow): SpanRow[] => {
@@ -356,12 +353,8 @@ export function buildSpanTree(trace: Pick<TraceRow, "start_time" | "end_time" | 
 
 // ── traces ──────────────────────────────────────────────────────────────────────────────────
 
-function contextOf(trace: TraceRow): TraceContextFields {
-  return { run_id: trace.run_id, session_id: trace.session_id, user_id: trace.user_id, agent_id: trace.agent_id, team_id: trace.team_id, workflow_id: trace.workflow_id };
-}
-
-/** A trace of the list (Agno's `TraceSummary.from_trace`); `input` is its root span's `input.value`. */
-export function traceSummary(trace: TraceSummaryRow): TraceSummary {
+/** The fields a summary and a detail share, in Agno's order: the trace's own, its counts, its input and output, its context. */
+function traceFields<T extends object>(trace: TraceRow, counts: { total_spans: number; error_count: number }, io: T) {
   return {
     trace_id: trace.trace_id,
     name: trace.name,
@@ -369,12 +362,21 @@ export function traceSummary(trace: TraceSummaryRow): TraceSummary {
     duration: formatDurationMs(trace.duration_ms),
     start_time: wireTime(trace.start_time),
     end_time: wireTime(trace.end_time),
-    total_spans: trace.total_spans,
-    error_count: trace.error_count,
-    input: trace.input,
-    ...contextOf(trace),
+    ...counts,
+    ...io,
+    run_id: trace.run_id,
+    session_id: trace.session_id,
+    user_id: trace.user_id,
+    agent_id: trace.agent_id,
+    team_id: trace.team_id,
+    workflow_id: trace.workflow_id,
     created_at: wireTime(trace.created_at),
   };
+}
+
+/** A trace of the list (Agno's `TraceSummary.from_trace`); `input` is its root span's `input.value`. */
+export function traceSummary(trace: TraceSummaryRow): TraceSummary {
+  return traceFields(trace, { total_spans: trace.total_spans, error_count: trace.error_count }, { input: trace.input });
 }
 
 /** Python's test of an empty output: none, empty, or the text "None". */
@@ -407,22 +409,8 @@ export function traceDetail(trace: TraceRow & Partial<Pick<TraceSummaryRow, "tot
       if (steps.length > 0) output = text(attributesOf(steps[0])["output.value"]);
     }
   }
-  return {
-    trace_id: trace.trace_id,
-    name: trace.name,
-    status: trace.status,
-    duration: formatDurationMs(trace.duration_ms),
-    start_time: wireTime(trace.start_time),
-    end_time: wireTime(trace.end_time),
-    total_spans: trace.total_spans ?? spans.length,
-    error_count: trace.error_count ?? spans.filter((s) => s.status_code === "ERROR").length,
-    input,
-    output,
-    error,
-    ...contextOf(trace),
-    created_at: wireTime(trace.created_at),
-    tree: buildSpanTree(trace, spans),
-  };
+  const counts = { total_spans: trace.total_spans ?? spans.length, error_count: trace.error_count ?? spans.filter((s) => s.status_code === "ERROR").length };
+  return { ...traceFields(trace, counts, { input, output, error }), tree: buildSpanTree(trace, spans) };
 }
 
 /** A session's trace statistics (Agno's `TraceSessionStats`). */

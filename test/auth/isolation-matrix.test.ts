@@ -5,6 +5,8 @@ import type { AgentDefinition, TeamDefinition } from "@/lib/config/define.ts";
 import { defineWorkflow, step } from "@/lib/config/workflow.ts";
 import { ROUTES } from "@/lib/http/route-table.ts";
 import { defineTool } from "@/lib/runtime/tools/types.ts";
+import { traceTime } from "@/lib/db/traces/trace-rows.ts";
+import { writeTraceBatch } from "@/lib/db/traces/traces.ts";
 import { startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
 import { sqliteDialect } from "../support/databases.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
@@ -45,6 +47,7 @@ const FULL = [
   "approvals:read",
   "approvals:write",
   "approvals:delete",
+  "traces:read",
 ];
 
 type Json = Record<string, unknown>;
@@ -64,6 +67,7 @@ interface Ids {
   workflowSessionId: string;
   workflowRunId: string;
   approvalId: string;
+  traceId: string;
 }
 interface Case {
   method: string;
@@ -170,6 +174,11 @@ const MATRIX: Record<string, Case> = {
   "GET /knowledge/content/{content_id}/status": { method: "GET", path: (i) => `/knowledge/content/${i.contentId}/status`, forB: "list" },
   "POST /knowledge/search": { method: "POST", path: () => "/knowledge/search", init: () => ({ json: { query: "alpaca grooming secrets" } }), forB: "list" },
   "GET /knowledge/config": { method: "GET", path: () => "/knowledge/config", forB: "list" },
+  // A member's traces are its own: B's list, statistics and search (naming A or not) hold only B's; A's trace is B's 404.
+  "GET /traces": { method: "GET", path: () => "/traces?user_id=alice", forB: "list" },
+  "GET /traces/{trace_id}": { method: "GET", path: (i) => `/traces/${i.traceId}`, forB: "denied" },
+  "GET /trace_session_stats": { method: "GET", path: () => "/trace_session_stats?user_id=alice", forB: "list" },
+  "POST /traces/search": { method: "POST", path: () => "/traces/search", init: () => ({ json: { filter: { op: "EQ", key: "user_id", value: "alice" } } }), forB: "list" },
 };
 
 /** Routes that touch no user-owned rows (or only the caller's own new rows), and why. */
@@ -190,6 +199,7 @@ const NOT_OWNED: Record<string, string> = {
   "GET /workflows/{workflow_id}": "a configured workflow",
   "GET /workflows": "configured workflows",
   "GET /metrics/refresh/status": "the database's refresh state (no user's rows)",
+  "GET /traces/filter-schema": "the fields a trace search filters on (no user's rows)",
   "POST /sessions": "creates a session owned by the caller",
   "POST /memories": "creates a memory owned by the caller",
   "POST /schedules": "creates a schedule owned by the caller",
@@ -256,6 +266,44 @@ describe("user B, anonymous and admin against user A's data", () => {
         headers: as("a"),
       })
     ).json()) as Json;
+    // A's traced run, as the exporter writes it (whatever the runs above recorded themselves).
+    const traceId = `alices-trace-${Date.now().toString(36)}`;
+    const now = Date.now();
+    await writeTraceBatch(await app.db(), {
+      traces: [
+        {
+          trace_id: traceId,
+          name: "Iso.run",
+          status: "OK",
+          start_time: traceTime(now - 1000),
+          end_time: traceTime(now),
+          duration_ms: 1000,
+          run_id: String(run.run_id),
+          session_id: String(run.session_id),
+          user_id: "alice",
+          agent_id: "iso",
+          team_id: null,
+          workflow_id: null,
+          created_at: traceTime(now),
+        },
+      ],
+      spans: [
+        {
+          span_id: `${traceId}-root`,
+          trace_id: traceId,
+          parent_span_id: null,
+          name: "Iso.run",
+          span_kind: "INTERNAL",
+          status_code: "OK",
+          status_message: null,
+          start_time: traceTime(now - 1000),
+          end_time: traceTime(now),
+          duration_ms: 1000,
+          attributes: { "openinference.span.kind": "AGENT", "input.value": "A's traced question", "output.value": "A's traced answer", "user.id": "alice" },
+          created_at: traceTime(now),
+        },
+      ],
+    });
     await until("A's content is processed", async () => ((await (await app.call("GET", `/knowledge/content/${content.id}/status`, { headers: as("a") })).json()) as Json).status === "completed");
     expect([teamRun.status, teamRun.user_id]).toEqual(["COMPLETED", "alice"]);
     expect([run.status, paused.status, memory.user_id, schedule.user_id, fired.status, evalRun.user_id, evalRun.status]).toEqual([
@@ -283,6 +331,7 @@ describe("user B, anonymous and admin against user A's data", () => {
       workflowSessionId: String(workflowRun.session_id),
       workflowRunId: String(workflowRun.run_id),
       approvalId,
+      traceId,
     };
   });
   afterAll(async () => {
@@ -339,6 +388,9 @@ describe("user B, anonymous and admin against user A's data", () => {
       "Alpaca grooming",
       "alices_key",
       ids.approvalId,
+      ids.traceId,
+      "A's traced question",
+      "A's traced answer",
     ];
     for (const [key, c] of Object.entries(MATRIX)) {
       const init = c.init?.(ids) ?? {};
@@ -374,6 +426,7 @@ describe("user B, anonymous and admin against user A's data", () => {
       "GET /knowledge/content/{content_id}",
       "GET /approvals/{approval_id}",
       "GET /approvals/{approval_id}/status",
+      "GET /traces/{trace_id}",
     ];
     for (const key of reads) {
       const c = MATRIX[key];
@@ -382,6 +435,8 @@ describe("user B, anonymous and admin against user A's data", () => {
     }
     const listed = await (await app.call("GET", "/sessions?user_id=alice", { headers: as("admin") })).text();
     expect(listed).toContain(ids.sessionId);
+    const traces = await (await app.call("GET", "/traces?user_id=alice", { headers: as("admin") })).text();
+    expect(traces).toContain(ids.traceId);
     const c = MATRIX["POST /agents/{agent_id}/runs/{run_id}/continue"];
     const continued = await app.call(c.method, c.path(ids), { ...c.init!(ids), headers: as("admin") });
     expect(continued.status).toBe(200);

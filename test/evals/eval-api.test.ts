@@ -8,6 +8,7 @@ import { messageText, startModelServer, type ChatCompletionRequest, type ModelSe
 import { withScopes } from "../support/api.ts";
 import { DIALECTS } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";
+import { flushTracing } from "@/lib/tracing/setup.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { until } from "../support/until.ts";
 
@@ -98,6 +99,17 @@ describe.each(DIALECTS)("the Evals API on $name", (dialect) => {
       const stored = await json(await get(`/agents/math/runs/${first.run_id}?session_id=${first.session_id}`));
       expect(stored.status).toBe(200);
       expect(stored.body).toMatchObject({ content: "Paris", user_id: who.userA, metadata: { eval_run_id: run.id, eval_iteration: 1 } });
+      // Each agent run is the root of its own trace, marked with the eval; the judge's calls are LLM spans in traces of their own.
+      await flushTracing();
+      const db = await app.db();
+      const roots = await db.sql.query<{ trace_id: string; run_id: string | null; name: string; attributes: unknown }>(
+        "SELECT t.trace_id, t.run_id, t.name, s.attributes FROM agno_traces t JOIN agno_spans s ON s.trace_id = t.trace_id AND s.parent_span_id IS NULL",
+      );
+      const evalRoots = roots.filter((r) => details.agent_runs.some((a) => a.run_id === r.run_id));
+      expect(evalRoots).toHaveLength(3);
+      expect(new Set(evalRoots.map((r) => r.trace_id)).size).toBe(3);
+      for (const root of evalRoots) expect((typeof root.attributes === "string" ? JSON.parse(root.attributes) : root.attributes)["agno.eval.id"]).toBe(run.id);
+      expect(roots.filter((r) => r.run_id === null && r.name === "OpenAILike.invoke").length).toBeGreaterThanOrEqual(3);
       expect((await get(`/agents/math/runs/${first.run_id}?session_id=${first.session_id}`, b)).status).toBe(404);
     });
 

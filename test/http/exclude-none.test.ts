@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createEvalRun } from "@/lib/db/evals/eval-runs.ts";
 import { createScheduleRun, enqueueRunJob, type Db } from "@/lib/db/index.ts";
+import { traceTime } from "@/lib/db/traces/trace-rows.ts";
+import { writeTraceBatch } from "@/lib/db/traces/traces.ts";
 import { buildOpenApi } from "@/lib/http/openapi.ts";
 import { nullsOmittedSchema, omitNullFields } from "@/lib/http/omit-nulls.ts";
 import { ROUTES } from "@/lib/http/route-table.ts";
@@ -122,6 +124,11 @@ const EXCLUDE_NONE: Record<string, boolean> = {
   "GET /knowledge/content/{content_id}/status": false,
   "POST /knowledge/search": false,
   "GET /knowledge/config": false,
+  "GET /traces": true,
+  "GET /traces/filter-schema": false,
+  "GET /traces/{trace_id}": true,
+  "GET /trace_session_stats": true,
+  "POST /traces/search": true,
 };
 
 type Path = (string | number)[];
@@ -133,6 +140,7 @@ interface Ids {
   scheduleId: string;
   scheduleRunId: string;
   evalRunId: string;
+  traceId: string;
 }
 interface Probe {
   request: (ids: Ids) => { method: string; path: string; json?: unknown };
@@ -204,6 +212,11 @@ const PROBES: Record<string, Probe> = {
   "GET /eval-runs/{eval_run_id}": { request: (i) => ({ method: "GET", path: `/eval-runs/${i.evalRunId}` }), nullField: ["team_id"], keptNulls: [["eval_input", "additional_context"]] },
   "PATCH /eval-runs/{eval_run_id}": { request: (i) => ({ method: "PATCH", path: `/eval-runs/${i.evalRunId}`, json: { name: "renamed" } }), nullField: ["workflow_id"] },
   "POST /eval-runs/{eval_run_id}/cancel": { request: (i) => ({ method: "POST", path: `/eval-runs/${i.evalRunId}/cancel` }), nullField: ["team_id"] },
+  "GET /traces": { request: () => ({ method: "GET", path: "/traces?user_id=owner-x" }), nullField: ["data", 0, "team_id"] },
+  "GET /traces/filter-schema": { request: () => ({ method: "GET", path: "/traces/filter-schema" }), nullField: ["fields", 1, "values"] },
+  "GET /traces/{trace_id}": { request: (i) => ({ method: "GET", path: `/traces/${i.traceId}` }), nullField: ["tree", 0, "input"] },
+  "GET /trace_session_stats": { request: () => ({ method: "GET", path: "/trace_session_stats?user_id=owner-x" }), nullField: ["data", 0, "workflow_id"] },
+  "POST /traces/search": { request: (i) => ({ method: "POST", path: "/traces/search", json: { filter: { op: "EQ", key: "trace_id", value: i.traceId } } }), nullField: ["data", 0, "error"] },
 };
 
 /** Routes without a probe, and why none is needed. */
@@ -361,6 +374,44 @@ beforeAll(async () => {
     run: { evalType: "accuracy", evalData: { avg_score: 9 }, evalInput: { input: "2+2", additional_context: null }, agentId: "assistant", userId: "owner-x" },
   });
   ids.evalRunId = evalRun.run_id;
+  ids.traceId = uid("trace");
+  const now = Date.now();
+  const [start, end] = [traceTime(now - 500), traceTime(now)];
+  await writeTraceBatch(db, {
+    traces: [
+      {
+        trace_id: ids.traceId,
+        name: "Assistant.run",
+        status: "OK",
+        start_time: start,
+        end_time: end,
+        duration_ms: 500,
+        run_id: ids.runId,
+        session_id: ids.sessionId,
+        user_id: "owner-x",
+        agent_id: "assistant",
+        team_id: null,
+        workflow_id: null,
+        created_at: end,
+      },
+    ],
+    spans: [
+      {
+        span_id: `${ids.traceId}-root`,
+        trace_id: ids.traceId,
+        parent_span_id: null,
+        name: "Assistant.run",
+        span_kind: "INTERNAL",
+        status_code: "OK",
+        status_message: null,
+        start_time: start,
+        end_time: end,
+        duration_ms: 500,
+        attributes: { "openinference.span.kind": "AGENT", "input.value": "weather?", "output.value": "sunny" },
+        created_at: end,
+      },
+    ],
+  });
   const job = await seedSession(db, { scope, session: { userId: "owner-x" } });
   ids.jobId = uid("job-run");
   await enqueueRunJob(db, {

@@ -20,10 +20,15 @@ import { startTestApp, type TestApp } from "../support/test-app.ts";
 // biome-ignore lint/suspicious/noExplicitAny: bodies are checked against the wire schemas
 type Json = any;
 
-const T0 = Date.UTC(2026, 2, 1, 12, 0, 0);
+/** An hour ago on a whole second (recent: the retention task keeps it). */
+const T0 = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
 const at = (ms: number) => traceTime(T0 + ms);
 /** A stored time as the API writes it (pydantic v2: `Z`, no trailing zeros). */
-const wire = (ms: number) => new Date(T0 + ms).toISOString().replace(/\.000Z$/, "Z").replace(/(\.\d*?)0+Z$/, "$1Z");
+const wire = (ms: number) =>
+  new Date(T0 + ms)
+    .toISOString()
+    .replace(/\.000Z$/, "Z")
+    .replace(/(\.\d*?)0+Z$/, "$1Z");
 
 async function json(response: Response): Promise<{ status: number; body: Json }> {
   const text = await response.text();
@@ -99,9 +104,25 @@ describe.each(DIALECTS)("traces API on $name", (dialect) => {
         // A's agent run: AGENT → LLM, TOOL, LLM.
         traceOf(id("a-run"), { run_id: id("run-a1"), session_id: id("sess-a"), user_id: who.userA, agent_id: "assistant" }, [
           { id: "root", name: "Assistant.run", kind: "AGENT", start: 1000, end: 3500, attrs: { "input.value": "What is 17 * 23?", "output.value": "391", "agno.run.id": id("run-a1") } },
-          { id: "llm1", parent: "root", name: "gpt-4o-mini.invoke", kind: "LLM", start: 1010, end: 1900, attrs: { "llm.model_name": "gpt-4o-mini", "llm.token_count.prompt": 20, "llm.token_count.completion": 5 } },
+          {
+            id: "llm1",
+            parent: "root",
+            name: "gpt-4o-mini.invoke",
+            kind: "LLM",
+            start: 1010,
+            end: 1900,
+            attrs: { "llm.model_name": "gpt-4o-mini", "llm.token_count.prompt": 20, "llm.token_count.completion": 5 },
+          },
           { id: "tool", parent: "root", name: "multiply", kind: "TOOL", start: 2000, end: 2012, attrs: { "tool.name": "multiply", "tool.parameters": '{"a": 17, "b": 23}', "output.value": "391" } },
-          { id: "llm2", parent: "root", name: "gpt-4o-mini.invoke", kind: "LLM", start: 2100, end: 3400, attrs: { "llm.model_name": "gpt-4o-mini", "llm.token_count.prompt": 30, "llm.token_count.completion": 4 } },
+          {
+            id: "llm2",
+            parent: "root",
+            name: "gpt-4o-mini.invoke",
+            kind: "LLM",
+            start: 2100,
+            end: 3400,
+            attrs: { "llm.model_name": "gpt-4o-mini", "llm.token_count.prompt": 30, "llm.token_count.completion": 4 },
+          },
         ]),
         // A's errored run, same session, later.
         traceOf(id("a-error"), { run_id: id("run-a2"), session_id: id("sess-a"), user_id: who.userA, agent_id: "assistant" }, [
@@ -176,7 +197,7 @@ describe.each(DIALECTS)("traces API on $name", (dialect) => {
       // start_time: traces starting at or after it; the offset is converted to UTC.
       const fourSeconds = new Date(T0 + 4000).toISOString();
       expect(listIds((await get(`/traces?start_time=${encodeURIComponent(fourSeconds)}`, reader(who.a))).body)).toEqual([id("a-flow"), id("a-error")]);
-      const shifted = `2026-03-01T17:30:04+05:30`;
+      const shifted = `${new Date(T0 + 4000 + 330 * 60_000).toISOString().slice(0, 19)}+05:30`;
       expect(listIds((await get(`/traces?start_time=${encodeURIComponent(shifted)}`, reader(who.a))).body)).toEqual([id("a-flow"), id("a-error")]);
       // end_time: traces ending at or before it.
       expect(listIds((await get(`/traces?end_time=${encodeURIComponent(new Date(T0 + 5400).toISOString())}`, reader(who.a))).body)).toEqual([id("a-error"), id("a-run")]);

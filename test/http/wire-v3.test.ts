@@ -32,7 +32,7 @@ type Json = Record<string, unknown>;
 const optionalString = z.string().nullish();
 /** os/schema.py `Model`. */
 const AgnoModel = z.object({ id: optionalString, provider: optionalString });
-/** os/config.py `DatabaseConfig` (session, memory, metrics, evals domains). */
+/** os/config.py `DatabaseConfig` (session, memory, metrics, evals, traces domains). */
 const AgnoDatabaseConfig = z.object({ db_id: z.string(), domain_config: z.object({ display_name: optionalString }).nullish(), tables: z.array(z.string()).nullish() });
 const AgnoDomainConfig = z.object({ display_name: optionalString, dbs: z.array(AgnoDatabaseConfig).nullish() });
 /** os/config.py `KnowledgeConfig` with `KnowledgeDatabaseConfig` and `KnowledgeInstanceConfig`. */
@@ -54,6 +54,7 @@ const AgnoConfigResponse = z.object({
   metrics: AgnoDomainConfig.nullish(),
   memory: AgnoDomainConfig.nullish(),
   evals: AgnoDomainConfig.nullish(),
+  traces: AgnoDomainConfig.nullish(),
   knowledge: AgnoKnowledgeConfig.nullish(),
   agents: z.array(
     z.object({ id: optionalString, name: optionalString, description: optionalString, db_id: optionalString, model: AgnoModel.nullish(), metadata: z.record(z.string(), z.unknown()).nullish() }),
@@ -113,6 +114,11 @@ describe("GET /config as Agno's client reads it", () => {
     expect(knowledge.knowledge_instances.map((k) => k.id)).toContain("handbook");
     // A bare OS (no agents, teams or workflows) parses too.
     expect(AgnoConfigResponse.safeParse((await get("/config", testSettings())).body).success).toBe(true);
+  });
+
+  it("lists the traces database as Agno's _get_traces_config does: the OS's database, named after itself, no tables", async () => {
+    const { body } = await get("/config", fullOs);
+    expect(body.traces).toEqual({ dbs: [{ db_id: fullOs.database.id, domain_config: { display_name: fullOs.database.id } }] });
   });
 
   it("lists every configured workflow, as /workflows does", async () => {

@@ -6,6 +6,7 @@ import { DIALECTS } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
 import { until } from "../support/until.ts";
+import { flushTracing } from "@/lib/tracing/setup.ts";
 
 type Json = Record<string, unknown>;
 const SCOPES = ["knowledge:read", "knowledge:write", "agents:read", "agents:run"];
@@ -50,6 +51,17 @@ describe.each(DIALECTS)("agents with knowledge on $name", (dialect) => {
     expect(JSON.stringify(toolMessage)).toContain("4471");
     // The system prompt told the model about the tool.
     expect(JSON.stringify(server.requests.at(-2)!.body.messages[0])).toContain("search_knowledge_base");
+    // The search is a RETRIEVER span under the tool's span in the run's trace, with the chunks it found.
+    await flushTracing();
+    const [listed] = ((await (await app.call("GET", `/traces?run_id=${run.run_id}`, { principal: withScopes(who.a, ["traces:read"]) })).json()) as { data: Json[] }).data;
+    const trace = (await (await app.call("GET", `/traces/${listed!.trace_id}`, { principal: withScopes(who.a, ["traces:read"]) })).json()) as { tree: Json[] };
+    const tool = (trace.tree[0]!.spans as Json[]).find((s) => s.name === "search_knowledge_base")!;
+    expect((tool.spans as Json[])[0]).toMatchObject({ type: "RETRIEVER", name: "Handbook.search", metadata: { query: "alpaca shed code", search_type: expect.any(String) } });
+    const db = await app.db();
+    const [span] = await db.sql.query<{ attributes: unknown }>("SELECT attributes FROM agno_spans WHERE trace_id = ? AND name = ?", [listed!.trace_id, "Handbook.search"]);
+    const attributes = (typeof span!.attributes === "string" ? JSON.parse(span!.attributes) : span!.attributes) as Json;
+    expect(attributes["retrieval.documents.0.document.id"]).toEqual(expect.any(String));
+    expect(attributes["retrieval.documents.0.document.score"]).toEqual(expect.any(Number));
 
     server.enqueue({ toolCalls: [{ name: "search_knowledge_base", arguments: { query: "alpaca shed code" } }] }, { text: "I do not know." });
     const other = await runAs("librarian", b, "What is the alpaca shed code?");

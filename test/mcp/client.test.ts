@@ -12,6 +12,7 @@ import { startMcpHttpFixture, type McpHttpFixture } from "../fixtures/mcp-server
 import { DIALECTS } from "../support/databases.ts";
 import { adminScope } from "../support/scopes.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { flushTracing } from "@/lib/tracing/setup.ts";
 import { until } from "../support/until.ts";
 
 type Json = Record<string, unknown>;
@@ -228,6 +229,17 @@ describe.each(DIALECTS)("agents using MCP servers, runs stored on $name", (diale
       const b = await runAs("web", bob);
       expect(toolMessages(a)[0]!.content).toContain(`authorization=Bearer token-of-${alice.userId}`);
       expect(toolMessages(b)[0]!.content).toContain(`authorization=Bearer token-of-${bob.userId}`);
+      // The MCP call is a span under the tool's, with the server's id; the tokens the tool echoed never reach a stored span.
+      await flushTracing();
+      const db = await app.db();
+      const spans = await db.sql.query<{ name: string; attributes: unknown }>("SELECT s.name, s.attributes FROM agno_spans s JOIN agno_traces t ON t.trace_id = s.trace_id WHERE t.run_id = ?", [
+        a.run_id,
+      ]);
+      const mcpSpan = spans.find((s) => s.name === `mcp.${web.id.replace(/-/g, "_")}.whoami`);
+      const attributes = (typeof mcpSpan!.attributes === "string" ? JSON.parse(mcpSpan!.attributes) : mcpSpan!.attributes) as Json;
+      expect(attributes).toMatchObject({ "mcp.server.id": web.id, "tool.name": "whoami" });
+      expect(String(attributes["output.value"])).toContain("[REDACTED]");
+      expect(JSON.stringify(await db.sql.query("SELECT attributes FROM agno_spans"))).not.toContain(`token-of-${alice.userId}`);
       const whoamis = http.calls.filter((c) => c.tool === "whoami").map((c) => c.authorization);
       expect(whoamis).toEqual([`Bearer token-of-${alice.userId}`, `Bearer token-of-${bob.userId}`]);
       expect(http.authorizations.every((h) => h === `Bearer token-of-${alice.userId}` || h === `Bearer token-of-${bob.userId}`)).toBe(true);

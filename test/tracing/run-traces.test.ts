@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { AgentDefinition, TeamDefinition } from "@/lib/config/define.ts";
+import { defineWorkflow, step, type WorkflowDefinition } from "@/lib/config/workflow.ts";
 import { defineTool } from "@/lib/runtime/tools/types.ts";
 import { flushTracing } from "@/lib/tracing/setup.ts";
 import { startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
 import { DIALECTS } from "../support/databases.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
+import { until } from "../support/until.ts";
 
 type Json = Record<string, any>;
 
@@ -18,12 +20,20 @@ const add = defineTool({
   execute: ({ a, b }) => ({ sum: a + b }),
 });
 
-function config(server: ModelServer): { agents: AgentDefinition[]; teams: TeamDefinition[] } {
+function config(server: ModelServer): { agents: AgentDefinition[]; teams: TeamDefinition[]; workflows: WorkflowDefinition[] } {
   const model = { provider: "openai-compatible" as const, id: "scripted", baseUrl: server.url, apiKey: SECRET_KEY };
   const researcher: AgentDefinition = { id: "researcher", name: "Researcher", model, instructions: "Research." };
   return {
     agents: [{ id: "helper", name: "Helper Bot", model, instructions: "Be brief.", tools: [add] }, researcher],
     teams: [{ id: "crew", name: "Crew", model, members: [researcher], mode: "coordinate" } as TeamDefinition],
+    workflows: [
+      defineWorkflow({
+        id: "publish",
+        name: "Publish",
+        description: "Research, then publish after a person confirms",
+        steps: [step({ name: "research", agent: researcher }), step({ name: "post", executor: () => "posted", humanReview: { requiresConfirmation: true } })],
+      }),
+    ],
   };
 }
 
@@ -55,7 +65,10 @@ describe.each(DIALECTS)("runs recorded as traces ($name)", (dialect) => {
   });
 
   it("an agent run that calls a tool is one trace: the run, its model calls and the tool in order, with tokens", async () => {
-    server.script([{ toolCalls: [{ name: "add", arguments: { a: 2, b: 3 } }], usage: { prompt_tokens: 20, completion_tokens: 5 } }, { text: "The sum is 5.", usage: { prompt_tokens: 30, completion_tokens: 4 } }]);
+    server.script([
+      { toolCalls: [{ name: "add", arguments: { a: 2, b: 3 } }], usage: { prompt_tokens: 20, completion_tokens: 5 } },
+      { text: "The sum is 5.", usage: { prompt_tokens: 30, completion_tokens: 4 } },
+    ]);
     const run = (await (await app.call("POST", "/agents/helper/runs", { form: { message: "Add 2 and 3", stream: "false", user_id: "alice" } })).json()) as Json;
     expect(run.status).toBe("COMPLETED");
     const trace = await traceOfRun(app, run.run_id);
@@ -75,11 +88,7 @@ describe.each(DIALECTS)("runs recorded as traces ($name)", (dialect) => {
   });
 
   it("a team's member runs nest under the team's delegation, as TEAM and AGENT nodes", async () => {
-    server.script([
-      { toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id: "researcher", task: "Find X" } }] },
-      { text: "X is 42." },
-      { text: "The team says 42." },
-    ]);
+    server.script([{ toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id: "researcher", task: "Find X" } }] }, { text: "X is 42." }, { text: "The team says 42." }]);
     const run = (await (await app.call("POST", "/teams/crew/runs", { form: { message: "What is X?", stream: "false" } })).json()) as Json;
     expect(run.status).toBe("COMPLETED");
     const trace = await traceOfRun(app, run.run_id);
@@ -93,13 +102,38 @@ describe.each(DIALECTS)("runs recorded as traces ($name)", (dialect) => {
     ]);
   });
 
+  it("a workflow paused at a step and continued later is one trace with two roots, the step agent under its step", async () => {
+    server.script([{ text: "Findings." }]);
+    const paused = (await (await app.call("POST", "/workflows/publish/runs", { form: { message: "Go", stream: "false" } })).json()) as Json;
+    expect(paused.status).toBe("PAUSED");
+    const first = await traceOfRun(app, paused.run_id);
+    expect(first).toMatchObject({ name: "Publish.run", workflow_id: "publish" });
+    expect(shape(first.tree[0])).toEqual(["WORKFLOW", "Publish.run", ["WORKFLOW", "research.run", ["AGENT", "Researcher.run", ["LLM", "OpenAILike.invoke"]]]]);
+    expect(first.tree[0].spans[0].step_type).toBe("Step");
+    const requirement = (paused.step_requirements as Json[]).at(-1);
+    const done = (await (
+      await app.call("POST", `/workflows/publish/runs/${paused.run_id}/continue`, {
+        form: { step_requirements: JSON.stringify([{ ...requirement, confirmed: true }]), session_id: String(paused.session_id), stream: "false" },
+      })
+    ).json()) as Json;
+    expect(done).toMatchObject({ status: "COMPLETED", content: "posted" });
+    const whole = await traceOfRun(app, paused.run_id);
+    expect(whole.trace_id).toBe(first.trace_id);
+    expect(whole.tree.map((root: Json) => root.name)).toEqual(["Publish.run", "Publish.run"]);
+    expect(shape(whole.tree[1])).toEqual(["WORKFLOW", "Publish.run", ["WORKFLOW", "post.run"]]);
+    expect(Date.parse(whole.end_time)).toBeGreaterThan(Date.parse(first.end_time));
+  });
+
   it("cuts input.value at the byte limit and records the original length", async () => {
     server.script([{ text: "ok" }]);
     const message = "é".repeat(20_000);
     const run = (await (await app.call("POST", "/agents/helper/runs", { form: { message, stream: "false" } })).json()) as Json;
     await flushTracing();
     const db = await app.db();
-    const [root] = await db.sql.query<{ attributes: unknown }>("SELECT attributes FROM agno_spans WHERE name = ? AND trace_id IN (SELECT trace_id FROM agno_traces WHERE run_id = ?)", ["Helper_Bot.run", run.run_id]);
+    const [root] = await db.sql.query<{ attributes: unknown }>("SELECT attributes FROM agno_spans WHERE name = ? AND trace_id IN (SELECT trace_id FROM agno_traces WHERE run_id = ?)", [
+      "Helper_Bot.run",
+      run.run_id,
+    ]);
     const attributes = (typeof root!.attributes === "string" ? JSON.parse(root!.attributes) : root!.attributes) as Json;
     expect(Buffer.byteLength(attributes["input.value"], "utf8")).toBeLessThanOrEqual(16 * 1024);
     expect(attributes["input.value"]).toMatch(/^é+$/);
@@ -114,5 +148,39 @@ describe.each(DIALECTS)("runs recorded as traces ($name)", (dialect) => {
     expect((await app.call("GET", `/traces/${trace.trace_id}`)).status).toBe(404);
     const db = await app.db();
     expect(await db.sql.query("SELECT span_id FROM agno_spans WHERE trace_id = ?", [trace.trace_id])).toEqual([]);
+  });
+});
+
+describe.each(DIALECTS)("a durable run's trace ($name)", (dialect) => {
+  let server: ModelServer;
+  let app: TestApp;
+
+  beforeAll(async () => {
+    server = await startModelServer();
+    app = await startTestApp({ dialect, ...config(server), env: { AGENTRY_QUEUE_DURABLE: "true", AGENTRY_QUEUE_POLL_INTERVAL_MS: "50" } });
+    await app.db();
+  });
+  afterAll(async () => {
+    await flushTracing();
+    await app?.close();
+    await server?.close();
+  });
+
+  // queue.wait is a CHAIN span, which Agno's tree calls WORKFLOW.
+  it("starts at the enqueue, with the wait for a worker as its first child", async () => {
+    server.script([{ text: "Done in the background." }]);
+    const response = await app.call("POST", "/agents/helper/runs", { form: { message: "Later", stream: "false", background: "true" } });
+    expect(response.status).toBe(202);
+    const { run_id: runId } = (await response.json()) as Json;
+    // The run's span ends right after its last write: wait for the stored root.
+    await until("the durable run's root span is stored", async () => {
+      await flushTracing();
+      const list = (await (await app.call("GET", `/traces?run_id=${runId}`)).json()) as Json;
+      return list.data?.[0]?.name === "Helper_Bot.run";
+    });
+    const trace = await traceOfRun(app, runId);
+    expect(shape(trace.tree[0])).toEqual(["AGENT", "Helper_Bot.run", ["WORKFLOW", "queue.wait"], ["LLM", "OpenAILike.invoke_stream"]]);
+    const [wait] = trace.tree[0].spans;
+    expect(wait.start_time).toBe(trace.tree[0].start_time);
   });
 });

@@ -36,7 +36,10 @@ function span(over: Partial<SpanRow> & { start: number; end: number; kind?: stri
 function trace(spans: SpanRow[], over: Partial<TraceRow> = {}): TraceRow {
   const roots = spans.filter((s) => !s.parent_span_id);
   const start = spans.map((s) => s.start_time).sort()[0];
-  const end = spans.map((s) => s.end_time).sort().at(-1)!;
+  const end = spans
+    .map((s) => s.end_time)
+    .sort()
+    .at(-1)!;
   return {
     trace_id: "t1",
     name: roots[0]?.name ?? "trace",
@@ -67,10 +70,34 @@ function agentRun(): SpanRow[] {
   });
   return [
     // Out of order on purpose: children are sorted by start.
-    span({ span_id: "llm2", parent_span_id: "root", name: "gpt-4o-mini.invoke", start: 1500, end: 2400, kind: "LLM", attrs: { "llm.model_name": "gpt-4o-mini", "llm.token_count.prompt": 30, "llm.token_count.completion": 4, "output.value": "391" } }),
+    span({
+      span_id: "llm2",
+      parent_span_id: "root",
+      name: "gpt-4o-mini.invoke",
+      start: 1500,
+      end: 2400,
+      kind: "LLM",
+      attrs: { "llm.model_name": "gpt-4o-mini", "llm.token_count.prompt": 30, "llm.token_count.completion": 4, "output.value": "391" },
+    }),
     root,
-    span({ span_id: "llm1", parent_span_id: "root", name: "gpt-4o-mini.invoke", start: 10, end: 900, kind: "LLM", attrs: { "llm.model_name": "gpt-4o-mini", "llm.token_count.prompt": 20, "llm.token_count.completion": 0, "input.value": '{"messages":[]}' } }),
-    span({ span_id: "tool", parent_span_id: "root", name: "multiply", start: 1000, end: 1012, kind: "TOOL", attrs: { "tool.name": "multiply", "tool.parameters": '{"a": 17, "b": 23}', "input.value": '{"a": 17, "b": 23}', "output.value": "391" } }),
+    span({
+      span_id: "llm1",
+      parent_span_id: "root",
+      name: "gpt-4o-mini.invoke",
+      start: 10,
+      end: 900,
+      kind: "LLM",
+      attrs: { "llm.model_name": "gpt-4o-mini", "llm.token_count.prompt": 20, "llm.token_count.completion": 0, "input.value": '{"messages":[]}' },
+    }),
+    span({
+      span_id: "tool",
+      parent_span_id: "root",
+      name: "multiply",
+      start: 1000,
+      end: 1012,
+      kind: "TOOL",
+      attrs: { "tool.name": "multiply", "tool.parameters": '{"a": 17, "b": 23}', "input.value": '{"a": 17, "b": 23}', "output.value": "391" },
+    }),
   ];
 }
 
@@ -204,7 +231,15 @@ describe("a team: AGENT with agno.team.id → member AGENT", () => {
   it("types the leader TEAM and the member AGENT; metadata run_id for both kinds", () => {
     const spans = [
       span({ span_id: "team", name: "Desk.run", start: 0, end: 800, kind: "AGENT", attrs: { "agno.team.id": "desk", "agno.run.id": "team-run", "input.value": "Plan it", "output.value": "Planned" } }),
-      span({ span_id: "member", parent_span_id: "team", name: "Writer.run", start: 100, end: 700, kind: "AGENT", attrs: { "agno.agent.id": "writer", "agno.run.id": "member-run", "output.value": "Draft" } }),
+      span({
+        span_id: "member",
+        parent_span_id: "team",
+        name: "Writer.run",
+        start: 100,
+        end: 700,
+        kind: "AGENT",
+        attrs: { "agno.agent.id": "writer", "agno.run.id": "member-run", "output.value": "Draft" },
+      }),
       span({ span_id: "llm", parent_span_id: "member", name: "claude.invoke", start: 150, end: 650, kind: "LLM", attrs: { "llm.model_name": "claude", "llm.token_count.completion": 7 } }),
     ];
     const detail = traceDetail(trace(spans, { team_id: "desk", agent_id: null }), spans);
@@ -259,8 +294,26 @@ describe("a workflow: CHAIN root with step_types → step CHAIN → AGENT", () =
 describe("an errored run", () => {
   it("the root's status_message (else exception.message) is the error and there is no output; an errored span likewise", () => {
     const spans = [
-      span({ span_id: "root", name: "Assistant.run", start: 0, end: 400, kind: "AGENT", status_code: "ERROR", status_message: "Model unavailable", attrs: { "input.value": "Hi", "output.value": "partial" } }),
-      span({ span_id: "llm", parent_span_id: "root", name: "gpt.invoke", start: 10, end: 390, kind: "LLM", status_code: "ERROR", attrs: { "exception.message": "503 from provider", "output.value": "x" } }),
+      span({
+        span_id: "root",
+        name: "Assistant.run",
+        start: 0,
+        end: 400,
+        kind: "AGENT",
+        status_code: "ERROR",
+        status_message: "Model unavailable",
+        attrs: { "input.value": "Hi", "output.value": "partial" },
+      }),
+      span({
+        span_id: "llm",
+        parent_span_id: "root",
+        name: "gpt.invoke",
+        start: 10,
+        end: 390,
+        kind: "LLM",
+        status_code: "ERROR",
+        attrs: { "exception.message": "503 from provider", "output.value": "x" },
+      }),
     ];
     const detail = traceDetail(trace(spans), spans);
     expect(detail).toMatchObject({ status: "ERROR", input: "Hi", output: null, error: "Model unavailable", error_count: 2 });
@@ -293,7 +346,12 @@ describe("a trace with two roots (a paused run continued later)", () => {
   });
 
   it("an orphan span (its parent missing) is in no tree; a span that is its own ancestor does not loop", () => {
-    const odd = [...spans, span({ span_id: "orphan", parent_span_id: "gone", start: 5, end: 6 }), span({ span_id: "loop-a", parent_span_id: "loop-b", start: 1, end: 2 }), span({ span_id: "loop-b", parent_span_id: "loop-a", start: 1, end: 2 })];
+    const odd = [
+      ...spans,
+      span({ span_id: "orphan", parent_span_id: "gone", start: 5, end: 6 }),
+      span({ span_id: "loop-a", parent_span_id: "loop-b", start: 1, end: 2 }),
+      span({ span_id: "loop-b", parent_span_id: "loop-a", start: 1, end: 2 }),
+    ];
     expect(ids(buildSpanTree(trace(odd), odd))).toEqual([{ first: ["llm-a"] }, { second: ["llm-b"] }]);
     expect(buildSpanTree(trace(odd), [])).toEqual([]);
   });
@@ -310,9 +368,16 @@ describe("other kinds", () => {
   });
 
   it("TraceSessionStats: the row with its times as pydantic writes them", () => {
-    expect(
-      traceSessionStats({ session_id: "s", user_id: "alice", agent_id: "a", team_id: null, workflow_id: null, total_traces: 3, first_trace_at: at(0), last_trace_at: at(1500) }),
-    ).toEqual({ session_id: "s", user_id: "alice", agent_id: "a", team_id: null, workflow_id: null, total_traces: 3, first_trace_at: "2026-01-05T10:00:00Z", last_trace_at: "2026-01-05T10:00:01.5Z" });
+    expect(traceSessionStats({ session_id: "s", user_id: "alice", agent_id: "a", team_id: null, workflow_id: null, total_traces: 3, first_trace_at: at(0), last_trace_at: at(1500) })).toEqual({
+      session_id: "s",
+      user_id: "alice",
+      agent_id: "a",
+      team_id: null,
+      workflow_id: null,
+      total_traces: 3,
+      first_trace_at: "2026-01-05T10:00:00Z",
+      last_trace_at: "2026-01-05T10:00:01.5Z",
+    });
   });
 });
 

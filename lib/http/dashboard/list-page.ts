@@ -5,7 +5,7 @@ import type { CappedCount, KeysetPage, KeysetRequest } from "../../db/keyset.ts"
 import type { Db } from "../../db/open-database.ts";
 import { requireDashboardSession, type DashboardSession } from "./current-user.ts";
 import { anyFilterOn, filterFields, readFilters, type FilterShape, type FilterValues } from "./list-filters.ts";
-import { firstParam, listScope, pagingFrom, type SearchParams } from "./list-params.ts";
+import { firstParam, listScope, PAGE_SIZE, pageNumberFrom, pagingFrom, type SearchParams } from "./list-params.ts";
 import type { FilterBarModel, FilterOption, ListView } from "./list-view.ts";
 import { loadList } from "./load-list.ts";
 import { labelOf, userLabels } from "./user-labels.ts";
@@ -144,6 +144,63 @@ export async function loadListPage<S extends FilterShape, Sort extends string, I
     items: page.rows,
     sort: { field: sort, order: paging.order },
     page: { next: page.next, prev: page.prev, total: page.total, page: page.restarted ? 1 : paging.page },
+    showUser: read.isAdmin,
+  };
+}
+
+/** What a numbered list's query gets: the caller's list scope, the parsed filters, one page's number (from 1) and size. */
+export interface NumberedListQuery<S extends FilterShape> {
+  db: Db;
+  scope: DataScope;
+  filters: FilterValues<S>;
+  page: number;
+  limit: number;
+}
+
+/**
+ * A list its storage pages by number, in its own order (`page`/`limit` over Agno's tables: the
+ * Traces page): the same filters, admin's user filter, table and pager as a keyset list, with
+ * `?page=` in the URL and no order to choose.
+ */
+export interface NumberedListPageDefinition<S extends FilterShape, Item> {
+  path: string;
+  filters: z.ZodObject<S>;
+  query: (query: NumberedListQuery<S>) => Promise<{ rows: Item[]; totalCount: number }>;
+}
+
+/** Checks a numbered list's definition (a control for every filter), as defineListPage does. */
+export function defineNumberedListPage<S extends FilterShape, Item>(definition: NumberedListPageDefinition<S, Item>): NumberedListPageDefinition<S, Item> {
+  filterFields(definition.filters, {});
+  return definition;
+}
+
+/**
+ * Loads one numbered page of `definition` for this request: the filters as loadListPage reads
+ * them, the page number from `?page=`; a page past the last is the first page, said so.
+ */
+export async function loadNumberedListPage<S extends FilterShape, Item>(
+  definition: NumberedListPageDefinition<S, Item>,
+  { problems: earlier = [], ...options }: LoadListOptions<S>,
+): Promise<LoadedList<S, Item>> {
+  const read = await readListFilters(definition.path, definition.filters, options);
+  const problems = [...earlier, ...read.problems];
+  const load = (page: number) => definition.query({ db: read.session.db, scope: read.scope, filters: read.filters, page, limit: PAGE_SIZE });
+  let page = pageNumberFrom(read.params);
+  let loaded = await load(page);
+  if (loaded.rows.length === 0 && page > 1) {
+    problems.push(`page ${page} is past the last one; showing the first page`);
+    page = 1;
+    loaded = await load(page);
+  }
+  const next = page * PAGE_SIZE < loaded.totalCount ? String(page + 1) : null;
+  return {
+    ...read,
+    problems,
+    // The list's own order: the filter form carries none.
+    bar: { ...read.bar, sort: undefined, order: undefined },
+    items: loaded.rows,
+    sort: { field: "", order: "desc" },
+    page: { page, prev: page > 1 ? String(page - 1) : null, next, total: { count: loaded.totalCount, capped: false }, numbered: true },
     showUser: read.isAdmin,
   };
 }

@@ -17,16 +17,21 @@ export function pagingFrom(params: SearchParams, sortFields: readonly string[], 
   const rawOrder = firstParam(params, "order");
   if (rawOrder && rawOrder !== "asc" && rawOrder !== "desc") problems.push("order must be asc or desc");
   const order: "asc" | "desc" = rawOrder === "asc" ? "asc" : "desc";
-  const pageNumber = Number(firstParam(params, "page") ?? 1);
   return {
     sort,
     order,
     after: firstParam(params, "after"),
     before: firstParam(params, "before"),
-    page: Number.isInteger(pageNumber) && pageNumber >= 1 ? pageNumber : 1,
+    page: pageNumberFrom(params),
     limit: PAGE_SIZE,
     problems,
   };
+}
+
+/** The URL's page number (`?page=`): 1 unless it is a whole number from 1. */
+export function pageNumberFrom(params: SearchParams): number {
+  const pageNumber = Number(firstParam(params, "page") ?? 1);
+  return Number.isInteger(pageNumber) && pageNumber >= 1 ? pageNumber : 1;
 }
 
 /** The scope a dashboard list reads with: a member's own rows; an admin's `?user=` or everyone's. */

@@ -55,10 +55,7 @@ function queryTime(value: string | undefined, name: "start_time" | "end_time"): 
   } catch {
     const trimmed = value.trim();
     const python = trimmed.endsWith("Z") ? `${trimmed.slice(0, -1)}+00:00` : trimmed;
-    throw new HttpError(
-      400,
-      `Invalid ${name} format. Use ISO 8601 format (e.g., '2025-11-19T10:00:00Z' or '2025-11-19T10:00:00+05:30'): Invalid isoformat string: ${pythonStringRepr(python)}`,
-    );
+    throw new HttpError(400, `Invalid ${name} format. Use ISO 8601 format (e.g., '2025-11-19T10:00:00Z' or '2025-11-19T10:00:00+05:30'): Invalid isoformat string: ${pythonStringRepr(python)}`);
   }
 }
 
@@ -73,11 +70,7 @@ function visibleTo(scope: DataScope, trace: TraceRow): boolean {
  */
 async function pathTrace({ params, query }: { params: { trace_id: string }; query: { run_id?: string } }, { data }: DataLoaderContext): Promise<TraceRow> {
   const { db, scope } = await data();
-  const trace = params.trace_id
-    ? await getTrace(db, { scope, traceId: params.trace_id })
-    : query.run_id
-      ? await getTraceOfRun(db, { scope, runId: query.run_id })
-      : null;
+  const trace = params.trace_id ? await getTrace(db, { scope, traceId: params.trace_id }) : query.run_id ? await getTraceOfRun(db, { scope, runId: query.run_id }) : null;
   if (!trace || !visibleTo(scope, trace)) throw new HttpError(404, TRACE_NOT_FOUND);
   return trace;
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { JsonObject, PageMetaSchema, paginated } from "./list-query.ts";
+import { JsonObject, paginated } from "./list-query.ts";
 
 /** Request and response shapes of Agno's Traces API (`/traces`, `/trace_session_stats`; os/routers/traces). */
 
@@ -103,16 +103,16 @@ interface TraceNodeShape {
   extra_data: Record<string, unknown> | null;
 }
 
-const TraceContext = {
-  run_id: z.string().nullable(),
-  session_id: z.string().nullable(),
+/** Who a trace (or a session's traces) belongs to and ran. */
+const Owners = {
   user_id: z.string().nullable(),
   agent_id: z.string().nullable(),
   team_id: z.string().nullable(),
   workflow_id: z.string().nullable(),
 };
 
-export const TraceSummarySchema = z.object({
+/** The fields a summary and a detail share (Agno's order, `input` and the detail's output between the counts and the context). */
+const traceShape = <T extends z.ZodRawShape>(io: T) => ({
   trace_id: z.string(),
   name: z.string(),
   status: z.string(),
@@ -121,34 +121,23 @@ export const TraceSummarySchema = z.object({
   end_time: z.string(),
   total_spans: z.number().int(),
   error_count: z.number().int(),
-  input: z.string().nullable(),
-  ...TraceContext,
+  ...io,
+  run_id: z.string().nullable(),
+  session_id: z.string().nullable(),
+  ...Owners,
   created_at: z.string(),
 });
 
+export const TraceSummarySchema = z.object(traceShape({ input: z.string().nullable() }));
+
 export const TraceDetailSchema = z.object({
-  trace_id: z.string(),
-  name: z.string(),
-  status: z.string(),
-  duration: z.string(),
-  start_time: z.string(),
-  end_time: z.string(),
-  total_spans: z.number().int(),
-  error_count: z.number().int(),
-  input: z.string().nullable(),
-  output: z.string().nullable(),
-  error: z.string().nullable(),
-  ...TraceContext,
-  created_at: z.string(),
+  ...traceShape({ input: z.string().nullable(), output: z.string().nullable(), error: z.string().nullable() }),
   tree: z.array(TraceNodeSchema),
 });
 
 export const TraceSessionStatsSchema = z.object({
   session_id: z.string(),
-  user_id: z.string().nullable(),
-  agent_id: z.string().nullable(),
-  team_id: z.string().nullable(),
-  workflow_id: z.string().nullable(),
+  ...Owners,
   total_traces: z.number().int(),
   first_trace_at: z.string(),
   last_trace_at: z.string(),
@@ -173,5 +162,3 @@ export const FilterSchemaSchema = z.object({
   ),
   logical_operators: z.array(z.string()),
 });
-
-export { PageMetaSchema };

@@ -7,7 +7,7 @@ import { eventsAfter, finishRun, subscribe } from "../../live-runs/run-registry.
 import type { RunOutput } from "../run-output.ts";
 import { persist, recordSessionMetrics } from "../run-settle.ts";
 import { checkpoint, emit, emitFinal, emitNamed, forward, type RunState } from "../run-state.ts";
-import { endStepSpan, failSpan, stampTraceContext, startStepSpan, withSpan } from "../run-trace.ts";
+import { endStepSpan, failSpan, spanClock, stampTraceContext, startStepSpan, withSpan } from "../run-trace.ts";
 import { asText, deepestContent, fromFunctionResult, parallelContent, stepInput, stepOutput } from "./step-io.ts";
 
 /**
@@ -373,7 +373,7 @@ export async function executeStep(exec: Exec, step: WorkflowStep, input: StepInp
     return output;
   } catch (error) {
     failSpan(span, error);
-    span.end(performance.now());
+    span.end(spanClock());
     throw error;
   }
 }

@@ -156,6 +156,9 @@ export async function startFuzzApp({ dialect, agents, limits }: { dialect: TestD
         session_id: [sessionId, ...agnoRows.runs.map((r) => r.sessionId)],
         run_id: [runId, ...agnoRows.runs.map((r) => r.runId)],
         memory_id: [memory.memory_id, ...agnoRows.memoryIds],
+        // Parallel lists: span_id[i] is a span of trace_id[i].
+        trace_id: agnoRows.traces.map((t) => t.traceId),
+        span_id: agnoRows.traces.map((t) => t.spanId),
         service_account_id: [spare.id],
         job_id: [runId],
         user_id: [member, other, admin],

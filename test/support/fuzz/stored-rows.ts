@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Db } from "@/lib/db/open-database.ts";
 import type { Statement } from "@/lib/db/sql.ts";
 import { pythonJsonDumps } from "../../fixtures/python-json.ts";
@@ -15,12 +16,18 @@ import { pythonJsonDumps } from "../../fixtures/python-json.ts";
  * - A run Agno cut short carries a `run_data` with little more than its id; a paused run written
  *   by Agno 2.x lists its pending tools and has no `requirements`.
  * - Rows without an owner (`user_id` NULL) are shared.
+ * - Traces and spans as Agno's exporter writes them: times from `datetime.isoformat()` (six
+ *   fraction digits, none on a whole second), a child-only batch's trace with no context, an
+ *   orphan span (its parent never exported), a span without a kind, a workflow root whose output
+ *   is the text "None", attributes holding lists and JSON text.
  */
 
 export interface StoredOddRows {
   /** Every run written (in a row or a legacy blob) with its session; each session has one or more. */
   runs: { sessionId: string; runId: string }[];
   memoryIds: string[];
+  /** Every trace written, and every span (parallel: span_id[i] is a span of trace_id[i]). */
+  traces: { traceId: string; spanId: string }[];
 }
 
 const T0 = 1_748_779_200; // 2025-06-01T12:00:00Z
@@ -123,6 +130,63 @@ export async function seedAgnoShapedRows(db: Db, { owner, tag }: { owner: string
       updated_at: row.updated === undefined ? row.at + 1 : row.updated,
     });
 
+  /** A time as Python's isoformat writes a UTC datetime: six fraction digits, or none on a whole second. */
+  const iso = (seconds: number, micros = 0) => `${new Date(seconds * 1000).toISOString().slice(0, 19)}${micros ? `.${String(micros).padStart(6, "0")}` : ""}+00:00`;
+  const trace = (row: {
+    id: string;
+    name: string;
+    status: string;
+    start: string;
+    end: string;
+    duration: number;
+    run?: string | null;
+    session?: string | null;
+    user: string | null;
+    agent?: string | null;
+    workflow?: string | null;
+  }) =>
+    insert("agno_traces", {
+      trace_id: row.id,
+      name: row.name,
+      status: row.status,
+      start_time: row.start,
+      end_time: row.end,
+      duration_ms: row.duration,
+      run_id: row.run ?? null,
+      session_id: row.session ?? null,
+      user_id: row.user,
+      agent_id: row.agent ?? null,
+      team_id: null,
+      workflow_id: row.workflow ?? null,
+      created_at: row.end,
+    });
+  const spanRow = (row: {
+    id: string;
+    trace: string;
+    parent?: string | null;
+    name: string;
+    status?: string;
+    message?: string | null;
+    start: string;
+    end: string;
+    duration: number;
+    attributes: unknown;
+  }) =>
+    insert("agno_spans", {
+      span_id: row.id,
+      trace_id: row.trace,
+      parent_span_id: row.parent ?? null,
+      name: row.name,
+      span_kind: "INTERNAL",
+      status_code: row.status ?? "OK",
+      status_message: row.message ?? null,
+      start_time: row.start,
+      end_time: row.end,
+      duration_ms: row.duration,
+      attributes: json(row.attributes),
+      created_at: row.end,
+    });
+
   const ids = {
     nullData: id("null-session-data"),
     double: id("double-encoded"),
@@ -173,8 +237,35 @@ export async function seedAgnoShapedRows(db: Db, { owner, tag }: { owner: string
   const sessionIds = [...new Set(runs.map((r) => r.sessionId))];
   const runIds = runs.map((r) => r.runId);
   const memoryIds = [ids.nullTopics, ids.sqlNullTopics, ids.sharedMemory];
+  // 32 and 16 hex digits, as OpenTelemetry's ids are written.
+  const hex = (name: string, length: number) => createHash("sha256").update(`${name}-${tag}`).digest("hex").slice(0, length);
+  const t = { run: hex("trace-run", 32), orphaned: hex("trace-orphan", 32), workflow: hex("trace-workflow", 32), shared: hex("trace-shared", 32) };
+  const sp = {
+    root: hex("span-root", 16),
+    llm: hex("span-llm", 16),
+    tool: hex("span-tool", 16),
+    orphan: hex("span-orphan", 16),
+    kindless: hex("span-kindless", 16),
+    flow: hex("span-flow", 16),
+    step: hex("span-step", 16),
+    shared: hex("span-shared", 16),
+  };
+  const traces = [
+    { traceId: t.run, spanId: sp.root },
+    { traceId: t.run, spanId: sp.llm },
+    { traceId: t.run, spanId: sp.tool },
+    { traceId: t.orphaned, spanId: sp.orphan },
+    { traceId: t.orphaned, spanId: sp.kindless },
+    { traceId: t.workflow, spanId: sp.flow },
+    { traceId: t.workflow, spanId: sp.step },
+    { traceId: t.shared, spanId: sp.shared },
+  ];
+  const traceIds = [...new Set(traces.map((x) => x.traceId))];
   const list = (values: string[]) => values.map(() => "?").join(", ");
   await db.sql.batch([
+    // Spans first: their foreign key to the trace does not cascade.
+    { text: `DELETE FROM agno_spans WHERE trace_id IN (${list(traceIds)})`, params: traceIds },
+    { text: `DELETE FROM agno_traces WHERE trace_id IN (${list(traceIds)})`, params: traceIds },
     { text: `DELETE FROM agno_runs WHERE run_id IN (${list(runIds)})`, params: runIds },
     // Runs go with their session (ON DELETE CASCADE), those other requests added too.
     { text: `DELETE FROM agno_sessions WHERE session_id IN (${list(sessionIds)})`, params: sessionIds },
@@ -219,6 +310,128 @@ export async function seedAgnoShapedRows(db: Db, { owner, tag }: { owner: string
     memory({ id: ids.nullTopics, user: owner, memory: `likes ${UNICODE}`, topics: "json-null", at: T0 }),
     memory({ id: ids.sqlNullTopics, user: owner, memory: "topics never written", topics: "sql-null", at: T0 + 1, updated: null }),
     memory({ id: ids.sharedMemory, user: null, memory: { memory: "an older dict-shaped memory" }, topics: ["shared", "漢字"], at: T0 + 2 }),
+    // An agent run's trace: AGENT root → LLM, TOOL (an errored one).
+    trace({
+      id: t.run,
+      name: "Assistant.run",
+      status: "ERROR",
+      start: iso(T0 + 60, 120_000),
+      end: iso(T0 + 62, 5),
+      duration: 1880,
+      run: ids.sparseRun,
+      session: ids.nullData,
+      user: owner,
+      agent: "assistant",
+    }),
+    spanRow({
+      id: sp.root,
+      trace: t.run,
+      name: "Assistant.run",
+      start: iso(T0 + 60, 120_000),
+      end: iso(T0 + 62, 5),
+      duration: 1880,
+      attributes: {
+        "openinference.span.kind": "AGENT",
+        "input.value": `weather ${UNICODE}`,
+        "output.value": "sunny",
+        "agno.run.id": ids.sparseRun,
+        "session.id": ids.nullData,
+        "user.id": owner,
+        "agno.tools": ["lookup"],
+      },
+    }),
+    spanRow({
+      id: sp.llm,
+      trace: t.run,
+      parent: sp.root,
+      name: "gpt-4o-mini.invoke",
+      start: iso(T0 + 60, 200_000),
+      end: iso(T0 + 61),
+      duration: 800,
+      attributes: {
+        "openinference.span.kind": "LLM",
+        "llm.model_name": "gpt-4o-mini",
+        "llm.token_count.prompt": 12,
+        "llm.token_count.completion": 3,
+        "input.value": '{"messages": []}',
+        "llm.invocation_parameters": "{}",
+      },
+    }),
+    spanRow({
+      id: sp.tool,
+      trace: t.run,
+      parent: sp.root,
+      name: "lookup",
+      status: "ERROR",
+      message: "Exception: no such city",
+      start: iso(T0 + 61, 1),
+      end: iso(T0 + 61, 2),
+      duration: 0,
+      attributes: { "openinference.span.kind": "TOOL", "tool.name": "lookup", "tool.parameters": '{"city": null}', "exception.message": "no such city" },
+    }),
+    // A child-only batch: a trace without context, its spans' parent never exported, one without a kind.
+    trace({ id: t.orphaned, name: "lookup", status: "OK", start: iso(T0 + 70), end: iso(T0 + 70), duration: 0, user: null }),
+    spanRow({
+      id: sp.orphan,
+      trace: t.orphaned,
+      parent: hex("span-never-exported", 16),
+      name: "lookup",
+      start: iso(T0 + 70),
+      end: iso(T0 + 70),
+      duration: 0,
+      attributes: { "openinference.span.kind": "TOOL" },
+    }),
+    spanRow({ id: sp.kindless, trace: t.orphaned, parent: sp.orphan, name: "inner", status: "UNSET", start: iso(T0 + 70), end: iso(T0 + 70), duration: 0, attributes: {} }),
+    // A workflow run: CHAIN root (output "None") → step.
+    trace({
+      id: t.workflow,
+      name: "Fuzz_Workflow.run",
+      status: "OK",
+      start: iso(T0 + 80),
+      end: iso(T0 + 83, 999_999),
+      duration: 3999,
+      run: ids.workflowRun,
+      session: ids.workflow,
+      user: owner,
+      workflow: "fuzz-workflow",
+    }),
+    spanRow({
+      id: sp.flow,
+      trace: t.workflow,
+      name: "Fuzz_Workflow.run",
+      start: iso(T0 + 80),
+      end: iso(T0 + 83, 999_999),
+      duration: 3999,
+      attributes: {
+        "openinference.span.kind": "CHAIN",
+        "input.value": "topic",
+        "output.value": "None",
+        "agno.workflow.step_types": ["Step", "Condition"],
+        "agno.workflow.steps": ["a", "b"],
+        "agno.workflow.steps_count": 2,
+      },
+    }),
+    spanRow({
+      id: sp.step,
+      trace: t.workflow,
+      parent: sp.flow,
+      name: "a.execute",
+      start: iso(T0 + 80, 1),
+      end: iso(T0 + 83),
+      duration: 2999,
+      attributes: { "openinference.span.kind": "CHAIN", "output.value": "stepped" },
+    }),
+    // A shared (owner-less) run's trace.
+    trace({ id: t.shared, name: "Assistant.run", status: "OK", start: iso(T0 + 90), end: iso(T0 + 91), duration: 1000, run: ids.sharedRun, session: ids.shared, user: null, agent: "assistant" }),
+    spanRow({
+      id: sp.shared,
+      trace: t.shared,
+      name: "Assistant.run",
+      start: iso(T0 + 90),
+      end: iso(T0 + 91),
+      duration: 1000,
+      attributes: { "openinference.span.kind": "AGENT", "input.value": "shared?" },
+    }),
   ]);
-  return { runs, memoryIds };
+  return { runs, memoryIds, traces };
 }

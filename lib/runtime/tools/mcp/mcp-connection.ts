@@ -1,3 +1,4 @@
+import { keepOutOfSpans } from "../../run-trace.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -30,6 +31,7 @@ async function authHeaders(spec: McpServerSpec, userId: string | null): Promise<
   for (const [service, getter] of Object.entries(spec.authTokenGetters)) {
     const token = await getter({ userId });
     if (token === null || token === undefined || token === "") continue;
+    keepOutOfSpans(token);
     if (service.toLowerCase() === "authorization") headers.Authorization = /^\S+ \S/.test(token) ? token : `Bearer ${token}`;
     else headers[`${service}_token`] = token;
   }
@@ -41,7 +43,10 @@ async function authEnv(spec: McpServerSpec, userId: string | null): Promise<Reco
   const env: Record<string, string> = {};
   for (const [service, getter] of Object.entries(spec.authTokenGetters)) {
     const token = await getter({ userId });
-    if (token !== null && token !== undefined && token !== "") env[service] = token;
+    if (token !== null && token !== undefined && token !== "") {
+      keepOutOfSpans(token);
+      env[service] = token;
+    }
   }
   return env;
 }

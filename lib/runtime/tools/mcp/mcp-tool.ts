@@ -59,11 +59,14 @@ export function mcpToolDefinition({
   remote,
   prefix,
   serverName,
+  serverId,
   call,
 }: {
   remote: Pick<Tool, "name" | "description" | "title" | "inputSchema">;
   prefix: string | null;
   serverName: string;
+  /** The toolkit's id, which the call's span names. */
+  serverId: string;
   call: (name: string, args: Record<string, unknown>, context: { userId: string | null; signal: AbortSignal }) => Promise<CallToolResult>;
 }): ToolDefinition<Record<string, unknown>> {
   return defineTool({
@@ -72,7 +75,7 @@ export function mcpToolDefinition({
     parameters: argumentsSchema(remote.inputSchema),
     inputSchema: remote.inputSchema,
     execute: async (args, ctx) => {
-      const span = startMcpSpan(serverName, remote.name, args);
+      const span = startMcpSpan({ id: serverId, name: serverName }, remote.name, args);
       try {
         const value = toolResultValue(await call(remote.name, args, { userId: ctx.userId, signal: ctx.signal }));
         endSpan(span, value);

@@ -44,7 +44,7 @@ export function mcpTools(options: McpToolsOptions): McpToolkit {
   const definitions = new WeakMap<Tool, ToolDefinition<Record<string, unknown>>>();
   const define = (remote: Tool) => {
     let definition = definitions.get(remote);
-    if (!definition) definitions.set(remote, (definition = mcpToolDefinition({ remote, prefix: spec.toolNamePrefix, serverName: spec.name, call })));
+    if (!definition) definitions.set(remote, (definition = mcpToolDefinition({ remote, prefix: spec.toolNamePrefix, serverName: spec.name, serverId: spec.id, call })));
     return definition;
   };
   const fallback = (): ToolDefinition<Record<string, unknown>>[] => {
@@ -55,6 +55,7 @@ export function mcpTools(options: McpToolsOptions): McpToolkit {
         remote: { name, description: `Tool '${name}' of MCP server '${spec.name}' (not described yet: the server has not been reached)`, inputSchema: UNLISTED_SCHEMA },
         prefix: spec.toolNamePrefix,
         serverName: spec.name,
+        serverId: spec.id,
         call,
       }),
     );

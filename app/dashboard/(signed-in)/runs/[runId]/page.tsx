@@ -10,18 +10,20 @@ import { ContinuePausedWorkflow } from "@/components/dashboard/runs/continue-pau
 import { RunReferences } from "@/components/dashboard/runs/run-references.tsx";
 import { Section } from "@/components/dashboard/section.tsx";
 import { StatusBadge } from "@/components/dashboard/status-badge.tsx";
+import { RunTraceSection } from "@/components/dashboard/traces/run-trace.tsx";
 import { dataScopeFor } from "@/lib/auth/principal.ts";
 import { getChildRuns, getRun } from "@/lib/db/runs/runs.ts";
 import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
 import { firstParam, type SearchParams } from "@/lib/http/dashboard/list-params.ts";
 import { pathId } from "@/lib/http/dashboard/search-params.ts";
+import { loadRunTrace } from "@/lib/http/dashboard/trace-views.ts";
 import type { RunOutput } from "@/lib/runtime/run-output.ts";
 
 export const dynamic = "force-dynamic";
 
-/** One run: input, output, tool calls, events, metrics; cancel while it runs, continue when paused. */
+/** One run: input, output, its trace, tool calls, events, metrics; cancel while it runs, continue when paused. */
 export default async function RunPage({ params, searchParams }: { params: Promise<{ runId: string }>; searchParams: Promise<SearchParams> }) {
-  const { db, principal } = await requireDashboardSession();
+  const { db, principal, settings } = await requireDashboardSession();
   const runId = pathId((await params).runId);
   if (!runId) notFound();
   const sessionId = firstParam(await searchParams, "session_id");
@@ -29,6 +31,8 @@ export default async function RunPage({ params, searchParams }: { params: Promis
   if (!stored) notFound();
   const run = stored.run_data as unknown as RunOutput;
   const live = stored.status === "PENDING" || stored.status === "RUNNING";
+  // Its trace (a member's or a step's: its parent's); the page refreshes until it is stored.
+  const trace = await loadRunTrace(db, { scope: dataScopeFor(principal), run: stored, settings });
   // The agent or team whose routes continue and cancel it (a team's member run is its agent's).
   const target =
     stored.run_type === "workflow" && stored.workflow_id
@@ -51,7 +55,7 @@ export default async function RunPage({ params, searchParams }: { params: Promis
       <header className="mb-4 flex flex-wrap items-center gap-3">
         <h1 className="text-2xl font-semibold">Run</h1>
         <StatusBadge status={stored.status} />
-        <LiveRefresh active={live} intervalMs={1000} />
+        <LiveRefresh active={live || trace.awaiting} intervalMs={1000} />
         <div className="ml-auto flex gap-2">
           {(live || stored.status === "PAUSED") && target && (
             <ActionButton
@@ -120,6 +124,7 @@ export default async function RunPage({ params, searchParams }: { params: Promis
           {displayText(run.content, { pretty: true }) || <span className="text-slate-500">{live ? "Still running…" : "(no output)"}</span>}
         </p>
       </Section>
+      <RunTraceSection runId={stored.run_id} trace={trace} />
       {stored.run_type === "workflow" && (
         <Section title={`Steps (${stepResults.length})`} id="steps">
           {stepResults.length > 0 ? (
