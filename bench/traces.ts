@@ -21,6 +21,7 @@
  *          --spans-per-trace=10 --clients=16 --export-spans=20480 --url=postgresql://… --keep
  * See bench/README.md ("Traces (issue 30)").
  */
+import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -763,18 +764,21 @@ async function seedSqlite(app: App, connection: Database.Database, traces: numbe
     lookup("seed_tools", TOOLS);
     lookup("seed_messages", MESSAGES);
     lookup("seed_answers", ANSWERS);
+    // The random draws are stored first: SQLite would draw again at every reference (and once for all rows in a join key).
+    connection.exec(
+      `CREATE TEMP TABLE seed_base AS
+       WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ${traces})
+       SELECT i, lower(hex(randomblob(16))) AS trace_id, lower(hex(randomblob(8))) AS root_id,
+              ${rnd(20)} AS a, ${rnd(50)} AS u, ${rnd(100)} < 5 AS err,
+              ${nowUs} - ${rnd(30 * 86_400 * 1_000_000)} AS st_us, 800 + ${rnd(29_200)} AS dur_ms, ${rnd(MESSAGES.length)} AS q,
+              lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-a' || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6))) AS run_id
+         FROM seq`,
+    );
     connection.exec(
       `CREATE TEMP TABLE seed_traces AS
-       WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ${traces})
-       SELECT g.*, ai.v AS agent_id, an.v AS name,
-              'user-' || printf('%02d', g.u) || '@bench.test' AS user_id,
-              lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-a' || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6))) AS run_id,
+       SELECT g.*, ai.v AS agent_id, an.v AS name, 'user-' || printf('%02d', g.u) || '@bench.test' AS user_id,
               'session-' || g.u || '-' || g.a || '-' || (g.i % 97) AS session_id
-         FROM (SELECT i, lower(hex(randomblob(16))) AS trace_id, lower(hex(randomblob(8))) AS root_id,
-                      ${rnd(20)} AS a, ${rnd(50)} AS u, ${rnd(100)} < 5 AS err,
-                      ${nowUs} - ${rnd(30 * 86_400 * 1_000_000)} AS st_us, 800 + ${rnd(29_200)} AS dur_ms, ${rnd(MESSAGES.length)} AS q
-                 FROM seq) g
-         JOIN seed_agent_ids ai ON ai.n = g.a JOIN seed_agent_names an ON an.n = g.a`,
+         FROM seed_base g JOIN seed_agent_ids ai ON ai.n = g.a JOIN seed_agent_names an ON an.n = g.a`,
     );
     connection.exec(
       `INSERT INTO agno_traces (trace_id, name, status, start_time, end_time, duration_ms, run_id, session_id, user_id, agent_id, team_id, workflow_id, created_at)
@@ -805,7 +809,7 @@ async function seedSqlite(app: App, connection: Database.Database, traces: numbe
                   WHEN k % 2 = 1 THEN json_object(
                     'openinference.span.kind', 'LLM', 'llm.model_name', 'gpt-4o-mini', 'llm.provider', 'openai',
                     'llm.invocation_parameters', '{"stream": false}',
-                    'input.value', '' || json_object('messages', json_array(json_object('role', 'system', 'content', ?1), json_object('role', 'user', 'content', m.v))),
+                    'input.value', '' || json_object('messages', json_array(json_object('role', 'system', 'content', '${SYSTEM_PROMPT.replace(/'/g, "''")}'), json_object('role', 'user', 'content', m.v))),
                     'output.value', an.v,
                     'llm.token_count.prompt', 300 + (t.i * 37 + k * 101) % 1700,
                     'llm.token_count.completion', 20 + (t.i * 13 + k * 7) % 480,
@@ -822,8 +826,8 @@ async function seedSqlite(app: App, connection: Database.Database, traces: numbe
            JOIN seed_answers an ON an.n = t.q
            JOIN seed_tools tl ON tl.n = (k / 2 + t.i) % 4`,
       )
-      .run(SYSTEM_PROMPT);
-    for (const name of ["seed_traces", "seed_agent_ids", "seed_agent_names", "seed_tools", "seed_messages", "seed_answers"]) connection.exec(`DROP TABLE ${name}`);
+      .run();
+    for (const name of ["seed_base", "seed_traces", "seed_agent_ids", "seed_agent_names", "seed_tools", "seed_messages", "seed_answers"]) connection.exec(`DROP TABLE ${name}`);
   })();
   return seedInfo(app, traces, t0, "");
 }
@@ -974,6 +978,8 @@ async function buildReadCases(app: App, raw: RawRunner, seed: SeedInfo): Promise
   const andFilter = { where: "status = ? AND agent_id IN (?, ?) AND start_time >= ?", params: ["ERROR", ...seed.agents, seed.since] };
   const nameFilter = { where: "LOWER(name) LIKE ? ESCAPE '\\'", params: ["%run%"] };
   const d = app.dialect;
+  // Page 500 (or the last page of a smaller seed).
+  const deep = Math.min(DEEP_PAGE, Math.ceil(seed.traces / LIST_LIMIT));
   return [
     make(
       `GET /traces page 1 (limit ${LIST_LIMIT})`,
@@ -984,12 +990,12 @@ async function buildReadCases(app: App, raw: RawRunner, seed: SeedInfo): Promise
       await recorded((db) => listTraces(db, { scope: ADMIN, page: 1, limit: LIST_LIMIT }), false),
     ),
     make(
-      `GET /traces page ${DEEP_PAGE} (limit ${LIST_LIMIT})`,
-      `GET /traces?page=${DEEP_PAGE}&limit=${LIST_LIMIT}`,
-      `OFFSET ${int((DEEP_PAGE - 1) * LIST_LIMIT)}`,
-      http("GET", `/traces?page=${DEEP_PAGE}&limit=${LIST_LIMIT}`),
-      rawList(baselineStatements(d, none, DEEP_PAGE, LIST_LIMIT, false), false),
-      await recorded((db) => listTraces(db, { scope: ADMIN, page: DEEP_PAGE, limit: LIST_LIMIT }), false),
+      `GET /traces page ${deep} (limit ${LIST_LIMIT})`,
+      `GET /traces?page=${deep}&limit=${LIST_LIMIT}`,
+      `OFFSET ${int((deep - 1) * LIST_LIMIT)}`,
+      http("GET", `/traces?page=${deep}&limit=${LIST_LIMIT}`),
+      rawList(baselineStatements(d, none, deep, LIST_LIMIT, false), false),
+      await recorded((db) => listTraces(db, { scope: ADMIN, page: deep, limit: LIST_LIMIT }), false),
     ),
     make(
       `dashboard list page 1 (limit ${DASHBOARD_PAGE_SIZE})`,
@@ -1019,6 +1025,36 @@ async function buildReadCases(app: App, raw: RawRunner, seed: SeedInfo): Promise
       await recorded((db) => searchTraces(db, { scope: ADMIN, filter: parseTraceFilter(searchName), page: 1, limit: LIST_LIMIT }), true),
     ),
   ];
+}
+
+/**
+ * What a plan is estimated to cost and what JIT compilation added to it (PostgreSQL compiles a plan
+ * whose estimate passes jit_above_cost, 100,000 by default): the custom plan, and the generic plan
+ * a named statement (the app's executor names every statement) may switch to after five runs.
+ */
+async function pgPlanCosts(pool: pg.Pool, s: Statement, name: string): Promise<{ kind: string; cost: number; jitMs: number | null; executionMs: number }[]> {
+  const client = await pool.connect();
+  const read = (rows: Row[]) => {
+    const raw = rows[0]["QUERY PLAN"];
+    const doc = ((typeof raw === "string" ? JSON.parse(raw) : raw) as { Plan: { "Total Cost": number }; "Execution Time": number; JIT?: { Timing?: { Total?: number } } }[])[0];
+    return { cost: doc.Plan["Total Cost"], jitMs: doc.JIT?.Timing?.Total ?? null, executionMs: doc["Execution Time"] };
+  };
+  try {
+    const text = toPostgresPlaceholders(s.text);
+    const custom = read((await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, [...s.params])).rows);
+    await client.query(`PREPARE ${name} AS ${text}`);
+    await client.query("SET plan_cache_mode = force_generic_plan");
+    const literals = s.params.map((p) => (typeof p === "number" ? String(p) : client.escapeLiteral(String(p))));
+    const generic = read((await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${name}${literals.length > 0 ? `(${literals.join(", ")})` : ""}`)).rows);
+    await client.query(`DEALLOCATE ${name}`);
+    await client.query("RESET plan_cache_mode");
+    return [
+      { kind: "custom", ...custom },
+      { kind: "generic", ...generic },
+    ];
+  } finally {
+    client.release();
+  }
 }
 
 /** A plan's scans in one line; `!!` marks a Seq Scan of a trace table, or an index scan reading most of one. */
@@ -1149,6 +1185,10 @@ async function readsPhase(dialect: Dialect, traces: number) {
           const planned = await postgresPlans(pool!, { text: s.text, params: [...s.params] }, `bench_plan_${n++}`, tableRows);
           const lines = planned.map((p) => ({ kind: p.kind, ...planLine(p, tableRows) }));
           for (const l of lines) console.log(`    ${l.bad ? "!!" : "  "} ${l.kind.padEnd(7)} ${l.line}`);
+          const costs = await pgPlanCosts(pool!, s, `bench_cost_${n++}`);
+          console.log(
+            `       estimated cost: ${costs.map((c) => `${c.kind} ${int(c.cost)}${c.jitMs === null ? "" : ` (JIT ${ms(c.jitMs)} ms of ${ms(c.executionMs)} ms)`}`).join(", ")}`,
+          );
           let text: string | null = null;
           if (!pass || lines.some((l) => l.bad)) {
             const { rows } = await pool!.query(`EXPLAIN (ANALYZE, BUFFERS) ${toPostgresPlaceholders(s.text)}`, [...s.params]);
@@ -1156,7 +1196,7 @@ async function readsPhase(dialect: Dialect, traces: number) {
             console.log(`       SQL: ${s.text.replace(/\s+/g, " ").slice(0, 400)}  params ${JSON.stringify(s.params).slice(0, 200)}`);
             console.log(text.replace(/^/gm, "         "));
           }
-          plans.push({ case: c.label, text: s.text, params: s.params, plans: planned, explain: text });
+          plans.push({ case: c.label, text: s.text, params: s.params, plans: planned, costs, explain: text });
         }
       }
     } else {
@@ -1202,7 +1242,9 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const model = await startModelServer({ respond });
   cleanups.push(() => model.close());
-  cleanups.push(async () => rmSync(tempDir, { recursive: true, force: true }));
+  cleanups.push(async () => {
+    if (!KEEP) rmSync(tempDir, { recursive: true, force: true });
+  });
   const onSignal = () => {
     if (interrupted) return;
     interrupted = true;
@@ -1214,7 +1256,21 @@ async function main(): Promise<void> {
   process.on("SIGTERM", onSignal);
 
   const load0 = loadavg();
+  // Which code is measured: the commit, and the tracing files changed in the working tree since.
+  const git = (...a: string[]) => {
+    try {
+      return execFileSync("git", a, { cwd: join(HERE, ".."), encoding: "utf8" }).trim();
+    } catch {
+      return "";
+    }
+  };
+  const commit = git("rev-parse", "--short", "HEAD") || "unknown";
+  const changed = git("status", "--porcelain", "--", "lib/db/traces", "lib/tracing", "lib/runtime/run-trace.ts", "lib/migrations/tables/specs.ts", "lib/http/routes/traces.ts")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => l.slice(3));
   console.log("Traces benchmark (issue 30)");
+  console.log(`  code     : commit ${commit}${changed.length > 0 ? ` + working-tree changes in ${changed.join(", ")}` : ""}`);
   console.log(
     `  machine  : ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, node ${process.version}, load average ${load0.map((l) => l.toFixed(2)).join(" ")} at start` +
       (load0[0] >= cpus().length ? " — the machine is busy, timings may be noisy" : ""),
@@ -1278,6 +1334,7 @@ async function main(): Promise<void> {
         {
           benchmark: "traces",
           startedAt: startedAt.toISOString(),
+          code: { commit, changed },
           machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version, loadAverageStart: load0, loadAverageEnd: load1 },
           options: {
             dialects: DIALECTS,

@@ -69,8 +69,44 @@ test("Runs and Sessions show the signed-in user's runs with their content; sessi
   await expect(page.getByTestId("tool-call")).toContainText("add");
   // The sample agent does not store events (Agno's default); durable runs always do (below).
   await expect(page.getByText("No events were stored for this run")).toBeVisible();
-  await shot(page, "run-detail");
   const runUrl = page.url();
+
+  // Its trace, inline: "trace not exported yet" until the exporter has stored the run's spans
+  // (the page refreshes itself), then the run's span with the model and tool calls under it.
+  const runTrace = page.getByRole("region", { name: "Trace", exact: true });
+  await expect(runTrace.getByTestId("trace-waterfall").or(runTrace.getByText("trace not exported yet"))).toBeVisible();
+  await expect(runTrace.getByTestId("trace-waterfall")).toBeVisible({ timeout: 15_000 });
+  const spanTypes = (scope: typeof page | typeof runTrace) => scope.getByTestId("trace-span").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-span-type")));
+  expect(await spanTypes(runTrace)).toEqual(["AGENT", "LLM", "TOOL", "LLM"]);
+  await shot(page, "run-detail");
+
+  // The trace view: the same spans in order, each with its duration; a span's panel shows a tool call's arguments and result, a model call's model and tokens.
+  await runTrace.getByRole("link", { name: "Open trace" }).click();
+  await expect(page).toHaveURL(/\/dashboard\/traces\/[0-9a-f]{32}$/);
+  const traceUrl = page.url();
+  await expect(page.getByTestId("trace-name")).toHaveText("Assistant.run");
+  const spans = page.getByTestId("trace-span");
+  expect(await spanTypes(page)).toEqual(["AGENT", "LLM", "TOOL", "LLM"]);
+  await expect(spans.nth(2).getByTestId("span-name")).toHaveText("add");
+  for (const duration of await spans.getByTestId("span-duration").allInnerTexts()) expect(duration).toMatch(/^\d+ms$|^\d+\.\d\ds$/);
+  await spans.nth(2).getByRole("button", { name: /add/ }).click();
+  const panel = page.getByTestId("span-panel");
+  await expect(panel.getByLabel("add arguments")).toContainText('"a": 2');
+  await expect(panel.getByLabel("add result")).toContainText('"result": 5');
+  await spans.nth(1).getByRole("button").first().click();
+  await expect(panel).toContainText("openai-compatible/scripted");
+  await expect(panel.getByTestId("span-tokens")).toContainText(" in · ");
+  await shot(page, "trace-view");
+
+  // The Traces page lists it (its input, its spans) newest first, by run and by session.
+  await page.getByRole("link", { name: "Traces", exact: true }).first().click();
+  await expect(page).toHaveURL(/\/dashboard\/traces$/);
+  const traces = page.getByTestId("traces-table");
+  await expect(traces.getByTestId("table-row").first()).toContainText("add 2 and 3");
+  await expect(traces.getByTestId("table-row").first()).toContainText(E2E_ADMIN.email);
+  await shot(page, "traces");
+  await page.getByRole("link", { name: "By session" }).click();
+  await expect(page.getByTestId("trace-sessions-table").getByTestId("table-row").first()).toContainText(first.session_id);
 
   // Sessions: the session with both runs; its history; rename.
   await page.getByRole("link", { name: "Sessions", exact: true }).click();
@@ -127,6 +163,9 @@ test("Runs and Sessions show the signed-in user's runs with their content; sessi
   await expect(member.getByText("No runs yet. Chat with an agent")).toBeVisible();
   expect((await member.goto(sessionUrl))?.status()).toBe(404);
   expect((await member.goto(runUrl))?.status()).toBe(404);
+  expect((await member.goto(traceUrl))?.status()).toBe(404);
+  await member.goto("/dashboard/traces");
+  await expect(member.getByText("No traces yet.")).toBeVisible();
   await member.goto("/dashboard/sessions");
   await expect(member.getByTestId("sessions-table")).not.toContainText("Arithmetic with A");
 

@@ -23,6 +23,7 @@ const LIST_PAGES = {
   evals: ["app/dashboard/(signed-in)/evals/(list)/", "components/dashboard/evals/"],
   queue: ["app/dashboard/(signed-in)/queue/", "components/dashboard/queue/"],
   approvals: ["app/dashboard/(signed-in)/approvals/", "components/dashboard/approvals/"],
+  traces: ["app/dashboard/(signed-in)/traces/(list)/", "components/dashboard/traces/"],
   users: ["app/dashboard/(signed-in)/admin/users/", "components/dashboard/users/"],
   "service accounts": ["app/dashboard/(signed-in)/admin/service-accounts/", "components/dashboard/admin/service-account", "components/dashboard/admin/revoke-service-account"],
 };

@@ -20,7 +20,10 @@ export class DatabaseSpanExporter implements SpanExporter {
 
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
     const db = this.database();
-    if (!db || spans.length === 0) return done({ code: ExportResultCode.SUCCESS });
+    if (!db || spans.length === 0) {
+      done({ code: ExportResultCode.SUCCESS });
+      return;
+    }
     const createdAt = traceTime(Date.now());
     const policy = this.policy();
     const rows = spans.map((span) => toSpanRow(boundSpan(span, policy), createdAt));

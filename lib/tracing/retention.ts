@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Settings } from "../config/settings.ts";
 import type { Db } from "../db/open-database.ts";
 import { traceTime } from "../db/traces/trace-rows.ts";
-import { unsafeDeleteTracesBefore } from "../db/traces/traces.ts";
+import { unsafeDeleteTracesBefore, unsafeHasTracesBefore } from "../db/traces/traces.ts";
 import { log } from "../log.ts";
 import { defineJobKind } from "../queue/catalog.ts";
 import { enqueueKind } from "../queue/enqueue.ts";
@@ -67,6 +67,11 @@ export function dailyTraceRetentionTask(db: Db, settings: Settings): { run(nowSe
       if (retentionDays <= 0 || running) return;
       const today = new Date(nowSeconds * 1000).toISOString().slice(0, 10);
       if (doneFor === today) return;
+      // Nothing old enough: no job today (a fresh install's queue stays empty).
+      if (!(await unsafeHasTracesBefore(db, { before: traceTime(nowSeconds * 1000 - retentionDays * DAY_MS) }))) {
+        doneFor = today;
+        return;
+      }
       if (settings.queue.durable) {
         await enqueueKind(db, settings, TRACE_RETENTION_JOB_KIND, { payload: { retention_days: retentionDays }, componentId: today, owner: null, idempotencyKey: `trace_retention:${today}` });
         doneFor = today;

@@ -78,7 +78,17 @@ interface Seeded {
  */
 async function seedAgentTrace(
   db: TestDb,
-  { user, startMs, runId, sessionId, input = "add 2 and 3", model = "gpt-4o-mini", status = "OK" as "OK" | "ERROR", name = "Assistant.run", team }: {
+  {
+    user,
+    startMs,
+    runId,
+    sessionId,
+    input = "add 2 and 3",
+    model = "gpt-4o-mini",
+    status = "OK" as "OK" | "ERROR",
+    name = "Assistant.run",
+    team,
+  }: {
     user: string | null;
     startMs: number;
     runId: string;
@@ -132,7 +142,6 @@ async function seedAgentTrace(
 }
 
 const NO_FILTERS: TraceRunFilters = {};
-const names = (rows: { name: string }[]) => rows.map((r) => r.name);
 
 describe("the Traces pages' filters (pure)", () => {
   it("reads the component filter as the trace column it filters on; anything else is a problem", () => {
@@ -181,11 +190,16 @@ describe.each(DIALECTS)("the Traces pages' loaders on $name", (dialect) => {
       // A paused run continued an hour later: one trace, two roots.
       continued = traceId();
       const start = NOW - 2 * HOUR;
-      const first = span(continued, "Assistant.run", start, start + 100, { attributes: { "openinference.span.kind": "AGENT", "agno.run.id": "run-paused", "input.value": "show me the server details" } });
+      const first = span(continued, "Assistant.run", start, start + 100, {
+        attributes: { "openinference.span.kind": "AGENT", "agno.run.id": "run-paused", "input.value": "show me the server details" },
+      });
       const second = span(continued, "Assistant.run", start + HOUR, start + HOUR + 50, {
         attributes: { "openinference.span.kind": "AGENT", "agno.run.id": "run-paused", "agentry.run.continuation": true, "output.value": "done" },
       });
-      const tool = span(continued, "server_details", start + HOUR + 10, start + HOUR + 20, { parent_span_id: second.span_id, attributes: { "openinference.span.kind": "TOOL", "tool.name": "server_details" } });
+      const tool = span(continued, "server_details", start + HOUR + 10, start + HOUR + 20, {
+        parent_span_id: second.span_id,
+        attributes: { "openinference.span.kind": "TOOL", "tool.name": "server_details" },
+      });
       await writeTraceBatch(db, {
         traces: [traceRow(continued, "Assistant.run", start, start + HOUR + 50, { run_id: "run-paused", session_id: "session-3", user_id: A, agent_id: "assistant" })],
         spans: [first, second, tool],
@@ -306,6 +320,15 @@ describe.each(DIALECTS)("the Traces pages' loaders on $name", (dialect) => {
       expect(going.awaiting).toBe(true);
       const off = await loadRunTrace(db, { scope: userScope(A), run: run("not-exported"), settings: { tracing: { enabled: false }, metrics: { prices: {} } } as never, nowMs: NOW });
       expect([off.awaiting, off.tracing]).toEqual([false, false]);
+      // A paused run continued since: awaited until its trace has the continuation's root.
+      const paused = { run_data: { metadata: { agentry_trace_context: "00-x-y-01" } } };
+      const beforeContinuation = await loadRunTrace(db, { scope: userScope(A), run: { ...run("run-recent"), ...paused }, settings, nowMs: NOW });
+      expect([beforeContinuation.timeline?.roots, beforeContinuation.awaiting]).toEqual([1, true]);
+      const stillPaused = await loadRunTrace(db, { scope: userScope(A), run: { ...run("run-recent", { status: "PAUSED" }), ...paused }, settings, nowMs: NOW });
+      expect(stillPaused.awaiting).toBe(false);
+      const continuedAt = Math.floor((NOW - HOUR) / 1000);
+      const afterContinuation = await loadRunTrace(db, { scope: userScope(A), run: { ...run("run-paused", { updated_at: continuedAt }), ...paused }, settings, nowMs: NOW - HOUR + 5000 });
+      expect([afterContinuation.timeline?.roots, afterContinuation.awaiting]).toEqual([2, false]);
       // Another user's run id reads as no trace in a member's scope.
       expect((await loadRunTrace(db, { scope: userScope(A), run: run("run-b", { updated_at: nowS - 3600 }), settings, nowMs: NOW })).timeline).toBeNull();
     });

@@ -43,7 +43,13 @@ describe("parseTraceFilter", () => {
       op: "AND",
       conditions: [
         { op: "EQ", key: "status", value: "OK" },
-        { op: "OR", conditions: [{ op: "EQ", key: "agent_id", value: "a" }, { op: "NOT", condition: { op: "EQ", key: "team_id", value: "t" } }] },
+        {
+          op: "OR",
+          conditions: [
+            { op: "EQ", key: "agent_id", value: "a" },
+            { op: "NOT", condition: { op: "EQ", key: "team_id", value: "t" } },
+          ],
+        },
       ],
     });
   });
@@ -82,7 +88,11 @@ describe("parseTraceFilter", () => {
   it("builds the same parameterized SQL for both dialects, escaping LIKE wildcards", () => {
     const filter = parseTraceFilter({
       op: "AND",
-      conditions: [{ op: "CONTAINS", key: "name", value: "50%_Off" }, { op: "NOT", condition: { op: "IN", key: "status", values: ["ERROR"] } }, { op: "LTE", key: "duration_ms", value: 9 }],
+      conditions: [
+        { op: "CONTAINS", key: "name", value: "50%_Off" },
+        { op: "NOT", condition: { op: "IN", key: "status", values: ["ERROR"] } },
+        { op: "LTE", key: "duration_ms", value: 9 },
+      ],
     });
     expect(filterSql(filter, "t")).toEqual({
       clause: "((LOWER(t.name) LIKE ? ESCAPE '\\') AND (NOT (t.status IN (?))) AND (t.duration_ms <= CAST(? AS NUMERIC)))",
@@ -176,7 +186,13 @@ describe.each(DIALECTS)("trace filters on $name", (dialect) => {
           op: "OR",
           conditions: [
             { op: "AND", conditions: [eq("status", "ERROR"), { op: "GT", key: "duration_ms", value: 100 }] },
-            { op: "AND", conditions: [{ op: "NOT", condition: eq("status", "ERROR") }, { op: "STARTSWITH", key: "name", value: "crew" }] },
+            {
+              op: "AND",
+              conditions: [
+                { op: "NOT", condition: eq("status", "ERROR") },
+                { op: "STARTSWITH", key: "name", value: "crew" },
+              ],
+            },
           ],
         }),
       ).toEqual(["t3", "t2"]);

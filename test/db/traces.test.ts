@@ -208,7 +208,7 @@ describe.each(DIALECTS)("traces on $name", (dialect) => {
         const base = newBase();
         const traceId = hex(32);
         const attributes = {
-          "input.value": "héllo 👋 \"quoted\" 50% _x_",
+          "input.value": 'héllo 👋 "quoted" 50% _x_',
           "llm.token_count.prompt": 12,
           "agno.tools": ["search", "fetch"],
           nested: { a: [1, 2, { b: null }], flag: true },
@@ -233,6 +233,26 @@ describe.each(DIALECTS)("traces on $name", (dialect) => {
         const { rows, totalCount } = await listTraces(db, { scope: userScope("bulk"), page: 1, limit: 100 });
         expect(totalCount).toBe(40);
         expect(rows.every((r) => r.total_spans === 15)).toBe(true);
+      });
+
+      it("merges concurrent batches of one trace (two connections on PostgreSQL) into the same row as one after another", async () => {
+        const base = newBase();
+        const traceId = hex(32);
+        const batches = Array.from({ length: 24 }, (_, i) => {
+          const start = base + ((i * 37) % 24) * 10;
+          const row = trace({ trace_id: traceId, name: i === 17 ? "Crew.run" : `step-${i}.invoke`, status: i === 5 ? "ERROR" : "OK", team_id: i === 17 ? "crew" : null }, start, start + 15);
+          return { traces: [row], spans: [span({ trace_id: traceId }, start, start + 15)] };
+        });
+        await Promise.all(batches.map((batch) => writeTraceBatch(db, batch)));
+        expect(await getTrace(db, { scope: adminScope(), traceId })).toMatchObject({
+          name: "Crew.run",
+          status: "ERROR",
+          team_id: "crew",
+          start_time: traceTime(base),
+          end_time: traceTime(base + 245),
+          duration_ms: 245,
+        });
+        expect(await getTraceSpans(db, { traceId })).toHaveLength(24);
       });
 
       it("refuses spans of a trace that is neither in the batch nor stored (the foreign key), writing nothing", async () => {

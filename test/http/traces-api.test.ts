@@ -186,6 +186,14 @@ describe.each(DIALECTS)("traces API on $name", (dialect) => {
       const second = (await get("/traces?limit=2&page=2", reader(who.a))).body;
       expect(listIds(second)).toEqual([id("a-run")]);
       expect(second.meta).toMatchObject({ page: 2, limit: 2, total_pages: 2, total_count: 3 });
+      // Paging has no upper bound: far past the end is an empty page, never an overflow.
+      for (const path of [`/traces?limit=${Number.MAX_SAFE_INTEGER}&page=${Number.MAX_SAFE_INTEGER}`, `/trace_session_stats?limit=${Number.MAX_SAFE_INTEGER}&page=3`]) {
+        const far = await get(path, reader(who.a));
+        expect(far.status, path).toBe(200);
+        expect(far.body.data, path).toEqual([]);
+      }
+      expect((await get(`/traces?limit=${Number.MAX_SAFE_INTEGER}`, reader(who.a))).body.meta).toMatchObject({ total_pages: 1, total_count: 3 });
+      expect((await search({ page: Number.MAX_SAFE_INTEGER, limit: 100 }, reader(who.a))).body.data).toEqual([]);
       const zero = (await get("/traces?limit=2&page=0", reader(who.a))).body;
       expect(listIds(zero)).toEqual([id("a-flow"), id("a-error")]);
       expect(zero.meta.page).toBe(0);

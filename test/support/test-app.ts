@@ -12,6 +12,7 @@ import { dispatch } from "@/lib/http/dispatch.ts";
 import { ROUTES } from "@/lib/http/route-table.ts";
 import { stopEmbeddedWorkers } from "@/lib/queue/embedded-worker.ts";
 import { stopSchedulers } from "@/lib/scheduler/scheduler.ts";
+import { flushTracing } from "@/lib/tracing/setup.ts";
 import "@/lib/http/internal-call.ts";
 import { templateFor } from "./api.ts";
 import { postgresUrl, type TestDialect } from "./databases.ts";
@@ -101,6 +102,8 @@ export async function startTestApp({
     async close() {
       await stopEmbeddedWorkers(id);
       await stopSchedulers(id);
+      // Spans still waiting for the exporter are written before their database closes.
+      await flushTracing();
       const db = await appState()
         .databases.get(id)
         ?.catch(() => undefined);

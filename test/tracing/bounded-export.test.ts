@@ -18,7 +18,13 @@ function stalledExporter() {
     },
     shutdown: async () => undefined,
   };
-  return { exporter, received, release: () => pending.splice(0).forEach((done) => done({ code: ExportResultCode.SUCCESS })) };
+  return {
+    exporter,
+    received,
+    release: () => {
+      for (const done of pending.splice(0)) done({ code: ExportResultCode.SUCCESS });
+    },
+  };
 }
 
 describe("the bounded batch processor", () => {

@@ -7,7 +7,7 @@ import { barClass, formatAxisMs, typeBadgeClass } from "./trace-format.ts";
 
 const TICKS = [0, 0.25, 0.5, 0.75, 1];
 /** The name column, the time track and the duration column: the header's and every row's. */
-const COLUMNS = "grid grid-cols-[minmax(0,2fr)_minmax(0,3fr)_4.5rem] items-center gap-3";
+const COLUMNS = "grid grid-cols-[minmax(0,1fr)_minmax(0,1.2fr)_4rem] items-center gap-3";
 const INDENT_PX = 16;
 
 /** The spans to show: a collapsed span's subtree is hidden (the list is in tree order, with depths). */
@@ -118,7 +118,7 @@ export function TraceWaterfall({ timeline, compact = false, initialSpanId }: { t
   if (timeline.spans.length === 0) return <p className="text-sm text-slate-500">This trace has no spans stored.</p>;
   return (
     <div className={compact ? "space-y-3" : "grid gap-4 xl:grid-cols-[minmax(0,1fr)_24rem]"}>
-      <div className="min-w-0 overflow-x-auto rounded border border-slate-200 dark:border-slate-800" data-testid="trace-waterfall">
+      <div className="min-w-0 self-start overflow-x-auto rounded border border-slate-200 dark:border-slate-800" data-testid="trace-waterfall">
         <div className="min-w-[36rem]">
           <div className={`${COLUMNS} border-b border-slate-200 bg-slate-50 px-2 py-1 text-xs font-medium text-slate-600 dark:border-slate-800 dark:bg-slate-800/60 dark:text-slate-300`}>
             <span>Span</span>
@@ -143,13 +143,16 @@ export function TraceWaterfall({ timeline, compact = false, initialSpanId }: { t
           </ol>
         </div>
       </div>
-      <div className={compact ? "" : "min-w-0 xl:sticky xl:top-4 xl:self-start"}>
-        {selected ? (
-          <SpanPanel span={selected} onClose={() => setSelectedId(undefined)} />
-        ) : (
-          <p className="rounded border border-dashed border-slate-300 p-4 text-sm text-slate-500 dark:border-slate-700">Select a span to see its input, output and attributes.</p>
-        )}
-      </div>
+      {/* The run page's compact trace shows a panel only once a span is chosen. */}
+      {(selected || !compact) && (
+        <div className={compact ? "min-w-0" : "min-w-0 xl:sticky xl:top-4 xl:self-start"}>
+          {selected ? (
+            <SpanPanel span={selected} onClose={() => setSelectedId(undefined)} />
+          ) : (
+            <p className="rounded border border-dashed border-slate-300 p-4 text-sm text-slate-500 dark:border-slate-700">Select a span to see its input, output and attributes.</p>
+          )}
+        </div>
+      )}
     </div>
   );
 }

@@ -35,17 +35,25 @@ const traceBase = [
   traces.accessor("status", { header: "Status", cell: (info) => <StatusBadge status={info.getValue()} /> }),
   traces.accessor("input", {
     header: "Input",
-    cell: (info) => <span className="block max-w-xs truncate text-slate-700 dark:text-slate-300">{info.getValue() || <span className="text-slate-500">(no input)</span>}</span>,
+    cell: (info) => <span className="block max-w-56 truncate text-slate-700 dark:text-slate-300">{info.getValue() || <span className="text-slate-500">(no input)</span>}</span>,
   }),
 ];
 const traceTail = [
   traces.accessor("start_time", { header: "Started (UTC)", cell: (info) => time(info.getValue()) }),
   traces.accessor("duration_ms", { header: "Duration", cell: (info) => <span className="whitespace-nowrap">{formatDurationMs(info.getValue())}</span> }),
-  traces.accessor("total_spans", { header: "Spans", meta: { className: "text-right" }, cell: (info) => formatCount(info.getValue()) }),
-  traces.accessor("error_count", {
-    header: "Errors",
-    meta: { className: "text-right" },
-    cell: (info) => (info.getValue() > 0 ? <span className="font-medium text-red-700 dark:text-red-300">{formatCount(info.getValue())}</span> : <span className="text-slate-500">0</span>),
+  traces.accessor("total_spans", {
+    header: "Spans",
+    cell: (info) => (
+      <span className="whitespace-nowrap" data-testid="trace-spans">
+        {formatCount(info.getValue())}
+        {info.row.original.error_count > 0 && (
+          <span className="font-medium text-red-700 dark:text-red-300">
+            {" "}
+            · {formatCount(info.row.original.error_count)} {info.row.original.error_count === 1 ? "error" : "errors"}
+          </span>
+        )}
+      </span>
+    ),
   }),
   traces.accessor((row) => row.input_tokens + row.output_tokens, {
     id: "tokens",

@@ -3,7 +3,7 @@ import type { Db, Dialect } from "../open-database.ts";
 import { pageWindow } from "../pagination.ts";
 import { ownerSql, type DataScope } from "../scope.ts";
 import type { Row, Statement } from "../sql.ts";
-import { filterSql, type TraceFilter } from "./trace-filter.ts";
+import { escapeLike, filterSql, type TraceFilter } from "./trace-filter.ts";
 import { traceLevel, traceTimeMicros, type SpanRow, type TraceRow, type TraceSummaryRow } from "./trace-rows.ts";
 
 export { normalizeTraceTime, TraceTimeError, traceLevel, traceTimeFromMicros } from "./trace-rows.ts";
@@ -15,20 +15,7 @@ export { normalizeTraceTime, TraceTimeError, traceLevel, traceTimeFromMicros } f
  */
 
 const TRACE_COLUMNS = ["trace_id", "name", "status", "start_time", "end_time", "duration_ms", "run_id", "session_id", "user_id", "agent_id", "team_id", "workflow_id", "created_at"] as const;
-const SPAN_COLUMNS = [
-  "span_id",
-  "trace_id",
-  "parent_span_id",
-  "name",
-  "span_kind",
-  "status_code",
-  "status_message",
-  "start_time",
-  "end_time",
-  "duration_ms",
-  "attributes",
-  "created_at",
-] as const;
+const SPAN_COLUMNS = ["span_id", "trace_id", "parent_span_id", "name", "span_kind", "status_code", "status_message", "start_time", "end_time", "duration_ms", "attributes", "created_at"] as const;
 const CONTEXT_COLUMNS = ["run_id", "session_id", "user_id", "agent_id", "team_id", "workflow_id"] as const;
 
 const traceColumns = (alias: string) => TRACE_COLUMNS.map((c) => `${alias}.${c}`).join(", ");
@@ -134,8 +121,9 @@ function mergeTraceRows(rows: readonly TraceRow[]): TraceRow[] {
       byId.set(row.trace_id, { ...row });
       continue;
     }
-    const start = row.start_time < stored.start_time ? row.start_time : stored.start_time;
-    const end = row.end_time > stored.end_time ? row.end_time : stored.end_time;
+    // Stored times of one format order as strings (what the SQL's LEAST/GREATEST compare).
+    const start = [row.start_time, stored.start_time].sort()[0];
+    const end = [row.end_time, stored.end_time].sort()[1];
     const [startMicros, endMicros] = [traceTimeMicros(start), traceTimeMicros(end)];
     const merged: TraceRow = {
       ...stored,
@@ -287,8 +275,8 @@ export interface TracePage {
 
 /**
  * One page of traces, newest start first, with what their spans add (span and error counts, the
- * root span's input), and the total: the page's trace ids are chosen first (an index on
- * start_time serves it), then only their spans are read, in the same statement.
+ * root span's input), and the total: the page's trace ids are chosen first, then only those rows
+ * and their spans are read, in the same statement; the count runs beside it.
  */
 async function tracePage(db: Db, where: Where, { page, limit }: { page: number; limit: number }, { tokens = false } = {}): Promise<{ rows: Row[]; totalCount: number }> {
   const { take, skip } = pageWindow({ page, limit });
@@ -298,11 +286,15 @@ async function tracePage(db: Db, where: Where, { page, limit }: { page: number; 
            SUM(CASE WHEN ${llm} THEN COALESCE(${attributeNumberSql(db.dialect, "s", "llm.token_count.prompt")}, 0) ELSE 0 END) AS input_tokens,
            SUM(CASE WHEN ${llm} THEN COALESCE(${attributeNumberSql(db.dialect, "s", "llm.token_count.completion")}, 0) ELSE 0 END) AS output_tokens`
     : "";
-  const sql = `WITH page AS (
-      SELECT ${traceColumns("t")} FROM agno_traces t
+  // The page's ids alone first (an index on (start_time, trace_id), or (user_id, start_time,
+  // trace_id) for one owner, serves them without touching the table), then their rows.
+  const sql = `WITH ids AS (
+      SELECT t.trace_id FROM agno_traces t
        WHERE ${whereSql(where)}
        ORDER BY t.start_time DESC, t.trace_id DESC
        LIMIT ? OFFSET ?
+    ), page AS (
+      SELECT ${traceColumns("t")} FROM agno_traces t WHERE t.trace_id IN (SELECT trace_id FROM ids)
     ), counts AS (
       SELECT s.trace_id, COUNT(*) AS total_spans, SUM(CASE WHEN s.status_code = 'ERROR' THEN 1 ELSE 0 END) AS error_count${tokenColumns}
         FROM agno_spans s
@@ -359,7 +351,7 @@ export async function listTraceRowsForDashboard(
   const where = listWhere(scope, filters);
   if (filters.name) {
     where.clauses.push("LOWER(t.name) LIKE ? ESCAPE '\\'");
-    where.params.push(`%${filters.name.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    where.params.push(`%${escapeLike(filters.name.toLowerCase())}%`);
   }
   const { rows, totalCount } = await tracePage(db, where, { page, limit }, { tokens: true });
   return {
@@ -436,7 +428,8 @@ async function sessionStatsPage(db: Db, where: Where, { page, limit }: { page: n
         LIMIT ? OFFSET ?`,
       [...where.params, take ?? limit, skip],
     ),
-    db.sql.query<{ n: number }>(`SELECT COUNT(DISTINCT t.session_id) AS n FROM agno_traces t WHERE ${whereSql(where)}`, where.params),
+    // Counting the groups (a hash) rather than COUNT(DISTINCT …) (a sort): several times faster on PostgreSQL.
+    db.sql.query<{ n: number }>(`SELECT COUNT(*) AS n FROM (SELECT t.session_id FROM agno_traces t WHERE ${whereSql(where)} GROUP BY t.session_id) g`, where.params),
   ]);
   return {
     rows: rows.map((row) => ({
@@ -544,4 +537,10 @@ export async function sumDroppedSpans(db: Db, { since }: { since?: string } = {}
     ? await db.sql.query<{ n: number | null }>("SELECT SUM(dropped) AS n FROM agentry_trace_drops WHERE day >= ?", [since])
     : await db.sql.query<{ n: number | null }>("SELECT SUM(dropped) AS n FROM agentry_trace_drops");
   return Number(row?.n ?? 0);
+}
+
+/** Whether any trace started before `before` (the retention task enqueues no job when none did). */
+export async function unsafeHasTracesBefore(db: Db, { before }: { before: string }): Promise<boolean> {
+  const rows = await db.sql.query("SELECT 1 AS one FROM agno_traces WHERE start_time < ? LIMIT 1", [before]);
+  return rows.length > 0;
 }

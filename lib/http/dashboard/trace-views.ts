@@ -15,6 +15,7 @@ import {
   type DashboardTraceRow,
   type TraceSessionStatsRow,
 } from "../../db/traces/traces.ts";
+import { TRACE_CONTEXT_METADATA_KEY } from "../../runtime/run-trace.ts";
 import { traceTimeline, type TraceTimeline } from "../../tracing/trace-timeline.ts";
 import { day, filterControls, oneOf, text, type FilterValues } from "./list-filters.ts";
 import type { FilterOption } from "./list-view.ts";
@@ -151,28 +152,40 @@ export const TRACE_EXPORT_WAIT_SECONDS = 120;
 
 export interface RunTrace {
   timeline: TraceTimeline | null;
-  /** No trace yet, and one is still expected: the run is going, or ended moments ago with tracing on. */
+  /**
+   * Its trace is still expected to change: none stored yet while the run is going or ended moments
+   * ago, or — a paused run continued moments ago — the continuation's root not stored yet.
+   */
   awaiting: boolean;
   tracing: boolean;
+}
+
+type RunForTrace = { run_id: string; parent_run_id: string | null; status: string | null; created_at: number; updated_at: number | null; run_data?: Record<string, unknown> };
+
+/** A run that paused and has been continued since: its trace gains a root per continuation. */
+function continuedRun(run: RunForTrace): boolean {
+  const metadata = run.run_data?.metadata;
+  return run.status !== "PAUSED" && typeof metadata === "object" && metadata !== null && TRACE_CONTEXT_METADATA_KEY in metadata;
 }
 
 /** A run page's trace (loadRunTimeline), and whether to keep waiting for it. */
 export async function loadRunTrace(
   db: Db,
-  {
-    scope,
-    run,
-    settings,
-    nowMs = Date.now(),
-  }: {
-    scope: DataScope;
-    run: { run_id: string; parent_run_id: string | null; status: string | null; created_at: number; updated_at: number | null };
-    settings: Pick<Settings, "tracing" | "metrics">;
-    nowMs?: number;
-  },
+  { scope, run, settings, nowMs = Date.now() }: { scope: DataScope; run: RunForTrace; settings: Pick<Settings, "tracing" | "metrics">; nowMs?: number },
 ): Promise<RunTrace> {
   const timeline = await loadRunTimeline(db, { scope, runId: run.run_id, parentRunId: run.parent_run_id, prices: settings.metrics.prices });
   const going = run.status === "PENDING" || run.status === "RUNNING";
-  const recent = nowMs / 1000 - (run.updated_at ?? run.created_at) < TRACE_EXPORT_WAIT_SECONDS;
-  return { timeline, awaiting: timeline === null && settings.tracing.enabled && (going || recent), tracing: settings.tracing.enabled };
+  const changedAt = run.updated_at ?? run.created_at;
+  const recent = nowMs / 1000 - changedAt < TRACE_EXPORT_WAIT_SECONDS;
+  let awaiting: boolean;
+  if (!timeline) awaiting = going || recent;
+  // While the run goes the page refreshes anyway.
+  else if (going || !recent || !continuedRun(run)) awaiting = false;
+  else {
+    // Continued: the trace lacks the continuation's root, or its last root ended before the run last changed.
+    const lastRoot = timeline.spans.filter((s) => s.depth === 0).at(-1);
+    const lastEnd = (Date.parse(timeline.startTime) + (lastRoot ? lastRoot.offsetMs + lastRoot.durationMs : timeline.durationMs)) / 1000;
+    awaiting = timeline.roots < 2 || lastEnd + 1 < changedAt;
+  }
+  return { timeline, awaiting: settings.tracing.enabled && awaiting, tracing: settings.tracing.enabled };
 }

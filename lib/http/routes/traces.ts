@@ -41,6 +41,19 @@ const TRACE_DATA = { db: { selectFrom: "query", tables: TRACE_TABLES } } as cons
 
 const TRACE_NOT_FOUND = "Trace not found";
 
+/** More rows than any page's table holds (a limit above it reads as much as it would). */
+const MAX_PAGE_ROWS = 1_000_000_000;
+
+/**
+ * The page storage reads for Agno's unbounded `page`/`limit` (`page` 0 is the first page): the
+ * same rows for any table under MAX_PAGE_ROWS, with an offset that stays an exact integer far
+ * inside SQL's 64-bit range (a page past the end is empty either way).
+ */
+function storagePage(page: number, limit: number): { page: number; limit: number } {
+  const rows = Math.min(limit, MAX_PAGE_ROWS);
+  return { page: Math.min(Math.max(page, 1), Math.floor(Number.MAX_SAFE_INTEGER / rows)), limit: rows };
+}
+
 /** Agno's filters test truthiness: an empty value filters nothing. */
 const given = (value: string | undefined) => (value ? value : undefined);
 
@@ -114,7 +127,7 @@ export const listTracesRoute = defineRoute({
     };
     const started = performance.now();
     // Agno reads page 0 as the first page (and answers it as page 0).
-    const { rows, totalCount } = await listTraces(db, { scope, filters, page: Math.max(query.page, 1), limit: query.limit });
+    const { rows, totalCount } = await listTraces(db, { scope, filters, ...storagePage(query.page, query.limit) });
     return pageOf(rows.map(traceSummary), { page: query.page, limit: query.limit, totalCount, startedMs: started });
   },
 });
@@ -171,7 +184,7 @@ export const traceSessionStatsRoute = defineRoute({
       end_time: queryTime(query.end_time, "end_time"),
     };
     const started = performance.now();
-    const { rows, totalCount } = await traceSessionStats(db, { scope, filters, page: query.page, limit: query.limit });
+    const { rows, totalCount } = await traceSessionStats(db, { scope, filters, ...storagePage(query.page, query.limit) });
     return pageOf(rows.map(sessionStatsView), { page: query.page, limit: query.limit, totalCount, startedMs: started });
   },
 });
@@ -192,10 +205,10 @@ export const searchTracesRoute = defineRoute({
     const page = { page: body.page, limit: body.limit };
     const started = performance.now();
     if (body.group_by === "session") {
-      const { rows, totalCount } = await searchTraceSessionStats(db, { scope, filter, ...page });
+      const { rows, totalCount } = await searchTraceSessionStats(db, { scope, filter, ...storagePage(page.page, page.limit) });
       return pageOf(rows.map(sessionStatsView), { ...page, totalCount, startedMs: started });
     }
-    const { rows, totalCount } = await searchTraces(db, { scope, filter, ...page });
+    const { rows, totalCount } = await searchTraces(db, { scope, filter, ...storagePage(page.page, page.limit) });
     const meta = pageOf([], { ...page, totalCount, startedMs: started }).meta;
     return { data: await withTrees(db, rows), meta };
   },

@@ -389,7 +389,8 @@ export const SCHEMA_VERSIONS: TableSpec = {
 
 /**
  * Agno's traces (lib/db/traces): one row per trace, merged from every export batch of its spans.
- * Times are UTC ISO-8601 strings (compared as strings), `duration_ms` milliseconds.
+ * Times are UTC ISO-8601 strings (compared as strings), `duration_ms` milliseconds. Agno's columns
+ * and indexes, plus two indexes of Agentry's for the paged lists.
  */
 export const TRACES: TableSpec = {
   name: "agno_traces",
@@ -408,7 +409,12 @@ export const TRACES: TableSpec = {
     col.text("workflow_id"),
     col.text("created_at", true),
   ],
-  indexes: ["status", "start_time", "run_id", "session_id", "user_id", "agent_id", "team_id", "workflow_id", "created_at"].map((column) => ix("agno_traces", column)),
+  indexes: [
+    ...["status", "start_time", "run_id", "session_id", "user_id", "agent_id", "team_id", "workflow_id", "created_at"].map((column) => ix("agno_traces", column)),
+    // Agentry's: the lists' page of ids in their order, read from the index alone (everyone's, and one owner's).
+    ix("agno_traces", "start_time", "trace_id"),
+    ix("agno_traces", "user_id", "start_time", "trace_id"),
+  ],
 };
 
 /** Agno's spans of a trace. The foreign key is Agno's plain one (no cascade): deletes remove spans first. */
