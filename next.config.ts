@@ -4,8 +4,23 @@ import { API_CSP, HSTS, STATIC_SECURITY_HEADERS } from "./lib/http/security-head
 const nextConfig: NextConfig = {
   // Where the build goes; another folder lets two builds of one checkout coexist (parallel e2e runs).
   distDir: process.env.AGENTRY_NEXT_DIST_DIR || ".next",
-  // Server-side packages with native parts or runtime file access stay out of the bundle.
-  serverExternalPackages: ["better-sqlite3", "pg", "@prisma/client", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "swagger-ui-dist", "ioredis", "sqlite-vec", "@opentelemetry/api", "@opentelemetry/sdk-trace-base", "@opentelemetry/context-async-hooks", "@opentelemetry/exporter-trace-otlp-http", "@opentelemetry/resources"],
+  // Server-side packages with native parts or runtime file access stay out of the bundle; so does
+  // OpenTelemetry, so every module graph in the process uses the one tracer provider lib/tracing installs.
+  serverExternalPackages: [
+    "better-sqlite3",
+    "pg",
+    "@prisma/client",
+    "@prisma/adapter-better-sqlite3",
+    "@prisma/adapter-pg",
+    "swagger-ui-dist",
+    "ioredis",
+    "sqlite-vec",
+    "@opentelemetry/api",
+    "@opentelemetry/sdk-trace-base",
+    "@opentelemetry/context-async-hooks",
+    "@opentelemetry/exporter-trace-otlp-http",
+    "@opentelemetry/resources",
+  ],
   // gzip buffers text/event-stream, so run events would reach clients only at the end.
   compress: false,
   // Agno strips a trailing slash without redirecting; our routes match either form.

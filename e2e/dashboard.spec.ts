@@ -265,6 +265,16 @@ test("a chat in the playground is the same run in Runs; a paused run continues f
   await expect(page.getByTestId("status").first()).toHaveText("COMPLETED", { timeout: 15_000 });
   await expect(page.getByTestId("run-output")).toContainText("The result is {");
   await expect(page.getByTestId("tool-call")).toContainText("confirmed");
+  // The paused run and its continuation are one trace with two roots (the served build's module graphs share the trace id).
+  const pausedRunId = new URL(page.url()).pathname.split("/").pop()!;
+  await expect
+    .poll(async () => {
+      const list = (await (await page.request.get(`/traces?run_id=${pausedRunId}`)).json()) as { data?: { trace_id: string }[] };
+      if (!list.data?.length) return "no trace yet";
+      const trace = (await (await page.request.get(`/traces/${list.data[0]!.trace_id}`)).json()) as { tree: { name: string }[] };
+      return `${list.data.length} trace, roots ${trace.tree.map((root) => root.name).join(", ")}`;
+    })
+    .toBe("1 trace, roots Assistant.run, Assistant.run");
 
   // A paused run can also be cancelled from its page (after saying yes to the question).
   await page.goto("/dashboard/agents/assistant");

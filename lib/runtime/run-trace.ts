@@ -36,20 +36,37 @@ function startSpan(name: string, parent: Context = context.active(), startTime: 
 export const TRACE_CONTEXT_METADATA_KEY = "agentry_trace_context";
 
 /**
+ * State this module shares with lib/tracing across Next's module graphs (each loads its own copy of
+ * this module; the provider lives once per process): on `globalThis`.
+ */
+interface SharedTraceState {
+  /** See takePendingTraceId. */
+  pendingTraceId: string | null;
+  /** See keepOutOfSpans. */
+  secrets: Set<string>;
+}
+const SHARED = Symbol.for("agentry.run-trace");
+function shared(): SharedTraceState {
+  const holder = globalThis as { [SHARED]?: SharedTraceState };
+  holder[SHARED] ??= { pendingTraceId: null, secrets: new Set() };
+  return holder[SHARED];
+}
+
+/**
  * Credentials obtained at run time (an MCP server's per-user token) that no span may carry: lib/tracing
  * redacts each from every string attribute before a span leaves the process. The most recent
  * MAX_RUNTIME_SECRETS are kept.
  */
-const RUNTIME_SECRETS = new Set<string>();
 const MAX_RUNTIME_SECRETS = 1000;
 export function keepOutOfSpans(secret: string): void {
   if (secret.length < 8) return;
-  RUNTIME_SECRETS.delete(secret);
-  RUNTIME_SECRETS.add(secret);
-  if (RUNTIME_SECRETS.size > MAX_RUNTIME_SECRETS) RUNTIME_SECRETS.delete(RUNTIME_SECRETS.values().next().value!);
+  const { secrets } = shared();
+  secrets.delete(secret);
+  secrets.add(secret);
+  if (secrets.size > MAX_RUNTIME_SECRETS) secrets.delete(secrets.values().next().value!);
 }
 export function runtimeSecrets(): Iterable<string> {
-  return RUNTIME_SECRETS;
+  return shared().secrets;
 }
 
 /** Agentry's attribute naming a span that continues a paused run (a second root of its trace). */
@@ -66,10 +83,10 @@ export interface RunTrace {
  * paused run's trace as a second root). Set and taken synchronously around one `startSpan`; the
  * tracer provider's id generator (lib/tracing) asks for it.
  */
-let pendingTraceId: string | null = null;
 export function takePendingTraceId(): string | null {
-  const id = pendingTraceId;
-  pendingTraceId = null;
+  const state = shared();
+  const id = state.pendingTraceId;
+  state.pendingTraceId = null;
   return id;
 }
 
@@ -113,10 +130,10 @@ export function startRunTrace(agent: RuntimeAgent, output: RunOutput, input: unk
   if (continued) {
     // A second root of the paused run's trace: no parent, the same trace id.
     parent = ROOT_CONTEXT;
-    pendingTraceId = continued.traceId;
+    shared().pendingTraceId = continued.traceId;
   }
   const span = startSpan(name, parent, options.startTime);
-  pendingTraceId = null;
+  shared().pendingTraceId = null;
   if (span.isRecording()) {
     const attributes: Attributes = {
       [SC.OPENINFERENCE_SPAN_KIND]: kind,

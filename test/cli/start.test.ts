@@ -12,6 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deferred, messageText, startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
 import { buildIsStale } from "../../lib/cli/build-freshness.ts";
 import { freePort } from "../support/processes.ts";
+import { openDatabase } from "../../lib/db/open-database.ts";
+import { traceTime } from "../../lib/db/traces/trace-rows.ts";
+import { writeTraceBatch } from "../../lib/db/traces/traces.ts";
+import { MigrationManager } from "../../lib/migrations/migration-manager.ts";
 
 /** React's encoding of a server action's arguments, as the dashboard's pages send them (Next's own copy of React). */
 const { encodeReply } = createRequire(import.meta.url)("next/dist/compiled/react-server-dom-turbopack/client.edge") as {
@@ -323,18 +327,61 @@ describe.skipIf(freshness.stale)("agentry start", () => {
 
   it("with the durable queue, the served build runs and requeues every kind of job the features register (lib/server/features.ts)", async () => {
     const file = join(dir, "kinds.db");
+    // A trace past the retention: the scheduler's first daily tick enqueues a trace_retention job for it.
+    const seed = await openDatabase({ url: `file:${file}` });
+    await new MigrationManager(seed, { log: () => undefined }).up();
+    const long = traceTime(Date.now() - 30 * 86_400_000);
+    const oldTrace = "0123456789abcdef0123456789abcdef";
+    await writeTraceBatch(seed, {
+      traces: [
+        {
+          trace_id: oldTrace,
+          name: "Old.run",
+          status: "OK",
+          start_time: long,
+          end_time: long,
+          duration_ms: 0,
+          run_id: null,
+          session_id: null,
+          user_id: null,
+          agent_id: null,
+          team_id: null,
+          workflow_id: null,
+          created_at: long,
+        },
+      ],
+      spans: [
+        {
+          span_id: "0123456789abcdef",
+          trace_id: oldTrace,
+          parent_span_id: null,
+          name: "Old.run",
+          span_kind: "INTERNAL",
+          status_code: "OK",
+          status_message: null,
+          start_time: long,
+          end_time: long,
+          duration_ms: 0,
+          attributes: {},
+          created_at: long,
+        },
+      ],
+    });
+    await seed.close();
     const app = startAgentry({ ...modelEnv(), DATABASE_URL: `file:${file}`, AGENTRY_QUEUE_DURABLE: "true", AGENTRY_QUEUE_POLL_INTERVAL_MS: "100" }, await freePort());
     const call = (method: string, path: string, body?: unknown) =>
       fetch(`${app.origin}${path}`, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) });
     type Job = { id: string; job_type: string; status: string; attempt: number };
-    const kinds = ["run", "schedule_fire", "metrics_refresh", "eval_run", "knowledge_content"];
+    const kinds = ["run", "schedule_fire", "metrics_refresh", "eval_run", "knowledge_content", "trace_retention"];
     const jobs = async () => ((await (await call("GET", `/queue/jobs?limit=100&${kinds.map((kind) => `job_type=${kind}`).join("&")}`)).json()) as { data: Job[] }).data;
     const settled = (job: Job | undefined) => job !== undefined && ["completed", "failed", "cancelled"].includes(job.status);
     try {
       await app.waitForLine(/^Agentry on http:/, 120_000);
       // One of each kind, through the API only: a background run, a schedule's fire, a
       // background metrics refresh, a background eval, a text content added to a knowledge base.
-      expect((await fetch(`${app.origin}/agents/assistant/runs`, form({ message: "kinds", stream: "false", background: "true" }))).status).toBe(202);
+      const submitted = await fetch(`${app.origin}/agents/assistant/runs`, form({ message: "kinds", stream: "false", background: "true" }));
+      expect(submitted.status).toBe(202);
+      const { run_id: runId } = (await submitted.json()) as { run_id: string };
       // A schedule due every minute: its next slot is enqueued as a fire by the scheduler's tick.
       expect((await call("POST", "/schedules", { name: "kinds", cron_expr: "* * * * *", endpoint: "/agents/assistant/runs", payload: { message: "scheduled" } })).status).toBe(201);
       expect((await call("POST", "/metrics/refresh?background=true")).status).toBe(202);
@@ -351,6 +398,14 @@ describe.skipIf(freshness.stale)("agentry start", () => {
         all = await jobs();
       }
       expect(Object.fromEntries(kinds.map((kind) => [kind, settled(firstOf(all, kind)) || firstOf(all, kind)?.status || "none"]))).toEqual(Object.fromEntries(kinds.map((kind) => [kind, true])));
+      // The served build records the durable run as a trace (starting with its queue.wait), and retention deleted the old one.
+      let traced: { data: { trace_id: string; name: string }[] } = { data: [] };
+      for (let i = 0; i < 100 && traced.data.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        traced = (await (await call("GET", `/traces?run_id=${runId}`)).json()) as typeof traced;
+      }
+      expect(traced.data[0]?.name).toBe("Assistant.run");
+      expect((await call("GET", `/traces/${oldTrace}`)).status).toBe(404);
 
       // Each is made to fail in the database, then requeued through the API (force: a fresh
       // failure) and run again by this process's catalog: another attempt, settled again.

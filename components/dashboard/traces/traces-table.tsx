@@ -25,18 +25,19 @@ const traces = createColumnHelper<DashboardTableFeatures, TraceListRow>();
 
 const traceBase = [
   traces.accessor("name", {
-    header: "Name",
+    header: "Trace",
     cell: (info) => (
-      <Link className={`${link} font-mono text-xs`} href={traceHref(info.row.original.trace_id)}>
-        {info.getValue()}
-      </Link>
+      <span className="block max-w-sm">
+        <Link className={`${link} font-mono text-xs`} href={traceHref(info.row.original.trace_id)}>
+          {info.getValue()}
+        </Link>
+        <span className="block truncate text-slate-600 dark:text-slate-400" data-testid="trace-input">
+          {info.row.original.input || <span className="text-slate-500">(no input)</span>}
+        </span>
+      </span>
     ),
   }),
   traces.accessor("status", { header: "Status", cell: (info) => <StatusBadge status={info.getValue()} /> }),
-  traces.accessor("input", {
-    header: "Input",
-    cell: (info) => <span className="block max-w-56 truncate text-slate-700 dark:text-slate-300">{info.getValue() || <span className="text-slate-500">(no input)</span>}</span>,
-  }),
 ];
 const traceTail = [
   traces.accessor("start_time", { header: "Started (UTC)", cell: (info) => time(info.getValue()) }),
