@@ -7,8 +7,10 @@
  *      alternating blocks (ABBA), over real HTTP; p50/p99 on ÷ off, on SQLite and PostgreSQL.
  *   2. Reads at scale: 100,000 traces / 1,000,000 spans seeded into PostgreSQL (10,000 / 100,000
  *      into SQLite); GET /traces page 1 and 500, the dashboard's list query, POST /traces/search
- *      with a structured filter and with a name search; p50/p99 against a bare baseline (the same
- *      data through hand-written SQL on a plain driver connection), with the query plans.
+ *      with a structured filter and with a name search (and, reported only, a name no trace has);
+ *      p50/p99 against a bare baseline (the same data through hand-written SQL on a plain driver
+ *      connection), with the query plans (PostgreSQL: custom and generic, their estimated cost and
+ *      any JIT time).
  *   3. Export: spans/s the database exporter sustains (DatabaseSpanExporter.export, batches of
  *      512 as the processor hands them), and spans dropped while 16 clients run agent runs for
  *      60 s (BENCH_TRACES_SECONDS shortens it).
@@ -177,7 +179,6 @@ const ms = (x: number) => (!Number.isFinite(x) ? "n/a" : x >= 100 ? x.toFixed(0)
 const ratio = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}x` : "n/a");
 const int = (n: number) => Math.round(n).toLocaleString("en-US");
 const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
-const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 
 /** Every target checked, for the summary. */
 const checks: { line: string; pass: boolean | null }[] = [];
@@ -640,8 +641,7 @@ const MESSAGES = [
   "Schedule a review meeting with the data team for next Tuesday afternoon.",
 ];
 const ANSWERS = MESSAGES.map((m, i) => `Here is what I found about "${m.slice(0, 40)}…": the records show ${i + 2} relevant items; details follow in the table below.`);
-const SYSTEM_PROMPT =
-  "You are a helpful assistant for an operations team. Answer concisely, cite the records you used, and ask a clarifying question when the request is ambiguous.";
+const SYSTEM_PROMPT = "You are a helpful assistant for an operations team. Answer concisely, cite the records you used, and ask a clarifying question when the request is ambiguous.";
 const ERROR_MESSAGE = "Model provider returned 429: rate limit exceeded";
 
 interface SeedInfo {
@@ -661,7 +661,8 @@ async function seedPostgres(app: App, traces: number): Promise<SeedInfo> {
   await client.connect();
   try {
     const fmt = (ts: string) => `(to_char((${ts}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') || '+00:00')`;
-    const uuid = (text: string) => `(substr(md5(${text}), 1, 8) || '-' || substr(md5(${text}), 9, 4) || '-4' || substr(md5(${text}), 14, 3) || '-a' || substr(md5(${text}), 18, 3) || '-' || substr(md5(${text}), 21, 12))`;
+    const uuid = (text: string) =>
+      `(substr(md5(${text}), 1, 8) || '-' || substr(md5(${text}), 9, 4) || '-4' || substr(md5(${text}), 14, 3) || '-a' || substr(md5(${text}), 18, 3) || '-' || substr(md5(${text}), 21, 12))`;
     await client.query("SELECT setseed(0.4711)");
     await client.query(
       `CREATE TEMP TABLE seed_traces AS
@@ -756,7 +757,7 @@ async function seedSqlite(app: App, connection: Database.Database, traces: numbe
   const lookup = (name: string, values: string[]) => {
     connection.exec(`CREATE TEMP TABLE ${name} (n INTEGER PRIMARY KEY, v TEXT NOT NULL)`);
     const insert = connection.prepare(`INSERT INTO ${name} (n, v) VALUES (?, ?)`);
-    values.forEach((v, n) => insert.run(n, v));
+    for (const [n, v] of values.entries()) insert.run(n, v);
   };
   connection.transaction(() => {
     lookup("seed_agent_ids", AGENT_NAMES.map(agentIdOf));
@@ -923,6 +924,8 @@ interface ReadCase {
   callBaseline(): Promise<{ ids: string[]; total: number }>;
   /** The app's statements for this case, as its list function runs them (recorded), for the plans. */
   statements: Statement[];
+  /** Held to the p99 target (the issue's cases); otherwise reported only. */
+  judged: boolean;
   samples: { app: number[]; baseline: number[] };
 }
 
@@ -965,18 +968,22 @@ async function buildReadCases(app: App, raw: RawRunner, seed: SeedInfo): Promise
     ],
   };
   const searchName = { op: "CONTAINS", key: "name", value: "run" };
-  const make = (label: string, appLabel: string, baselineLabel: string, callApp: ReadCase["callApp"], callBaseline: ReadCase["callBaseline"], statements: Statement[]): ReadCase => ({
+  // Not one of the issue's cases: a name no trace has, so the page query too reads every row before it knows.
+  const searchNoName = { op: "CONTAINS", key: "name", value: "zzz" };
+  const make = (label: string, appLabel: string, baselineLabel: string, callApp: ReadCase["callApp"], callBaseline: ReadCase["callBaseline"], statements: Statement[], judged = true): ReadCase => ({
     label,
     app: appLabel,
     baselineLabel,
     callApp,
     callBaseline,
     statements,
+    judged,
     samples: { app: [], baseline: [] },
   });
   const none = { where: "", params: [] as unknown[] };
   const andFilter = { where: "status = ? AND agent_id IN (?, ?) AND start_time >= ?", params: ["ERROR", ...seed.agents, seed.since] };
   const nameFilter = { where: "LOWER(name) LIKE ? ESCAPE '\\'", params: ["%run%"] };
+  const noNameFilter = { where: "LOWER(name) LIKE ? ESCAPE '\\'", params: ["%zzz%"] };
   const d = app.dialect;
   // Page 500 (or the last page of a smaller seed).
   const deep = Math.min(DEEP_PAGE, Math.ceil(seed.traces / LIST_LIMIT));
@@ -1023,6 +1030,15 @@ async function buildReadCases(app: App, raw: RawRunner, seed: SeedInfo): Promise
       http("POST", "/traces/search", { filter: searchName, page: 1, limit: LIST_LIMIT }),
       rawList(baselineStatements(d, nameFilter, 1, LIST_LIMIT, false), true),
       await recorded((db) => searchTraces(db, { scope: ADMIN, filter: parseTraceFilter(searchName), page: 1, limit: LIST_LIMIT }), true),
+    ),
+    make(
+      'search name CONTAINS "zzz" (no match; reported)',
+      "POST /traces/search",
+      "same, no spans",
+      http("POST", "/traces/search", { filter: searchNoName, page: 1, limit: LIST_LIMIT }),
+      rawList(baselineStatements(d, noNameFilter, 1, LIST_LIMIT, false), true),
+      await recorded((db) => searchTraces(db, { scope: ADMIN, filter: parseTraceFilter(searchNoName), page: 1, limit: LIST_LIMIT }), true),
+      false,
     ),
   ];
 }
@@ -1105,7 +1121,7 @@ async function readsPhase(dialect: Dialect, traces: number) {
       if (got.total !== want.total || got.ids.length !== want.ids.length || got.ids[0] !== want.ids[0] || got.ids.at(-1) !== want.ids.at(-1)) {
         throw new Error(`${c.label}: the app returned ${got.ids.length} of ${got.total} (${got.ids[0]}…), the baseline ${want.ids.length} of ${want.total} (${want.ids[0]}…)`);
       }
-      if (got.ids.length === 0) throw new Error(`${c.label}: no rows: the seed does not exercise this case`);
+      if (got.ids.length === 0 && c.judged) throw new Error(`${c.label}: no rows: the seed does not exercise this case`);
     }
 
     process.stderr.write(`  … ${cases.length} cases x (${READ_WARMUP} warm-up + ${ITERATIONS} measured) x (app, baseline)\n`);
@@ -1144,13 +1160,13 @@ async function readsPhase(dialect: Dialect, traces: number) {
     const results = cases.map((c) => {
       const appStats = stats(c.samples.app);
       const baseStats = stats(c.samples.baseline);
-      return { c, appStats, baseStats, pass: appStats.p99 <= TARGET_READ_P99_MS };
+      return { c, appStats, baseStats, pass: appStats.p99 <= TARGET_READ_P99_MS, judged: c.judged };
     });
     console.log(`  medians and tails over ${ITERATIONS} requests per side (after ${READ_WARMUP} warm-up), app and baseline alternating; ms`);
     console.log(
       table(
         ["case", "app", "app p50", "app p99", "baseline", "base p50", "base p99", "p50 ratio", "p99 ratio", `p99 <= ${TARGET_READ_P99_MS} ms`],
-        results.map(({ c, appStats, baseStats, pass }) => [
+        results.map(({ c, appStats, baseStats, pass, judged }) => [
           c.label,
           c.app,
           ms(appStats.p50),
@@ -1160,16 +1176,18 @@ async function readsPhase(dialect: Dialect, traces: number) {
           ms(baseStats.p99),
           ratio(appStats.p50 / baseStats.p50),
           ratio(appStats.p99 / baseStats.p99),
-          verdict(pass),
+          judged ? verdict(pass) : `(${verdict(pass).toLowerCase()})`,
         ]),
       ),
     );
-    console.log(`  baseline: hand-written SQL on the benchmark's own ${dialect === "postgres" ? "pg pool (2 connections, named statements; page and count concurrently)" : "better-sqlite3 connection"}`);
+    console.log(
+      `  baseline: hand-written SQL on the benchmark's own ${dialect === "postgres" ? "pg pool (2 connections, named statements; page and count concurrently)" : "better-sqlite3 connection"}`,
+    );
     console.log(`  load average ${l0.map((l) => l.toFixed(2)).join(" ")} -> ${l1.map((l) => l.toFixed(2)).join(" ")}`);
-    for (const { c, appStats, baseStats, pass } of results) {
+    for (const { c, appStats, baseStats, pass, judged } of results) {
       checks.push({
         line: `reads ${dialect} ${c.label}: p99 ${ms(appStats.p99)} ms (target <= ${TARGET_READ_P99_MS} ms), p50 ${ms(appStats.p50)} ms; / baseline p50 ${ratio(appStats.p50 / baseStats.p50)}, p99 ${ratio(appStats.p99 / baseStats.p99)}`,
-        pass,
+        pass: judged ? pass : null,
       });
     }
 
@@ -1179,18 +1197,16 @@ async function readsPhase(dialect: Dialect, traces: number) {
     if (dialect === "postgres") {
       console.log("  Query plans of the app's statements — EXPLAIN (ANALYZE) with the parameters (custom), and the generic plan a named statement may switch to");
       let n = 0;
-      for (const { c, pass } of results) {
+      for (const { c, pass, judged } of results) {
         console.log(`  ${c.label}:`);
         for (const s of c.statements) {
           const planned = await postgresPlans(pool!, { text: s.text, params: [...s.params] }, `bench_plan_${n++}`, tableRows);
           const lines = planned.map((p) => ({ kind: p.kind, ...planLine(p, tableRows) }));
           for (const l of lines) console.log(`    ${l.bad ? "!!" : "  "} ${l.kind.padEnd(7)} ${l.line}`);
           const costs = await pgPlanCosts(pool!, s, `bench_cost_${n++}`);
-          console.log(
-            `       estimated cost: ${costs.map((c) => `${c.kind} ${int(c.cost)}${c.jitMs === null ? "" : ` (JIT ${ms(c.jitMs)} ms of ${ms(c.executionMs)} ms)`}`).join(", ")}`,
-          );
+          console.log(`       estimated cost: ${costs.map((c) => `${c.kind} ${int(c.cost)}${c.jitMs === null ? "" : ` (JIT ${ms(c.jitMs)} ms of ${ms(c.executionMs)} ms)`}`).join(", ")}`);
           let text: string | null = null;
-          if (!pass || lines.some((l) => l.bad)) {
+          if ((judged && !pass) || lines.some((l) => l.bad)) {
             const { rows } = await pool!.query(`EXPLAIN (ANALYZE, BUFFERS) ${toPostgresPlaceholders(s.text)}`, [...s.params]);
             text = rows.map((r) => String(r["QUERY PLAN"])).join("\n");
             console.log(`       SQL: ${s.text.replace(/\s+/g, " ").slice(0, 400)}  params ${JSON.stringify(s.params).slice(0, 200)}`);
@@ -1214,7 +1230,7 @@ async function readsPhase(dialect: Dialect, traces: number) {
       dialect,
       seed,
       loadAverage: { start: l0, end: l1 },
-      cases: results.map(({ c, appStats, baseStats, pass }) => ({
+      cases: results.map(({ c, appStats, baseStats, pass, judged }) => ({
         label: c.label,
         app: c.app,
         baseline: c.baselineLabel,
@@ -1222,7 +1238,7 @@ async function readsPhase(dialect: Dialect, traces: number) {
         baselineStats: baseStats,
         ratioP50: appStats.p50 / baseStats.p50,
         ratioP99: appStats.p99 / baseStats.p99,
-        pass,
+        pass: judged ? pass : null,
         samples: c.samples,
       })),
       plans,
@@ -1275,7 +1291,9 @@ async function main(): Promise<void> {
     `  machine  : ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, node ${process.version}, load average ${load0.map((l) => l.toFixed(2)).join(" ")} at start` +
       (load0[0] >= cpus().length ? " — the machine is busy, timings may be noisy" : ""),
   );
-  console.log(`  databases: SQLite in ${tempDir}; PostgreSQL ${PG_URL.replace(/:[^:@/]*@/, ":***@")} in throw-away schemas bench_traces_*_${stamp} (dropped at the end${KEEP ? " unless --keep" : ""})`);
+  console.log(
+    `  databases: SQLite in ${tempDir}; PostgreSQL ${PG_URL.replace(/:[^:@/]*@/, ":***@")} in throw-away schemas bench_traces_*_${stamp} (dropped at the end${KEEP ? " unless --keep" : ""})`,
+  );
   console.log(`  server   : the route table and dispatcher on node:http (lib/http/node-server.ts serveApi), in this process with the scripted model and the clients`);
   console.log(`  phases   : ${PHASES.join(", ")} on ${DIALECTS.join(", ")}`);
 
@@ -1320,9 +1338,7 @@ async function main(): Promise<void> {
     for (const c of checks) console.log(`  ${c.pass === null ? "INFO" : verdict(c.pass)} ${c.line}`);
     const judged = checks.filter((c) => c.pass !== null);
     const failed = judged.filter((c) => !c.pass);
-    console.log(
-      `  load average ${load0.map((l) => l.toFixed(2)).join(" ")} -> ${load1.map((l) => l.toFixed(2)).join(" ")}; total ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`,
-    );
+    console.log(`  load average ${load0.map((l) => l.toFixed(2)).join(" ")} -> ${load1.map((l) => l.toFixed(2)).join(" ")}; total ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`);
     console.log(`  overall: ${verdict(failed.length === 0)} (${judged.length - failed.length} of ${judged.length} targets met)`);
 
     const outDir = join(HERE, "results");

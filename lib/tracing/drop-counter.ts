@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import type { Context } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import type { ExportResult } from "@opentelemetry/core";
+import { ExportResultCode, type ExportResult } from "@opentelemetry/core";
 import { TRACER_NAME } from "../runtime/run-trace.ts";
 
 /** This process's name in `agentry_trace_drops`. */
@@ -10,7 +10,8 @@ export const PROCESS_ID = `${hostname()}-${process.pid}`;
 
 /**
  * A batch span processor that never blocks or fails a run: spans wait in a bounded queue for the
- * exporter, and a span that finds the queue full is dropped and counted (`dropped`, which
+ * exporter, and a span that finds the queue full, or is in a batch the exporter failed to store,
+ * is dropped and counted (`dropped`, which
  * lib/tracing/setup.ts adds to the database's per-process daily row). Only Agentry's own spans
  * (scope `agentry`) are taken.
  */
@@ -28,7 +29,11 @@ export class BoundedSpanProcessor implements SpanProcessor {
     const counting: SpanExporter = {
       export: (spans: ReadableSpan[], done: (result: ExportResult) => void) => {
         this.waiting = Math.max(0, this.waiting - spans.length);
-        exporter.export(spans, done);
+        exporter.export(spans, (result) => {
+          // A batch the exporter could not store is lost: counted with the drops.
+          if (result.code !== ExportResultCode.SUCCESS) this.dropped += spans.length;
+          done(result);
+        });
       },
       shutdown: () => exporter.shutdown(),
       forceFlush: () => exporter.forceFlush?.() ?? Promise.resolve(),

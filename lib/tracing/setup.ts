@@ -98,7 +98,11 @@ export function ensureTracing(settings: Settings, db: Db): void {
   if (!settings.tracing.enabled) return;
   const state = { shape, enabled: true, db, policy: policyOf(settings) } as TracingState;
   const policy = () => state.policy;
-  state.database = new BoundedSpanProcessor(new DatabaseSpanExporter(() => state.db, policy), settings.tracing.maxQueueSize);
+  // SQLite writes a batch synchronously on the event loop (better-sqlite3): smaller batches keep
+  // each stall short (bench/README.md "Traces").
+  state.database = new BoundedSpanProcessor(new DatabaseSpanExporter(() => state.db, policy), settings.tracing.maxQueueSize, {
+    maxExportBatchSize: db.dialect === "sqlite" ? 128 : 512,
+  });
   const otlp = settings.tracing.otlp;
   state.otlp = otlp ? new AgentrySpansOnly(new BatchSpanProcessor(boundedExporter(new OTLPTraceExporter({ url: otlp.url, headers: otlp.headers }), policy))) : null;
   state.provider = new BasicTracerProvider({
@@ -159,11 +163,16 @@ export function setTracingEnabled(enabled: boolean): void {
   if (state) state.enabled = enabled;
 }
 
-/** Exports every finished span now and records the drop count (tests, a worker's shutdown). */
+/** Exports every finished span now and records the drop count (tests, a worker's shutdown); never throws. */
 export async function flushTracing(): Promise<void> {
   const state = (globalThis as Holder)[KEY];
   if (!state) return;
-  await state.provider.forceFlush();
+  try {
+    await state.provider.forceFlush();
+  } catch (error) {
+    // The failed batch is logged by the exporter and counted with the drops.
+    log.warn(`[tracing] flushing spans failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
   await recordDrops(state);
 }
 

@@ -67,6 +67,13 @@ describe("the bounded batch processor", () => {
     span.end();
     const result = await new Promise<ExportResult>((resolve) => exporter.export([span as unknown as ReadableSpan], resolve));
     expect(result.code).toBe(ExportResultCode.FAILED);
+    // Behind the bounded processor, the failed batch's spans are counted as dropped.
+    const processor = new BoundedSpanProcessor(exporter, 16, { scheduledDelayMillis: 10 });
+    const counted = new BasicTracerProvider({ spanProcessors: [processor] });
+    for (let i = 0; i < 3; i++) counted.getTracer(TRACER_NAME).startSpan(`lost${i}`).end();
+    await expect(processor.forceFlush()).rejects.toThrow(/not open/);
+    expect(processor.takeDropped()).toBe(3);
+    await counted.shutdown();
   });
 });
 

@@ -323,10 +323,70 @@ export async function listTraces(db: Db, { scope, filters, page, limit }: { scop
   return { rows: rows.map(toSummaryRow), totalCount };
 }
 
+/** Past this many distinct trace names, a name search scans the traces instead (see nameSearchesAsLists). */
+const MAX_DISTINCT_NAMES = 2000;
+
+/**
+ * On PostgreSQL, a filter's CONTAINS/STARTSWITH on `name` as an IN over the stored names that
+ * match: a trace's name is its component's run (`Assistant.run`), so there are few distinct names,
+ * read by skipping through `idx_agno_traces_name` (a recursive CTE; its own statement, as a
+ * subquery the planner reruns it per row), and the page and its exact count then use the
+ * indexes instead of lower-casing every row. SQLite and a table of many names keep the LIKE.
+ */
+async function nameSearchesAsLists(db: Db, filter: TraceFilter | undefined): Promise<TraceFilter | undefined> {
+  if (!filter || db.dialect !== "postgres" || !mentionsNameSearch(filter)) return filter;
+  const rows = await db.sql.query<{ name: string }>(
+    `WITH RECURSIVE names AS (
+       (SELECT name FROM agno_traces ORDER BY name LIMIT 1)
+       UNION ALL
+       SELECT (SELECT t.name FROM agno_traces t WHERE t.name > n.name ORDER BY t.name LIMIT 1) FROM names n WHERE n.name IS NOT NULL
+     )
+     SELECT name FROM names WHERE name IS NOT NULL LIMIT ?`,
+    [MAX_DISTINCT_NAMES + 1],
+  );
+  if (rows.length > MAX_DISTINCT_NAMES) return filter;
+  const names = rows.map((r) => r.name);
+  const rewrite = (f: TraceFilter): TraceFilter => {
+    switch (f.op) {
+      case "AND":
+      case "OR":
+        return { ...f, conditions: f.conditions.map(rewrite) };
+      case "NOT":
+        return { ...f, condition: rewrite(f.condition) };
+      case "CONTAINS":
+      case "STARTSWITH": {
+        if (f.key !== "name") return f;
+        // The same test the LIKE makes: lower-cased, a literal substring or prefix.
+        const needle = String(f.value).toLowerCase();
+        const matches = names.filter((name) => (f.op === "CONTAINS" ? name.toLowerCase().includes(needle) : name.toLowerCase().startsWith(needle)));
+        return { op: "IN", key: "name", values: matches };
+      }
+      default:
+        return f;
+    }
+  };
+  return rewrite(filter);
+}
+
+function mentionsNameSearch(f: TraceFilter): boolean {
+  switch (f.op) {
+    case "AND":
+    case "OR":
+      return f.conditions.some(mentionsNameSearch);
+    case "NOT":
+      return mentionsNameSearch(f.condition);
+    case "CONTAINS":
+    case "STARTSWITH":
+      return f.key === "name";
+    default:
+      return false;
+  }
+}
+
 /** `POST /traces/search` (group_by run): the scope's traces matching a parsed filter, as listTraces orders and pages them. */
 export async function searchTraces(db: Db, { scope, filter, page, limit }: { scope: DataScope; filter?: TraceFilter; page: number; limit: number }): Promise<TracePage> {
   const where = scopeWhere(scope);
-  addFilter(where, filter);
+  addFilter(where, await nameSearchesAsLists(db, filter));
   const { rows, totalCount } = await tracePage(db, where, { page, limit });
   return { rows: rows.map(toSummaryRow), totalCount };
 }
@@ -384,6 +444,24 @@ export async function getTraceOfRun(db: Db, { scope, runId }: { scope: DataScope
 export async function getTraceSpans(db: Db, { traceId, limit = 1000 }: { traceId: string; limit?: number }): Promise<SpanRow[]> {
   const rows = await db.sql.query(`SELECT ${spanColumns("s")} FROM agno_spans s WHERE s.trace_id = ? ORDER BY s.start_time, s.span_id LIMIT ?`, [traceId, limit]);
   return rows.map(toSpanRow);
+}
+
+/**
+ * The spans of several traces in one query (a search's page of full trees), by trace id, each
+ * trace's in start order and capped at `limitPerTrace` as getTraceSpans caps one.
+ */
+export async function getSpansOfTraces(db: Db, { traceIds, limitPerTrace = 1000 }: { traceIds: readonly string[]; limitPerTrace?: number }): Promise<Map<string, SpanRow[]>> {
+  const byTrace = new Map<string, SpanRow[]>(traceIds.map((id) => [id, []]));
+  if (traceIds.length === 0) return byTrace;
+  const rows = await db.sql.query(
+    `SELECT ${spanColumns("s")} FROM (
+       SELECT s.*, ROW_NUMBER() OVER (PARTITION BY s.trace_id ORDER BY s.start_time, s.span_id) AS n
+         FROM agno_spans s WHERE s.trace_id IN (${traceIds.map(() => "?").join(", ")})
+     ) s WHERE s.n <= ? ORDER BY s.trace_id, s.start_time, s.span_id`,
+    [...traceIds, limitPerTrace],
+  );
+  for (const row of rows) byTrace.get(String(row.trace_id))?.push(toSpanRow(row));
+  return byTrace;
 }
 
 /** A span by id, or null. Unscoped: the caller checks its trace through its scope. */
@@ -467,7 +545,7 @@ export async function searchTraceSessionStats(
   { scope, filter, page, limit }: { scope: DataScope; filter?: TraceFilter; page: number; limit: number },
 ): Promise<{ rows: TraceSessionStatsRow[]; totalCount: number }> {
   const where = scopeWhere(scope);
-  addFilter(where, filter);
+  addFilter(where, await nameSearchesAsLists(db, filter));
   return sessionStatsPage(db, where, { page, limit });
 }
 

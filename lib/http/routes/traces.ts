@@ -2,7 +2,7 @@ import type { Db } from "../../db/open-database.ts";
 import type { DataScope } from "../../db/scope.ts";
 import { parseTraceFilter, TraceFilterError } from "../../db/traces/trace-filter.ts";
 import type { TraceRow } from "../../db/traces/trace-rows.ts";
-import { getSpan, getTrace, getTraceOfRun, getTraceSpans, listTraces, normalizeTraceTime, searchTraces, searchTraceSessionStats, traceSessionStats } from "../../db/traces/traces.ts";
+import { getSpan, getSpansOfTraces, getTrace, getTraceOfRun, getTraceSpans, listTraces, normalizeTraceTime, searchTraces, searchTraceSessionStats, traceSessionStats } from "../../db/traces/traces.ts";
 import { HttpError } from "../../errors/http-error.ts";
 import { traceFilterSchema } from "../../tracing/filter-schema.ts";
 import { spanNode, traceDetail, traceSessionStats as sessionStatsView, traceSummary } from "../../tracing/trace-tree.ts";
@@ -101,7 +101,8 @@ function searchFilter(filter: Record<string, unknown> | null | undefined) {
 
 /** Each trace of a page with its span tree. */
 async function withTrees(db: Db, rows: Awaited<ReturnType<typeof searchTraces>>["rows"]) {
-  return Promise.all(rows.map(async (row) => traceDetail(row, await getTraceSpans(db, { traceId: row.trace_id }))));
+  const spans = await getSpansOfTraces(db, { traceIds: rows.map((row) => row.trace_id) });
+  return rows.map((row) => traceDetail(row, spans.get(row.trace_id) ?? []));
 }
 
 export const listTracesRoute = defineRoute({

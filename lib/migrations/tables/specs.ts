@@ -414,6 +414,8 @@ export const TRACES: TableSpec = {
     // Agentry's: the lists' page of ids in their order, read from the index alone (everyone's, and one owner's).
     ix("agno_traces", "start_time", "trace_id"),
     ix("agno_traces", "user_id", "start_time", "trace_id"),
+    // Agentry's: the distinct names a name search matches, read by skipping through the index (lib/db/traces/traces.ts).
+    ix("agno_traces", "name"),
   ],
 };
 
