@@ -43,7 +43,7 @@ import type { Db } from "../lib/db/open-database.ts";
 import { unsafeSystemScope, type DataScope } from "../lib/db/scope.ts";
 import { toPostgresPlaceholders } from "../lib/db/sql.ts";
 import { traceTime } from "../lib/db/traces/trace-rows.ts";
-import { listTraceRowsForDashboard, listTraces, searchTraces, sumDroppedSpans, getTraceSpans, writeTraceBatch } from "../lib/db/traces/traces.ts";
+import { listTraceRowsForDashboard, listTraces, searchTraces, sumDroppedSpans, getSpansOfTraces, writeTraceBatch } from "../lib/db/traces/traces.ts";
 import { parseTraceFilter } from "../lib/db/traces/trace-filter.ts";
 import { PAGE_SIZE as DASHBOARD_PAGE_SIZE } from "../lib/http/dashboard/list-params.ts";
 import { serveApi } from "../lib/http/node-server.ts";
@@ -955,8 +955,8 @@ async function buildReadCases(app: App, raw: RawRunner, seed: SeedInfo): Promise
   const recorded = async (fn: (db: Db) => Promise<{ rows: { trace_id: string }[] }>, spans: boolean): Promise<Statement[]> => {
     recorder.take();
     const page = await fn(recorder.db);
-    if (spans && page.rows.length > 0) await getTraceSpans(recorder.db, { traceId: page.rows[0].trace_id });
-    // A search reads each trace's spans with the same statement: one of them stands for all.
+    // A search reads its page's spans in one statement.
+    if (spans && page.rows.length > 0) await getSpansOfTraces(recorder.db, { traceIds: page.rows.map((r) => r.trace_id) });
     return recorder.take();
   };
   const searchAnd = {
@@ -985,6 +985,16 @@ async function buildReadCases(app: App, raw: RawRunner, seed: SeedInfo): Promise
   const nameFilter = { where: "LOWER(name) LIKE ? ESCAPE '\\'", params: ["%run%"] };
   const noNameFilter = { where: "LOWER(name) LIKE ? ESCAPE '\\'", params: ["%zzz%"] };
   const d = app.dialect;
+  const searchCase = async (label: string, baselineLabel: string, filter: unknown, baseline: { where: string; params: unknown[] }, judged = true) =>
+    make(
+      label,
+      "POST /traces/search",
+      baselineLabel,
+      http("POST", "/traces/search", { filter, page: 1, limit: LIST_LIMIT }),
+      rawList(baselineStatements(d, baseline, 1, LIST_LIMIT, false), true),
+      await recorded((db) => searchTraces(db, { scope: ADMIN, filter: parseTraceFilter(filter), page: 1, limit: LIST_LIMIT }), true),
+      judged,
+    );
   // Page 500 (or the last page of a smaller seed).
   const deep = Math.min(DEEP_PAGE, Math.ceil(seed.traces / LIST_LIMIT));
   return [
@@ -1015,31 +1025,9 @@ async function buildReadCases(app: App, raw: RawRunner, seed: SeedInfo): Promise
       rawList(baselineStatements(d, none, 1, DASHBOARD_PAGE_SIZE, true), false),
       await recorded((db) => listTraceRowsForDashboard(db, { scope: ADMIN, page: 1, limit: DASHBOARD_PAGE_SIZE }), false),
     ),
-    make(
-      "search AND(status=ERROR, agent IN 2, start >= 7 days ago)",
-      "POST /traces/search",
-      "+ the page's spans",
-      http("POST", "/traces/search", { filter: searchAnd, page: 1, limit: LIST_LIMIT }),
-      rawList(baselineStatements(d, andFilter, 1, LIST_LIMIT, false), true),
-      await recorded((db) => searchTraces(db, { scope: ADMIN, filter: parseTraceFilter(searchAnd), page: 1, limit: LIST_LIMIT }), true),
-    ),
-    make(
-      'search name CONTAINS "run"',
-      "POST /traces/search",
-      "+ the page's spans",
-      http("POST", "/traces/search", { filter: searchName, page: 1, limit: LIST_LIMIT }),
-      rawList(baselineStatements(d, nameFilter, 1, LIST_LIMIT, false), true),
-      await recorded((db) => searchTraces(db, { scope: ADMIN, filter: parseTraceFilter(searchName), page: 1, limit: LIST_LIMIT }), true),
-    ),
-    make(
-      'search name CONTAINS "zzz" (no match; reported)',
-      "POST /traces/search",
-      "same, no spans",
-      http("POST", "/traces/search", { filter: searchNoName, page: 1, limit: LIST_LIMIT }),
-      rawList(baselineStatements(d, noNameFilter, 1, LIST_LIMIT, false), true),
-      await recorded((db) => searchTraces(db, { scope: ADMIN, filter: parseTraceFilter(searchNoName), page: 1, limit: LIST_LIMIT }), true),
-      false,
-    ),
+    await searchCase("search AND(status=ERROR, agent IN 2, start >= 7 days ago)", "+ the page's spans", searchAnd, andFilter),
+    await searchCase('search name CONTAINS "run"', "+ the page's spans", searchName, nameFilter),
+    await searchCase('search name CONTAINS "zzz" (no match; reported)', "same, no spans", searchNoName, noNameFilter, false),
   ];
 }
 
