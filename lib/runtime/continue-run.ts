@@ -12,7 +12,7 @@ import { checkpoint, emit, newRunState, now } from "./run-state.ts";
 import { ContinueError, pausedRunOutput } from "./paused-run.ts";
 import { applyApprovals, recordAuditApprovals, refuseWhilePendingInWorkflow, resolveByContinue, type Approver } from "./run-approvals.ts";
 import type { RunWriter } from "./run-writer.ts";
-import { NEW_TRACE, storedTraceContext, traceRun } from "./run-trace.ts";
+import { continuationTrace, storedTraceContext, traceRun } from "./run-trace.ts";
 
 export type { Resolution } from "./run-output.ts";
 
@@ -82,9 +82,8 @@ export async function continueAgentRun(request: ContinueRunRequest): Promise<Sta
   }
   const state = newRunState({ db, agent, scope, live, output, retry, stream, writer, startedAt: performance.now() - (output.metrics.duration ?? 0) * 1000 });
   // From the claim on, whatever fails ends the run (ERROR, with the error recorded): it is never left RUNNING.
-  // The continuation is a second root span of the paused run's trace.
-  const continues = storedTraceContext(output);
-  const done = traceRun(state, { continued: resolved.map((r) => r.tool_call_id) }, { parent: NEW_TRACE, continues }, async () => {
+  // A person's continue: a second root span of the paused run's trace; a team's member: under the team's continuation.
+  const done = traceRun(state, { continued: resolved.map((r) => r.tool_call_id) }, continuationTrace(storedTraceContext(output)), async () => {
     try {
       output.requirements = null;
       output.tools = output.tools.filter((t) => !resolved.some((r) => r.tool_call_id === t.tool_call_id));

@@ -44,11 +44,13 @@ interface SharedTraceState {
   pendingTraceId: string | null;
   /** See keepOutOfSpans. */
   secrets: Set<string>;
+  /** See setSpanValueLimit. */
+  valueLimit: number;
 }
 const SHARED = Symbol.for("agentry.run-trace");
 function shared(): SharedTraceState {
   const holder = globalThis as { [SHARED]?: SharedTraceState };
-  holder[SHARED] ??= { pendingTraceId: null, secrets: new Set() };
+  holder[SHARED] ??= { pendingTraceId: null, secrets: new Set(), valueLimit: 16 * 1024 };
   return holder[SHARED];
 }
 
@@ -95,10 +97,52 @@ export function spanNameOf(name: string | undefined, fallback: string): string {
   return (name?.trim() || fallback).replace(/[\s-]/g, "_");
 }
 
+/**
+ * The most UTF-8 bytes of `input.value`/`output.value` a span holds (lib/tracing sets the
+ * configured limit): a value is cut when it is set, so a span waiting for export never holds a
+ * whole prompt. The cut keeps SECRET_MARGIN bytes more, for lib/tracing to redact a secret the
+ * cut would split before it cuts to the limit itself.
+ */
+export function setSpanValueLimit(bytes: number): void {
+  shared().valueLimit = bytes;
+}
+const SECRET_MARGIN = 1024;
+
+/** `text` cut to at most `maxBytes` UTF-8 bytes without splitting a character; null when it fits. */
+export function cutUtf8(text: string, maxBytes: number): { text: string; bytes: number } | null {
+  // A character is 1–4 bytes, so the first maxBytes characters hold at least maxBytes bytes.
+  if (text.length <= maxBytes / 4) return null;
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes <= maxBytes) return null;
+  const buffer = Buffer.from(text.slice(0, maxBytes), "utf8");
+  let end = Math.min(maxBytes, buffer.length);
+  // Back up over continuation bytes (10xxxxxx) to the start of the character the cut falls in.
+  while (end > 0 && end < buffer.length && (buffer[end]! & 0xc0) === 0x80) end--;
+  return { text: buffer.subarray(0, end).toString("utf8"), bytes };
+}
+
+const TRUNCATED_ATTRIBUTE: Record<string, string> = { [SC.INPUT_VALUE]: "agentry.truncated.input", [SC.OUTPUT_VALUE]: "agentry.truncated.output" };
+
+/** A value attribute (and, when it was cut, its original byte length) as it is set on a span. */
+function valueAttributes(key: string, text: string): Attributes {
+  const cut = cutUtf8(text, shared().valueLimit + SECRET_MARGIN);
+  return cut ? { [key]: cut.text, [TRUNCATED_ATTRIBUTE[key]!]: cut.bytes } : { [key]: text };
+}
+
+/** Uploaded bytes in a model's messages (an image's or a file's base64) are named, not copied, into a span. */
+function elideBinary(key: string, value: unknown): unknown {
+  if (value instanceof Uint8Array) return `[${value.byteLength} bytes]`;
+  if (value instanceof ArrayBuffer) return `[${value.byteLength} bytes]`;
+  if (typeof value === "string" && value.length > 1024 && (key === "image" || key === "data" || value.startsWith("data:")) && /^(data:[^,]*,)?[A-Za-z0-9+/=]+$/.test(value.slice(0, 256))) {
+    return `[base64, ${value.length} characters]`;
+  }
+  return value;
+}
+
 function json(value: unknown): string {
   if (typeof value === "string") return value;
   try {
-    return JSON.stringify(value ?? null);
+    return JSON.stringify(value ?? null, elideBinary);
   } catch {
     return String(value);
   }
@@ -113,6 +157,8 @@ export interface StartRunTraceOptions {
   queueWait?: { enqueuedAt: number; claimedAt: number; jobId: string; attempt: number };
   /** A continuation: the paused run's traceparent; the span is a second root of that trace. */
   continues?: string | null;
+  /** A root span's trace id, chosen ahead (a durable run's, at its enqueue: every attempt joins that trace). */
+  traceId?: string;
   /** Extra attributes (an eval's `agno.eval.id`). */
   attributes?: Attributes;
 }
@@ -131,13 +177,15 @@ export function startRunTrace(agent: RuntimeAgent, output: RunOutput, input: unk
     // A second root of the paused run's trace: no parent, the same trace id.
     parent = ROOT_CONTEXT;
     shared().pendingTraceId = continued.traceId;
+  } else if (options.traceId && /^[0-9a-f]{32}$/.test(options.traceId) && !trace.getSpan(parent)?.isRecording()) {
+    shared().pendingTraceId = options.traceId;
   }
   const span = startSpan(name, parent, options.startTime);
   shared().pendingTraceId = null;
   if (span.isRecording()) {
     const attributes: Attributes = {
       [SC.OPENINFERENCE_SPAN_KIND]: kind,
-      [SC.INPUT_VALUE]: json(input),
+      ...valueAttributes(SC.INPUT_VALUE, json(input)),
       "agno.run.id": output.run_id,
       [SC.AGENT_NAME]: definition.name ?? definition.id,
       [SC.GRAPH_NODE_ID]: definition.id,
@@ -181,7 +229,7 @@ export function endRunTrace(run: RunTrace | undefined, output: RunOutput): void 
   const { span } = run;
   if (span.isRecording()) {
     span.setAttribute("agno.run.status", output.status);
-    if (output.content !== null && output.content !== undefined) span.setAttribute(SC.OUTPUT_VALUE, json(output.content));
+    if (output.content !== null && output.content !== undefined) span.setAttributes(valueAttributes(SC.OUTPUT_VALUE, json(output.content)));
     if (output.status === "ERROR") {
       const message = output.error?.message ?? (typeof output.content === "string" ? output.content : "Run failed");
       span.setStatus({ code: SpanStatusCode.ERROR, message });
@@ -204,6 +252,16 @@ export function traceparentOf(run: RunTrace | undefined): string | null {
 function spanContextOf(traceparent: string): SpanContext | null {
   const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(traceparent);
   return match ? { traceId: match[1]!, spanId: match[2]!, traceFlags: Number.parseInt(match[3]!, 16), isRemote: true } : null;
+}
+
+/**
+ * Where a continuation's span goes: under the active run's span when a running run continues it
+ * (a team's paused member, a workflow's paused step agent), else — a person's continue — a second
+ * root of the paused run's trace (`stored`, its traceparent).
+ */
+export function continuationTrace(stored: string | null): StartRunTraceOptions {
+  const active = context.active();
+  return trace.getSpan(active)?.isRecording() ? { parent: active } : { parent: NEW_TRACE, continues: stored };
 }
 
 /** Records the run's trace context in its metadata (a paused run: its continuation joins the trace). */
@@ -235,7 +293,7 @@ export function startModelSpan(
       [SC.LLM_PROVIDER]: spec?.provider ?? "unknown",
       // The options the call was made with; never the key or the endpoint's credentials.
       [SC.LLM_INVOCATION_PARAMETERS]: json({ stream, ...(spec?.options ?? {}) }),
-      [SC.INPUT_VALUE]: json({ messages: system ? [{ role: "system", content: system }, ...messages] : messages }),
+      ...valueAttributes(SC.INPUT_VALUE, json({ messages: system ? [{ role: "system", content: system }, ...messages] : messages })),
       "agno.tools": tools,
     });
   }
@@ -253,7 +311,10 @@ export function endModelSpan(span: Span, result: ModelSpanResult | null, error?:
     if (result) {
       const { usage } = result;
       span.setAttributes({
-        [SC.OUTPUT_VALUE]: result.toolCalls.length > 0 ? json({ content: result.text || null, tool_calls: result.toolCalls.map((c) => ({ name: c.toolName, arguments: c.input })) }) : result.text,
+        ...valueAttributes(
+          SC.OUTPUT_VALUE,
+          result.toolCalls.length > 0 ? json({ content: result.text || null, tool_calls: result.toolCalls.map((c) => ({ name: c.toolName, arguments: c.input })) }) : result.text,
+        ),
         [SC.LLM_TOKEN_COUNT_PROMPT]: usage.inputTokens,
         [SC.LLM_TOKEN_COUNT_COMPLETION]: usage.outputTokens,
         [SC.LLM_TOKEN_COUNT_TOTAL]: usage.inputTokens + usage.outputTokens,
@@ -285,8 +346,8 @@ export function startToolSpan(execution: ToolExecution, description: string | un
       [SC.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.TOOL,
       [SC.TOOL_NAME]: execution.tool_name,
       [SC.TOOL_DESCRIPTION]: description ?? "",
-      [SC.TOOL_PARAMETERS]: args,
-      [SC.INPUT_VALUE]: args,
+      [SC.TOOL_PARAMETERS]: cutUtf8(args, shared().valueLimit + SECRET_MARGIN)?.text ?? args,
+      ...valueAttributes(SC.INPUT_VALUE, args),
       "agno.tool.call_id": execution.tool_call_id,
     });
   }
@@ -295,7 +356,7 @@ export function startToolSpan(execution: ToolExecution, description: string | un
 
 export function endToolSpan(span: Span, done: ToolExecution): void {
   if (span.isRecording()) {
-    span.setAttribute(SC.OUTPUT_VALUE, json(done.result ?? null));
+    span.setAttributes(valueAttributes(SC.OUTPUT_VALUE, json(done.result ?? null)));
     if (done.tool_call_error) failSpan(span, new Error(typeof done.result === "string" ? done.result : "Tool call failed"));
     else span.setStatus({ code: SpanStatusCode.OK });
   }
@@ -332,13 +393,14 @@ export async function traceRun(state: { agent: RuntimeAgent; output: RunOutput; 
 /** Starts a workflow step's span (`<step>.run`, CHAIN) under the active context. */
 export function startStepSpan(name: string, type: string, input: unknown): Span {
   const span = startSpan(`${spanNameOf(name, "Step")}.run`);
-  if (span.isRecording()) span.setAttributes({ [SC.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.CHAIN, [SC.INPUT_VALUE]: json(input), "agno.step.name": name, "agno.step.type": type });
+  if (span.isRecording())
+    span.setAttributes({ [SC.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.CHAIN, ...valueAttributes(SC.INPUT_VALUE, json(input)), "agno.step.name": name, "agno.step.type": type });
   return span;
 }
 
 export function endStepSpan(span: Span, output: { content?: unknown; success?: boolean; error?: string | null }): void {
   if (span.isRecording()) {
-    if (output.content !== undefined && output.content !== null) span.setAttribute(SC.OUTPUT_VALUE, json(output.content));
+    if (output.content !== undefined && output.content !== null) span.setAttributes(valueAttributes(SC.OUTPUT_VALUE, json(output.content)));
     if (output.success === false && output.error) failSpan(span, new Error(output.error));
     else span.setStatus({ code: SpanStatusCode.OK });
   }
@@ -349,7 +411,12 @@ export function endStepSpan(span: Span, output: { content?: unknown; success?: b
 export function startRetrieverSpan(knowledge: { id: string; name: string }, query: string): Span {
   const span = startSpan(`${spanNameOf(knowledge.name, "Knowledge")}.search`);
   if (span.isRecording())
-    span.setAttributes({ [SC.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.RETRIEVER, [SC.INPUT_VALUE]: query, "agno.knowledge.id": knowledge.id, "agno.knowledge.name": knowledge.name });
+    span.setAttributes({
+      [SC.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.RETRIEVER,
+      ...valueAttributes(SC.INPUT_VALUE, query),
+      "agno.knowledge.id": knowledge.id,
+      "agno.knowledge.name": knowledge.name,
+    });
   return span;
 }
 
@@ -357,7 +424,7 @@ export function startRetrieverSpan(knowledge: { id: string; name: string }, quer
 export function endRetrieverSpan(span: Span, result: { searchType: string; hits: readonly { id: string; score: number }[] } | null, error?: unknown): void {
   if (span.isRecording()) {
     if (result) {
-      const attributes: Attributes = { "retrieval.search_type": result.searchType, [SC.OUTPUT_VALUE]: json(result.hits.map((h) => ({ id: h.id, score: h.score }))) };
+      const attributes: Attributes = { "retrieval.search_type": result.searchType, ...valueAttributes(SC.OUTPUT_VALUE, json(result.hits.map((h) => ({ id: h.id, score: h.score })))) };
       result.hits.forEach((hit, i) => {
         attributes[`${SC.RETRIEVAL_DOCUMENTS}.${i}.${SC.DOCUMENT_ID}`] = hit.id;
         attributes[`${SC.RETRIEVAL_DOCUMENTS}.${i}.${SC.DOCUMENT_SCORE}`] = hit.score;
@@ -376,7 +443,7 @@ export function startMcpSpan(server: { id: string; name: string }, toolName: str
     span.setAttributes({
       [SC.OPENINFERENCE_SPAN_KIND]: OpenInferenceSpanKind.TOOL,
       [SC.TOOL_NAME]: toolName,
-      [SC.INPUT_VALUE]: json(args),
+      ...valueAttributes(SC.INPUT_VALUE, json(args)),
       "mcp.server.id": server.id,
       "mcp.server.name": server.name,
     });
@@ -387,7 +454,7 @@ export function endSpan(span: Span, output: unknown, error?: unknown): void {
   if (span.isRecording()) {
     if (error !== undefined) failSpan(span, error);
     else {
-      span.setAttribute(SC.OUTPUT_VALUE, json(output));
+      span.setAttributes(valueAttributes(SC.OUTPUT_VALUE, json(output)));
       span.setStatus({ code: SpanStatusCode.OK });
     }
   }

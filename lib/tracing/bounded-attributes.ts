@@ -1,11 +1,16 @@
 import type { Attributes } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { runtimeSecrets } from "../runtime/run-trace.ts";
+import { cutUtf8, runtimeSecrets } from "../runtime/run-trace.ts";
+
+export { cutUtf8 };
 
 /**
- * What a span may carry once it leaves the process: `input.value` and `output.value` cut at a
- * byte limit (on a UTF-8 character boundary), with `agentry.truncated.input`/`…output` holding
- * the original byte length; and no configured secret anywhere in a string attribute.
+ * What a span may carry once it leaves the process: no configured secret (nor a credential the
+ * runtime obtained, nor a service-account token) anywhere in a string attribute, and then
+ * `input.value` and `output.value` cut at a byte limit (on a UTF-8 character boundary), with
+ * `agentry.truncated.input`/`…output` holding the original byte length. The runtime cut them
+ * already with a margin (lib/runtime/run-trace.ts), so a secret the cut would split is still
+ * whole when it is redacted.
  */
 export interface AttributePolicy {
   maxBytes: number;
@@ -15,22 +20,13 @@ export interface AttributePolicy {
 
 const TRUNCATED: Record<string, string> = { "input.value": "agentry.truncated.input", "output.value": "agentry.truncated.output" };
 
-/** `text` cut to at most `maxBytes` UTF-8 bytes without splitting a character. */
-export function cutUtf8(text: string, maxBytes: number): { text: string; bytes: number } | null {
-  const bytes = Buffer.byteLength(text, "utf8");
-  if (bytes <= maxBytes) return null;
-  const buffer = Buffer.from(text, "utf8");
-  let end = maxBytes;
-  // Back up over continuation bytes (10xxxxxx) to the start of the character the cut falls in.
-  while (end > 0 && (buffer[end]! & 0xc0) === 0x80) end--;
-  return { text: buffer.subarray(0, end).toString("utf8"), bytes };
-}
-
 function redact(value: string, secrets: readonly string[]): string {
   let out = value;
   for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join("[REDACTED]");
   // Credentials the runtime obtained for this process's runs (an MCP server's per-user tokens).
   for (const secret of runtimeSecrets()) if (out.includes(secret)) out = out.split(secret).join("[REDACTED]");
+  // Agno-style service-account tokens, whoever's they are.
+  if (out.includes("agno_pat_")) out = out.replace(/agno_pat_[A-Za-z0-9_-]+/g, "[REDACTED]");
   return out;
 }
 
@@ -46,7 +42,8 @@ export function boundAttributes(attributes: Attributes, policy: AttributePolicy)
       if (cut) {
         next = cut.text;
         changed ??= { ...attributes };
-        changed[limit] = cut.bytes;
+        // The runtime may have cut it already (lib/runtime/run-trace.ts): its length is the original's.
+        changed[limit] = typeof attributes[limit] === "number" ? attributes[limit] : cut.bytes;
       }
     }
     if (next !== value) {

@@ -1,13 +1,14 @@
-import { context, trace, type Tracer, type TracerProvider } from "@opentelemetry/api";
+import { context, ProxyTracerProvider, trace, type Tracer, type TracerProvider } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, BatchSpanProcessor, RandomIdGenerator, type IdGenerator, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { readEnv } from "../config/env.ts";
 import type { Settings } from "../config/settings.ts";
 import type { Db } from "../db/open-database.ts";
 import { addDroppedSpans } from "../db/traces/traces.ts";
 import { log } from "../log.ts";
-import { TRACER_NAME, takePendingTraceId } from "../runtime/run-trace.ts";
+import { setSpanValueLimit, TRACER_NAME, takePendingTraceId } from "../runtime/run-trace.ts";
 import type { AttributePolicy } from "./bounded-attributes.ts";
 import { DatabaseSpanExporter, boundedExporter } from "./database-exporter.ts";
 import { AgentrySpansOnly, BoundedSpanProcessor, PROCESS_ID } from "./drop-counter.ts";
@@ -46,15 +47,25 @@ class ContinuationIdGenerator implements IdGenerator {
   }
 }
 
-const NOOP_TRACER: Tracer = new BasicTracerProvider().getTracer("noop");
+/** The API's no-op tracer (a proxy with no provider behind it): its spans do not record, so the runtime serializes nothing for them. */
+const NOOP_TRACER: Tracer = new ProxyTracerProvider().getTracer("noop");
 
-/** Strings in the settings that must never land in a span: every key, secret and token configured. */
-export function secretsOf(settings: Settings): string[] {
+/**
+ * Strings that must never land in a span: every key, secret, token and password in the settings
+ * and in the environment (a provider key the model SDK reads itself is in the environment only),
+ * and the credential after an auth scheme (`Bearer <token>`) on its own.
+ */
+export function secretsOf(settings: Settings, env: Record<string, unknown> = readEnv()): string[] {
   const found = new Set<string>();
+  const add = (value: string) => {
+    if (value.length >= 8) found.add(value);
+    const credential = /^\S+\s+(\S{8,})$/.exec(value.trim());
+    if (credential) found.add(credential[1]!);
+  };
   const walk = (value: unknown, key: string, depth: number): void => {
     if (depth > 8 || value === null || value === undefined) return;
     if (typeof value === "string") {
-      if (/key|secret|token|password|authorization/i.test(key) && value.length >= 8) found.add(value);
+      if (/key|secret|token|password|authorization/i.test(key)) add(value);
       return;
     }
     if (typeof value !== "object" || typeof value === "function") return;
@@ -62,6 +73,7 @@ export function secretsOf(settings: Settings): string[] {
     else for (const [k, v] of Object.entries(value)) walk(v, k, depth + 1);
   };
   walk(settings, "", 0);
+  walk(env, "", 0);
   return [...found];
 }
 
@@ -84,6 +96,7 @@ export function ensureTracing(settings: Settings, db: Db): void {
   const holder = globalThis as Holder;
   const existing = holder[KEY];
   const shape = shapeOf(settings);
+  setSpanValueLimit(settings.tracing.maxAttributeBytes);
   if (existing && existing.shape === shape) {
     existing.db = db;
     existing.policy = policyOf(settings);
@@ -108,6 +121,8 @@ export function ensureTracing(settings: Settings, db: Db): void {
   state.provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ "service.name": otlp?.serviceName ?? "agentry" }),
     idGenerator: new ContinuationIdGenerator(),
+    // A knowledge search's span names each chunk it found (two attributes a chunk): room for 100 and more.
+    spanLimits: { attributeCountLimit: 1024 },
     spanProcessors: state.otlp ? [state.database, state.otlp] : [state.database],
   });
   state.tracer = state.provider.getTracer(TRACER_NAME);

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { AgentDefinition, TeamDefinition } from "@/lib/config/define.ts";
 import { defineTeam } from "@/lib/config/define.ts";
 import { getRun } from "@/lib/db/index.ts";
+import { flushTracing } from "@/lib/tracing/setup.ts";
 import { defineTool } from "@/lib/runtime/tools/types.ts";
 import { deferred, messageText, startModelServer, type ChatCompletionRequest, type ModelServer, type ScriptStep } from "../../e2e/fixtures/model-server.ts";
 import { DIALECTS } from "../support/databases.ts";
@@ -237,6 +238,16 @@ for (const dialect of DIALECTS) {
       expect(continued.at(-1)).toMatchObject({ event: "TeamRunCompleted", run_id: paused.run_id, content: "All done. Operator: wiped sda" });
       await until("the team run is stored COMPLETED", async () => (await getRun(db, { scope: adminScope(), runId: String(paused.run_id) }))?.status === "COMPLETED");
       expect((await getRun(db, { scope: adminScope(), runId: String(member.run_id) }))?.status).toBe("COMPLETED");
+      // One trace: the team's run and its continuation are its two roots; the member's continuation nests under the team's.
+      await flushTracing();
+      const [listed] = ((await (await app.call("GET", `/traces?run_id=${paused.run_id}`)).json()) as { data: Json[] }).data;
+      const trace = (await (await app.call("GET", `/traces/${listed!.trace_id}`)).json()) as { tree: Json[] };
+      expect(trace.tree.map((root) => [root.type, root.name])).toEqual([
+        ["TEAM", "Ops.run"],
+        ["TEAM", "Ops.run"],
+      ]);
+      const spanNames = (node: Json): string[] => [String(node.name), ...((node.spans as Json[] | undefined) ?? []).flatMap(spanNames)];
+      expect(spanNames(trace.tree[1]!)).toContain("Operator.run");
       const again = await app.call("POST", `/teams/ops/runs/${paused.run_id}/continue`, { form: { ...form, stream: "false" } });
       expect(again.status).toBe(409);
     });

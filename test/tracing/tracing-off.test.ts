@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tracer } from "@/lib/runtime/run-trace.ts";
 import { flushTracing, tracingActive } from "@/lib/tracing/setup.ts";
 import { startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
 import { sqliteDialect } from "../support/databases.ts";
@@ -24,6 +25,8 @@ describe("tracing off (AGENTRY_TRACING=false)", () => {
   it("records nothing, and the routes still answer, with empty lists", async () => {
     expect(app.settings.tracing.enabled).toBe(false);
     expect(tracingActive()).toBe(false);
+    // The runtime's spans do not record, so nothing is serialized for them.
+    expect(tracer().startSpan("probe").isRecording()).toBe(false);
     server.script([{ text: "Hello." }]);
     const run = (await (await app.call("POST", "/agents/helper/runs", { form: { message: "Hi", stream: "false" } })).json()) as Json;
     expect(run.status).toBe("COMPLETED");

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { Settings } from "../../config/settings.ts";
 import type { Db } from "../../db/open-database.ts";
 import { getRun } from "../../db/runs/runs.ts";
@@ -22,6 +23,7 @@ export function agentJobPayload(request: Pick<StartRunRequest, "message" | "depe
     dependencies: request.dependencies ?? null,
     output_schema: request.outputSchema ?? null,
     enqueued_at_ms: Date.now(),
+    trace_id: randomBytes(16).toString("hex"),
     ...(request.attachments?.length
       ? { attachments: request.attachments.map((a) => ({ kind: a.kind, data: Buffer.from(a.data).toString("base64"), mediaType: a.mediaType, filename: a.filename })) }
       : {}),
@@ -137,10 +139,15 @@ export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings 
   };
 }
 
-/** A durable run's span starts at its enqueue (the submit's time, else the job row's) with a `queue.wait` child up to the claim. */
+/**
+ * A durable run's trace, whose id the submit chose: the first attempt's span starts at the enqueue
+ * (the submit's time, else the job row's) with a `queue.wait` child up to the claim; a later
+ * attempt (a retry, a lost lease, a requeue) is another root of the same trace, from its claim.
+ */
 function traceOfJob(job: RunJobContext["job"], payload: RunJobPayload, claimedAt: number): StartRunRequest["trace"] {
+  if (job.attempt > 1) return { traceId: payload.trace_id, attributes: { "agentry.job.attempt": job.attempt } };
   const enqueuedAt = Math.min(claimedAt, payload.enqueued_at_ms ?? job.created_at * 1000);
-  return { startTime: enqueuedAt, queueWait: { enqueuedAt, claimedAt, jobId: job.id, attempt: job.attempt } };
+  return { traceId: payload.trace_id, startTime: enqueuedAt, queueWait: { enqueuedAt, claimedAt, jobId: job.id, attempt: job.attempt } };
 }
 
 /** Aborts the job's registered run if a cancel is recorded for the job (the database's word; the worker's flag if it cannot be read). */

@@ -31,6 +31,8 @@ export const runJobPayloadSchema = z.looseObject({
   attachments: z.array(z.object({ kind: z.enum(["image", "file"]), data: z.string(), mediaType: z.string(), filename: z.string() })).optional(),
   /** Epoch milliseconds of the submit: the run's trace starts there (its `queue.wait` span runs to the claim). */
   enqueued_at_ms: z.number().optional(),
+  /** The run's trace id, chosen at the submit: every attempt's span joins that one trace. */
+  trace_id: z.string().optional(),
 });
 export type RunJobPayload = z.infer<typeof runJobPayloadSchema>;
 

@@ -11,7 +11,7 @@ import type { Resolution, RunOutput, RunRequirement } from "../run-output.ts";
 import { persist, settleFailure } from "../run-settle.ts";
 import type { RunWriter } from "../run-writer.ts";
 import { checkpoint, emitFinal, newRunState, type RunState } from "../run-state.ts";
-import { NEW_TRACE, storedTraceContext, traceRun } from "../run-trace.ts";
+import { continuationTrace, storedTraceContext, traceRun } from "../run-trace.ts";
 import { executorOutput, followExecutor, pauseForExecutor, runFrom, type Exec, type StepRequirement } from "./engine.ts";
 
 /**
@@ -153,7 +153,7 @@ export async function continueWorkflowRun(request: ContinueWorkflowRequest): Pro
   const exec = request.exec(state);
   exec.collected = [...((output.step_results ?? []) as unknown as StepOutput[])];
   // The continuation is a second root span of the paused run's trace.
-  const done = traceRun(state, { step_requirements: requirements }, { parent: NEW_TRACE, continues: storedTraceContext(output) }, async () => {
+  const done = traceRun(state, { step_requirements: requirements }, continuationTrace(storedTraceContext(output)), async () => {
     try {
       await request.beforeStart?.();
       checkpoint(state);
