@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { AgentDefinition, TeamDefinition } from "@/lib/config/define.ts";
 import { defineWorkflow, step, type WorkflowDefinition } from "@/lib/config/workflow.ts";
+import type { RuntimeAgent } from "@/lib/runtime/agents.ts";
+import type { RunOutput } from "@/lib/runtime/run-output.ts";
+import { NEW_TRACE, startRunTrace } from "@/lib/runtime/run-trace.ts";
 import { defineTool } from "@/lib/runtime/tools/types.ts";
 import { flushTracing } from "@/lib/tracing/setup.ts";
 import { startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
@@ -164,6 +167,22 @@ describe.each(DIALECTS)("a durable run's trace ($name)", (dialect) => {
     await flushTracing();
     await app?.close();
     await server?.close();
+  });
+
+  it("a later attempt of the job joins the trace its submit chose, as another root", async () => {
+    const agent = { definition: { id: "helper", name: "Helper Bot" }, tools: [] } as unknown as RuntimeAgent;
+    const output = { run_id: "r-attempts", session_id: "s", user_id: null } as unknown as RunOutput;
+    const traceId = "0af7651916cd43dd8448eb211c80319c";
+    const first = startRunTrace(agent, output, "x", {
+      parent: NEW_TRACE,
+      traceId,
+      startTime: Date.now() - 50,
+      queueWait: { enqueuedAt: Date.now() - 50, claimedAt: Date.now(), jobId: "j", attempt: 1 },
+    });
+    const second = startRunTrace(agent, output, "x", { parent: NEW_TRACE, traceId });
+    expect([first.span.spanContext().traceId, second.span.spanContext().traceId]).toEqual([traceId, traceId]);
+    // A third, with no id chosen, starts a trace of its own.
+    expect(startRunTrace(agent, output, "x", { parent: NEW_TRACE }).span.spanContext().traceId).not.toBe(traceId);
   });
 
   // queue.wait is a CHAIN span, which Agno's tree calls WORKFLOW.
