@@ -45,7 +45,7 @@ test("a team run in the playground: the leader delegates, the member's tool call
 
   await turn.getByRole("link", { name: "Run details" }).click();
   await expect(page.getByRole("heading", { name: "Run", exact: true })).toBeVisible();
-  await expect(page.locator("dl")).toContainText("Teamresearch-desk");
+  await expect(page.locator("dl").first()).toContainText("Teamresearch-desk");
   const members = page.getByTestId("member-runs").getByRole("listitem");
   await expect(members).toHaveCount(1);
   await expect(members.first()).toContainText("Analyst");
@@ -54,7 +54,7 @@ test("a team run in the playground: the leader delegates, the member's tool call
   await shot(page, "team-run-page");
   await members.first().getByRole("link", { name: "Member run details" }).click();
   await expect(page.getByTestId("parent-run")).toContainText("the team or workflow run it worked for");
-  await expect(page.locator("dl")).toContainText("Agentanalyst");
+  await expect(page.locator("dl").first()).toContainText("Agentanalyst");
 
   // The runs list filters by type.
   await page.goto("/dashboard/runs?type=team");

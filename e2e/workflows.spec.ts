@@ -42,7 +42,7 @@ test("a workflow run pauses for review, is confirmed from the playground, and co
 
   // The run page: its steps, its step agents' runs, and (for a paused run) the same review form.
   await page.getByRole("link", { name: "Run details" }).click();
-  await expect(page.locator("dl")).toContainText("Workflowbrief");
+  await expect(page.locator("dl").first()).toContainText("Workflowbrief");
   await expect(page.getByTestId("workflow-step-results").getByRole("listitem")).toHaveCount(3);
   await expect(page.getByTestId("member-runs").getByRole("listitem")).toHaveCount(2);
   await shot(page, "workflow-run-page");
