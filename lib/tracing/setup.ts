@@ -81,9 +81,9 @@ function policyOf(settings: Settings): AttributePolicy {
   return { maxBytes: settings.tracing.maxAttributeBytes, secrets: secretsOf(settings) };
 }
 
-/** What a tracer provider is built from: a change (a test's OTLP receiver) rebuilds it. */
-function shapeOf(settings: Settings): string {
-  return JSON.stringify([settings.tracing.enabled, settings.tracing.maxQueueSize, settings.tracing.otlp]);
+/** What a tracer provider is built from: a change (a test's OTLP receiver, another dialect's batch size) rebuilds it. */
+function shapeOf(settings: Settings, db: Db): string {
+  return JSON.stringify([settings.tracing.enabled, settings.tracing.maxQueueSize, settings.tracing.otlp, db.dialect]);
 }
 
 /**
@@ -95,7 +95,7 @@ function shapeOf(settings: Settings): string {
 export function ensureTracing(settings: Settings, db: Db): void {
   const holder = globalThis as Holder;
   const existing = holder[KEY];
-  const shape = shapeOf(settings);
+  const shape = shapeOf(settings, db);
   setSpanValueLimit(settings.tracing.maxAttributeBytes);
   if (existing && existing.shape === shape) {
     existing.db = db;
