@@ -476,8 +476,13 @@ for (const dialect of DIALECTS) {
       ]);
       expect(members).toEqual([{ agent_id: "researcher", parent_run_id: accepted.run_id, status: "COMPLETED" }]);
       // The stored events (kept for durable runs) replay through resume, the member's among them.
-      const replay = await readSse(await app.call("POST", `/teams/desk/runs/${accepted.run_id}/resume`, { form: { session_id: String(accepted.session_id) } }));
-      expect(replay[0]).toMatchObject({ event: "replay" });
+      // The row is stored COMPLETED a moment before the worker's live entry ends (its final events
+      // follow the write); a resume in that moment tails the run live, so wait for the replay.
+      let replay: Json[] = [];
+      await until("a resume replays the finished run", async () => {
+        replay = await readSse(await app.call("POST", `/teams/desk/runs/${accepted.run_id}/resume`, { form: { session_id: String(accepted.session_id) } }));
+        return replay[0]?.event === "replay";
+      });
       expect(replay.map((e) => e.event)).toEqual(expect.arrayContaining(["TeamRunStarted", "RunStarted", "TeamRunCompleted"]));
       expect(replay.at(-1)!.event).toBe("TeamRunCompleted");
     });
