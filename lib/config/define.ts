@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { McpConfigSchema } from "./mcp-settings.ts";
+import { COLLIDING_MEMORY_TOOL, LearningConfigSchema, type LearningConfig } from "./learning-config.ts";
 
 /**
  * What a user writes in agentry.config.ts. Validated at load: unknown keys fail with their path,
@@ -106,9 +107,35 @@ export const AgentDefinitionSchema = z
     searchKnowledge: z.boolean().optional(),
     /** Add the top chunks for the run's input to its prompt before the model is called (default false). */
     addKnowledgeToContext: z.boolean().optional(),
+    /** What the agent learns about its users and its work (lib/config/learning-config.ts; lib/learning runs it). */
+    learning: LearningConfigSchema.optional(),
+    /** The `update_user_memory` tool over the user's memories (agno_memories): the agent decides what to remember. */
+    enableAgenticMemory: z.boolean().optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((agent, ctx) => learningIssues(agent, ctx, { hasKnowledge: agent.knowledge !== undefined }));
 export type AgentDefinition = z.infer<typeof AgentDefinitionSchema>;
+
+/** A learning machine that cannot work for this agent or team: a tool two features add, learned knowledge with nowhere to go. */
+function learningIssues(
+  component: { learning?: LearningConfig; enableAgenticMemory?: boolean },
+  ctx: z.RefinementCtx,
+  { hasKnowledge }: { hasKnowledge: boolean },
+): void {
+  const learning = component.learning;
+  if (!learning) return;
+  const memoryStore = learning === true || (learning.userMemory !== undefined && learning.userMemory !== false);
+  if (component.enableAgenticMemory && memoryStore) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["enableAgenticMemory"],
+      message: `enableAgenticMemory and learning's user memory both give the agent the tool '${COLLIDING_MEMORY_TOOL}'; use one of them`,
+    });
+  }
+  if (learning !== true && learning.learnedKnowledge && !hasKnowledge) {
+    ctx.addIssue({ code: "custom", path: ["learning", "learnedKnowledge"], message: "learnedKnowledge stores what is learned in a knowledge base: give the agent `knowledge`" });
+  }
+}
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
@@ -165,6 +192,8 @@ export interface TeamDefinition {
   numHistoryRuns?: number;
   storeEvents?: boolean;
   metadata?: Record<string, unknown>;
+  /** What the team's leader learns about its users (lib/config/learning-config.ts). */
+  learning?: LearningConfig;
 }
 
 export const TeamDefinitionSchema: z.ZodType<TeamDefinition> = z
@@ -188,8 +217,10 @@ export const TeamDefinitionSchema: z.ZodType<TeamDefinition> = z
     numHistoryRuns: z.number().int().min(0).optional(),
     storeEvents: z.boolean().optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
+    learning: LearningConfigSchema.optional(),
   })
-  .strict() as z.ZodType<TeamDefinition>;
+  .strict()
+  .superRefine((team, ctx) => learningIssues(team, ctx, { hasKnowledge: false })) as z.ZodType<TeamDefinition>;
 
 type TeamOptions = Omit<TeamDefinition, "members" | "id" | "name" | "model"> & Partial<Pick<TeamDefinition, "id" | "name" | "model">>;
 

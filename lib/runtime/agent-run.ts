@@ -9,6 +9,8 @@ import { sessionVersionOf, type SessionVersion } from "../db/sessions/session-da
 import { componentOf, loadRuntimeTools, type RuntimeAgent } from "./agents.ts";
 import type { RetryPolicy } from "./model-step.ts";
 import { resolveModel } from "../models/resolve-model.ts";
+import { addUsage, startBackgroundWork } from "./background-tasks.ts";
+import { agenticMemoryTool } from "./memory/agentic-memory.ts";
 import { memoriesSection } from "./memory/user-memories.ts";
 import { reasonFirst } from "./reasoning.ts";
 import { registerRun, type LiveRun } from "../live-runs/run-registry.ts";
@@ -216,6 +218,7 @@ export function runAgent(request: RunAgentRequest): StartedRun {
         content: request.attachments?.length ? userMessageContent(agent.definition.model!, request.message, request.attachments) : request.message,
         created_at: now(),
       };
+      startBackgroundWork(state, [...state.contextMessages, userMessage], userMessage);
       await reasonFirst(state, userMessage);
       output.messages.push(...state.contextMessages.filter((m) => m.role === "system"), userMessage);
       return await loop(state);
@@ -283,7 +286,7 @@ export async function prepare(state: RunState): Promise<void> {
   state.model = resolveModel(definition.id, definition.model);
   const instructions = Array.isArray(definition.instructions) ? definition.instructions.join("\n") : (definition.instructions ?? "");
   const sections = [agent.team?.context ?? "", definition.description ?? "", instructions];
-  if (definition.updateMemoryOnRun && output.user_id) sections.push(await memoriesSection(db, output.user_id));
+  if ((definition.updateMemoryOnRun || definition.enableAgenticMemory) && output.user_id) sections.push(await memoriesSection(db, output.user_id));
   if (state.dependencies && Object.keys(state.dependencies).length > 0) {
     sections.push(`Additional context:\n${JSON.stringify(state.dependencies, null, 2)}`);
   }
@@ -321,6 +324,11 @@ export async function prepare(state: RunState): Promise<void> {
         numSessions: definition.numPastSessionsToSearch ?? 3,
         numRuns: definition.numPastSessionRunsInSearch ?? 3,
       }) as ToolDefinition<unknown>,
+    );
+  }
+  if (definition.enableAgenticMemory && output.user_id && state.model) {
+    state.tools.push(
+      agenticMemoryTool({ db, model: state.model, agentId: definition.id, teamId: agent.team ? definition.id : undefined, onUsage: (usage) => addUsage(output.metrics, usage) }) as ToolDefinition<unknown>,
     );
   }
   for (const extension of extensions) if (extension.tools) state.tools.push(...extension.tools(state));

@@ -1,5 +1,15 @@
+import type { LanguageModelUsage } from "ai";
+import type { AgnoMessage } from "./run-output.ts";
 import type { RunState } from "./run-state.ts";
 import type { ToolDefinition } from "./tools/types.ts";
+
+/** What a background task sees of the run it works beside: its input as the model gets it. */
+export interface BackgroundInput {
+  /** The system prompt, the history replayed and the user's message, as sent to the model first. */
+  readonly messages: readonly AgnoMessage[];
+  /** The user's message as text ("" when it has none). */
+  readonly userMessage: string;
+}
 
 /**
  * The runtime's socket for features: a feature (knowledge search, schedule management, …) adds
@@ -18,6 +28,14 @@ export interface RunExtension {
   promptContext?(state: RunState): Promise<readonly string[]> | readonly string[];
   /** A toolkit provider: tools offered to the run, after the agent's own and the past-sessions tool. */
   tools?(state: RunState): readonly ToolDefinition<unknown>[];
+  /**
+   * A background task (lib/runtime/background-tasks.ts): started as the run's model is first
+   * called, from the run's input, and running while the model answers; the run waits for it
+   * before RunCompleted or RunPaused and adds the usage it returns (its own model calls) to the
+   * run's metrics. It should stop when `state.live.controller.signal` aborts; a failure is
+   * logged and never fails the run. undefined: nothing to do for this run.
+   */
+  backgroundTask?(state: RunState, input: BackgroundInput): Promise<LanguageModelUsage | undefined> | undefined;
 }
 
 const key = Symbol.for("agentry.runExtensions");

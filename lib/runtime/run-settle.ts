@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { addSessionMetrics, sessionUpdate } from "../db/sessions/session-data.ts";
 import { log } from "../log.ts";
 import { runCost } from "../models/prices.ts";
-import { extractMemories } from "./memory/user-memories.ts";
+import { awaitBackgroundWork } from "./background-tasks.ts";
 import { isRetryableErrorType, ModelProviderError } from "../models/model-provider-error.ts";
 import { finishRun, RunCancelledSignal, RunTimeoutSignal } from "../live-runs/run-registry.ts";
 import { LeaseLostError, type RunWriter } from "./run-writer.ts";
@@ -109,6 +109,9 @@ function rowOf(state: RunState) {
 
 export async function pause(state: RunState, pending: ToolExecution[]): Promise<RunOutput> {
   const { output } = state;
+  // As Agno does, a pause waits for the run's memory and learning extraction first.
+  await awaitBackgroundWork(state);
+  checkpoint(state);
   const members = state.memberRequirements ?? [];
   state.memberRequirements = [];
   output.requirements = [
@@ -144,25 +147,9 @@ export async function complete(state: RunState): Promise<RunOutput> {
   const { output } = state;
   output.requirements = null;
   emit(state, "RunContentCompleted");
-  if (state.agent.definition.updateMemoryOnRun && output.user_id && state.model) {
-    emit(state, "MemoryUpdateStarted");
-    try {
-      const added = await extractMemories({
-        db: state.db,
-        model: state.model,
-        userId: output.user_id,
-        agentId: state.agent.definition.id,
-        userMessage: String(output.input.input_content ?? ""),
-        answer: typeof output.content === "string" ? output.content : JSON.stringify(output.content),
-        signal: state.live.controller.signal,
-      });
-      emit(state, "MemoryUpdateCompleted", { memories: added });
-    } catch (error) {
-      checkpoint(state);
-      log.warn(`[run ${output.run_id}] memory update failed: ${(error as Error).message}`);
-      emit(state, "MemoryUpdateCompleted", { memories: [] });
-    }
-  }
+  // Memory and learning extraction ran beside the model; the run ends once they have.
+  await awaitBackgroundWork(state);
+  checkpoint(state);
   output.metrics.duration = (performance.now() - state.startedAt) / 1000;
   priceRun(state);
   await emitFinal(state, "RunCompleted", completedEventFields(output), () => persist(state, "COMPLETED", { withSession: true }));

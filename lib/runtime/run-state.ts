@@ -10,6 +10,7 @@ import type { ToolDefinition } from "./tools/types.ts";
 import type { RunWriter } from "./run-writer.ts";
 import type { SessionVersion } from "../db/sessions/session-data.ts";
 import type { RunTrace } from "./run-trace.ts";
+import type { BackgroundWork } from "./background-tasks.ts";
 
 /** Everything one run (or one continuation of it) works with while it executes. */
 export const MAX_STORED_EVENTS = 10_000;
@@ -45,6 +46,8 @@ export interface RunState {
   trace?: RunTrace;
   /** The answer the model call in flight has streamed so far: a run cancelled meanwhile keeps it as its content. */
   streamedContent?: string;
+  /** Memory extraction and extensions' background tasks started with the run, awaited before it completes or pauses. */
+  background?: BackgroundWork;
 }
 
 /** A run's state with its event base fields filled in from the output. */

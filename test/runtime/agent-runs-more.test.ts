@@ -104,16 +104,37 @@ describe("more of the run lifecycle", () => {
     expect(events.at(-1)).toMatchObject({ event: "RunCompleted", content: "alpha beta" });
   });
 
-  it("extracts memories after a run with updateMemoryOnRun and uses them in the next run", async () => {
-    server.script([{ text: "Nice to meet you, Ada." }, { text: JSON.stringify({ memories: [{ memory: "The user's name is Ada", topics: ["name"] }] }) }]);
+  it("updateMemoryOnRun: memories are extracted from the input while the model answers, awaited before RunCompleted, their tokens in the run's metrics; the next run has them", async () => {
+    const extractionSeen = deferred();
+    const isExtraction = (body: { messages: unknown[] }) => messageText(body.messages[0] as never).includes("You maintain long-term memories");
+    const answer = (body: { messages: unknown[] }) => {
+      if (isExtraction(body)) {
+        extractionSeen.resolve();
+        return { text: JSON.stringify({ memories: [{ memory: "The user's name is Ada", topics: ["name"] }] }), usage: { prompt_tokens: 100, completion_tokens: 20 } };
+      }
+      // The answer waits until the extraction has been asked: the two run at once.
+      return { text: "Nice to meet you, Ada.", hold: extractionSeen.promise, usage: { prompt_tokens: 10, completion_tokens: 5 } };
+    };
+    server.script([answer, answer]);
     const events = await readSse(await app.call("POST", "/agents/rememberer/runs", { form: { message: "I'm Ada", user_id: "ada" } }));
+    const names = events.map((e) => e.event);
+    expect(names.indexOf("MemoryUpdateStarted")).toBeGreaterThan(names.indexOf("RunContentCompleted"));
+    expect(names.indexOf("MemoryUpdateCompleted")).toBeLessThan(names.indexOf("RunCompleted"));
     expect(events.find((e) => e.event === "MemoryUpdateCompleted")).toMatchObject({ memories: ["The user's name is Ada"] });
+    // The extraction's prompt is the user's input, not the answer.
+    const extraction = server.requests.slice(-2).find((r) => isExtraction(r.body))!;
+    expect(JSON.stringify(extraction.body.messages)).toContain("I'm Ada");
+    expect(JSON.stringify(extraction.body.messages)).not.toContain("Nice to meet you");
+    expect(events.at(-1)).toMatchObject({ event: "RunCompleted", metrics: { input_tokens: 110, output_tokens: 25, total_tokens: 135 } });
     const { memories } = await listMemories(await app.db(), { scope: userScope("ada") });
     expect(memories.map((m) => m.memory)).toEqual(["The user's name is Ada"]);
-    server.script([{ text: "Hi Ada!" }, { text: JSON.stringify({ memories: [] }) }]);
+    server.script([
+      (body) => (isExtraction(body) ? { text: JSON.stringify({ memories: [] }) } : { text: "Hi Ada!" }),
+      (body) => (isExtraction(body) ? { text: JSON.stringify({ memories: [] }) } : { text: "Hi Ada!" }),
+    ]);
     await app.call("POST", "/agents/rememberer/runs", { form: { message: "Who am I?", user_id: "ada", stream: "false" } });
-    const system = messageText(server.requests.at(-2)!.body.messages[0]);
-    expect(system).toContain("The user's name is Ada");
+    const next = server.requests.slice(-2).find((r) => !isExtraction(r.body))!;
+    expect(messageText(next.body.messages[0])).toContain("The user's name is Ada");
   });
 
   it("searchPastSessions gives the agent its user's earlier sessions, and only theirs", async () => {

@@ -1,4 +1,4 @@
-import { Output, generateText, type LanguageModel } from "ai";
+import { Output, generateText, type LanguageModel, type LanguageModelUsage } from "ai";
 import { z } from "zod";
 import type { Db } from "../../db/open-database.ts";
 import { listMemories, upsertMemory } from "../../db/memories/memories.ts";
@@ -19,8 +19,9 @@ const ExtractedMemories = z.object({
 });
 
 /**
- * After a run: asks the model which durable facts about the user the exchange revealed and stores
- * the new ones as the user's memories. Returns the memories it added.
+ * Beside a run, from its input (as Agno's memory manager does): asks the model which durable facts
+ * about the user the message reveals and stores the new ones as the user's memories. Returns the
+ * memories it added and the model call's usage.
  */
 export async function extractMemories({
   db,
@@ -28,7 +29,6 @@ export async function extractMemories({
   userId,
   agentId,
   userMessage,
-  answer,
   signal,
 }: {
   db: Db;
@@ -36,20 +36,20 @@ export async function extractMemories({
   userId: string;
   agentId: string;
   userMessage: string;
-  answer: string;
   signal: AbortSignal;
-}): Promise<string[]> {
+}): Promise<{ added: string[]; usage: LanguageModelUsage | undefined }> {
+  if (!userMessage.trim()) return { added: [], usage: undefined };
   const scope = unsafeSystemScope("the run writes its own user's memories", { actingAs: userId });
   const { memories: existing } = await listMemories(db, { scope, limit: 200, page: 1 });
   const known = new Set(existing.map((m) => String(m.memory).trim().toLowerCase()));
-  const { output } = await generateText({
+  const { output, totalUsage } = await generateText({
     model,
     abortSignal: signal,
     output: Output.object({ schema: ExtractedMemories }),
     system:
-      "You maintain long-term memories about a user. From the exchange below, list only durable facts about the user " +
+      "You maintain long-term memories about a user. From the user's message below, list only durable facts about the user " +
       "(preferences, personal details, goals) that are not already known. Return an empty list if there are none.",
-    prompt: `Already known:\n${[...known].map((m) => `- ${m}`).join("\n") || "(nothing)"}\n\nUser: ${userMessage}\nAssistant: ${answer}`,
+    prompt: `Already known:\n${[...known].map((m) => `- ${m}`).join("\n") || "(nothing)"}\n\nUser: ${userMessage}`,
   });
   const added: string[] = [];
   for (const item of output.memories) {
@@ -59,5 +59,5 @@ export async function extractMemories({
     await upsertMemory(db, { scope, memory: { memory: text, topics: item.topics, agentId, input: userMessage } });
     added.push(text);
   }
-  return added;
+  return { added, usage: totalUsage };
 }

@@ -30,6 +30,7 @@ export function toRuntimeTeam(definition: TeamDefinition, extras: Extras, inheri
     numHistoryRuns: definition.numHistoryRuns,
     storeEvents: definition.storeEvents,
     metadata: definition.metadata,
+    learning: definition.learning,
   };
   const team: TeamLeader = {
     definition,

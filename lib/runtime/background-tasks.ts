@@ -1,0 +1,96 @@
+import type { LanguageModelUsage } from "ai";
+import { log } from "../log.ts";
+import { extractMemories } from "./memory/user-memories.ts";
+import type { AgnoMessage, RunMetrics } from "./run-output.ts";
+import { runExtensions, type BackgroundInput } from "./run-extensions.ts";
+import { emit, type RunState } from "./run-state.ts";
+
+/**
+ * A run's background work, as Agno v3 runs it: memory extraction (`updateMemoryOnRun`) and each
+ * extension's background task (learning) start from the run's input as its model is first
+ * called, run while the model answers, and are awaited before RunCompleted or RunPaused; their
+ * model usage is added to the run's metrics (and so to its session's and its user's).
+ */
+export interface BackgroundWork {
+  readonly memory?: Promise<{ added: string[]; usage: LanguageModelUsage | undefined }>;
+  readonly tasks: readonly Promise<LanguageModelUsage | undefined>[];
+}
+
+/** Text of a message's content ("" for none; the text parts of a multi-part message). */
+export function messageText(message: AgnoMessage | undefined): string {
+  const content = message?.content;
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => (part && typeof part === "object" && (part as { type?: unknown }).type === "text" ? String((part as { text?: unknown }).text ?? "") : ""))
+      .filter(Boolean)
+      .join("\n");
+  }
+  return "";
+}
+
+/** Starts the run's background work; nothing when no task applies. */
+export function startBackgroundWork(state: RunState, messages: readonly AgnoMessage[], userMessage: AgnoMessage): void {
+  const { output } = state;
+  const input: BackgroundInput = { messages: [...messages], userMessage: messageText(userMessage) };
+  const memory =
+    state.agent.definition.updateMemoryOnRun && output.user_id && state.model
+      ? extractMemories({
+          db: state.db,
+          model: state.model,
+          userId: output.user_id,
+          agentId: state.agent.definition.id,
+          userMessage: input.userMessage,
+          signal: state.live.controller.signal,
+        })
+      : undefined;
+  // Settled at once so a run that fails first leaves no unhandled rejection behind.
+  memory?.catch(() => undefined);
+  const tasks: Promise<LanguageModelUsage | undefined>[] = [];
+  for (const extension of runExtensions()) {
+    const task = extension.backgroundTask?.(state, input);
+    if (!task) continue;
+    tasks.push(
+      task.catch((error: unknown) => {
+        if (!state.live.controller.signal.aborted) log.warn(`[run ${output.run_id}] ${extension.name} failed: ${(error as Error).message}`);
+        return undefined;
+      }),
+    );
+  }
+  if (memory || tasks.length > 0) state.background = { memory, tasks };
+}
+
+/**
+ * Waits for the run's background work (once): MemoryUpdateStarted and MemoryUpdateCompleted
+ * around the memory extraction, then the other tasks; their usage joins the run's metrics.
+ */
+export async function awaitBackgroundWork(state: RunState): Promise<void> {
+  const work = state.background;
+  if (!work) return;
+  state.background = undefined;
+  const usages: (LanguageModelUsage | undefined)[] = [];
+  if (work.memory) {
+    emit(state, "MemoryUpdateStarted");
+    let added: string[] = [];
+    try {
+      const result = await work.memory;
+      added = result.added;
+      usages.push(result.usage);
+    } catch (error) {
+      if (!state.live.controller.signal.aborted) log.warn(`[run ${state.output.run_id}] memory update failed: ${(error as Error).message}`);
+    }
+    emit(state, "MemoryUpdateCompleted", { memories: added });
+  }
+  usages.push(...(await Promise.all(work.tasks)));
+  for (const usage of usages) if (usage) addUsage(state.output.metrics, usage);
+}
+
+/** Adds a model call's usage to a run's token counts. */
+export function addUsage(metrics: RunMetrics, usage: LanguageModelUsage): void {
+  metrics.input_tokens += usage.inputTokens ?? 0;
+  metrics.output_tokens += usage.outputTokens ?? 0;
+  metrics.total_tokens = metrics.input_tokens + metrics.output_tokens;
+  metrics.cache_read_tokens += usage.inputTokenDetails?.cacheReadTokens ?? usage.cachedInputTokens ?? 0;
+  metrics.cache_write_tokens += usage.inputTokenDetails?.cacheWriteTokens ?? 0;
+  metrics.reasoning_tokens += usage.outputTokenDetails?.reasoningTokens ?? usage.reasoningTokens ?? 0;
+}
