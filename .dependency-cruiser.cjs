@@ -167,6 +167,18 @@ module.exports = {
       "lib/tracing/README.md",
       "may import lib/config, lib/db, lib/live-runs, lib/models, lib/runtime, lib/queue and lib/log.ts; no other feature.",
     ),
+    mayImport(
+      "learning",
+      ["config", "db", "models", "knowledge", "runtime", "log.ts"],
+      "lib/learning/README.md",
+      "may import lib/config, lib/db, lib/models, the knowledge core, lib/runtime (its extension and tool interfaces) and lib/log.ts; no other feature.",
+    ),
+    forbid(
+      "learning-knowledge-core-only",
+      "lib/learning/README.md: of lib/knowledge, only the core (stores and search); not its ingestion or its agent tools.",
+      { path: "^lib/learning/" },
+      { path: "^lib/knowledge/(ingestion|tools)/" },
+    ),
     forbid(
       "knowledge-ingestion-may-import",
       "lib/knowledge/README.md: its ingestion (ingestion/) may import the knowledge core, lib/config, lib/db, lib/queue and lib/log.ts; not lib/runtime nor the knowledge tools.",
@@ -188,7 +200,7 @@ module.exports = {
 
     mayImport(
       "server",
-      ["config", "db", "models", "net", "live-runs", "migrations", "auth", "coordination", "knowledge", "runtime", "queue", "runs", "scheduler", "evals", "metrics", "tracing", "log.ts"],
+      ["config", "db", "models", "net", "live-runs", "migrations", "auth", "coordination", "knowledge", "runtime", "queue", "runs", "scheduler", "evals", "metrics", "tracing", "learning", "log.ts"],
       "lib/server/README.md",
       "the composition root: may import every folder below it; not lib/http, lib/mcp-server, lib/cli or lib/status.",
     ),
@@ -224,6 +236,7 @@ module.exports = {
         "scheduler",
         "metrics",
         "tracing",
+        "learning",
         "status",
         "log.ts",
         "server/app-context.ts",

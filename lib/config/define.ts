@@ -117,11 +117,7 @@ export const AgentDefinitionSchema = z
 export type AgentDefinition = z.infer<typeof AgentDefinitionSchema>;
 
 /** A learning machine that cannot work for this agent or team: a tool two features add, learned knowledge with nowhere to go. */
-function learningIssues(
-  component: { learning?: LearningConfig; enableAgenticMemory?: boolean },
-  ctx: z.RefinementCtx,
-  { hasKnowledge }: { hasKnowledge: boolean },
-): void {
+function learningIssues(component: { learning?: LearningConfig; enableAgenticMemory?: boolean }, ctx: z.RefinementCtx, { hasKnowledge }: { hasKnowledge: boolean }): void {
   const learning = component.learning;
   if (!learning) return;
   const memoryStore = learning === true || (learning.userMemory !== undefined && learning.userMemory !== false);

@@ -19,3 +19,5 @@ export * from "./jobs/index.ts";
 export * from "./approvals/approvals.ts";
 export * from "./schedules/schedules.ts";
 export * from "./schedules/schedule-list.ts";
+export * from "./learnings/learnings.ts";
+export * from "./learnings/learning-ids.ts";

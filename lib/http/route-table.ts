@@ -7,6 +7,7 @@ import { DISABLED_FEATURES } from "./routes/disabled-features.ts";
 import { docsRoutes } from "./routes/docs.ts";
 import { EVAL_ROUTES } from "./routes/evals.ts";
 import { KNOWLEDGE_ROUTES } from "./routes/knowledge.ts";
+import { LEARNING_ROUTES } from "./routes/learnings.ts";
 import { MEMORY_ROUTES } from "./routes/memories.ts";
 import { MEMORY_INSIGHT_ROUTES } from "./routes/memory-insights.ts";
 import { METRICS_ROUTES } from "./routes/metrics.ts";
@@ -38,6 +39,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...SESSION_RUN_ROUTES,
   ...MEMORY_ROUTES,
   ...MEMORY_INSIGHT_ROUTES,
+  ...LEARNING_ROUTES,
   ...METRICS_ROUTES,
   ...SERVICE_ACCOUNT_ROUTES,
   ...QUEUE_ROUTES,

@@ -328,7 +328,13 @@ export async function prepare(state: RunState): Promise<void> {
   }
   if (definition.enableAgenticMemory && output.user_id && state.model) {
     state.tools.push(
-      agenticMemoryTool({ db, model: state.model, agentId: definition.id, teamId: agent.team ? definition.id : undefined, onUsage: (usage) => addUsage(output.metrics, usage) }) as ToolDefinition<unknown>,
+      agenticMemoryTool({
+        db,
+        model: state.model,
+        agentId: definition.id,
+        teamId: agent.team ? definition.id : undefined,
+        onUsage: (usage) => addUsage(output.metrics, usage),
+      }) as ToolDefinition<unknown>,
     );
   }
   for (const extension of extensions) if (extension.tools) state.tools.push(...extension.tools(state));

@@ -5,16 +5,10 @@ import type { AgnoMessage, RunMetrics } from "./run-output.ts";
 import { runExtensions, type BackgroundInput } from "./run-extensions.ts";
 import { emit, type RunState } from "./run-state.ts";
 
-/**
- * A run's background work, as Agno v3 runs it: memory extraction (`updateMemoryOnRun`) and each
- * extension's background task (learning) start from the run's input as its model is first
- * called, run while the model answers, and are awaited before RunCompleted or RunPaused; their
- * model usage is added to the run's metrics (and so to its session's and its user's).
- */
-export interface BackgroundWork {
-  readonly memory?: Promise<{ added: string[]; usage: LanguageModelUsage | undefined }>;
-  readonly tasks: readonly Promise<LanguageModelUsage | undefined>[];
-}
+// A run's background work, as Agno v3 runs it: memory extraction (`updateMemoryOnRun`) and each
+// extension's background task (learning) start from the run's input as its model is first
+// called, run while the model answers, and are awaited before RunCompleted or RunPaused; their
+// model usage is added to the run's metrics (and so to its session's and its user's).
 
 /** Text of a message's content ("" for none; the text parts of a multi-part message). */
 export function messageText(message: AgnoMessage | undefined): string {

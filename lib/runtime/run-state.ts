@@ -10,7 +10,16 @@ import type { ToolDefinition } from "./tools/types.ts";
 import type { RunWriter } from "./run-writer.ts";
 import type { SessionVersion } from "../db/sessions/session-data.ts";
 import type { RunTrace } from "./run-trace.ts";
-import type { BackgroundWork } from "./background-tasks.ts";
+import type { LanguageModelUsage } from "ai";
+
+/**
+ * A run's background work (lib/runtime/background-tasks.ts): memory extraction and extensions'
+ * tasks, started from the run's input and awaited before it completes or pauses.
+ */
+export interface BackgroundWork {
+  readonly memory?: Promise<{ added: string[]; usage: LanguageModelUsage | undefined }>;
+  readonly tasks: readonly Promise<LanguageModelUsage | undefined>[];
+}
 
 /** Everything one run (or one continuation of it) works with while it executes. */
 export const MAX_STORED_EVENTS = 10_000;

@@ -1,6 +1,7 @@
 import { EVAL_JOB_KIND } from "../evals/eval-job.ts";
 import { KNOWLEDGE_JOB_KIND } from "../knowledge/ingestion/ingest-job.ts";
 import { knowledgeRunExtension } from "../knowledge/tools/knowledge-search.ts";
+import { learningExtension } from "../learning/extension.ts";
 import { METRICS_REFRESH_JOB_KIND } from "../metrics/refresh-job.ts";
 import { registerJobKinds } from "../queue/catalog.ts";
 import { AGENT_RUN_JOB_KIND } from "../runs/jobs/agent-job.ts";
@@ -24,7 +25,7 @@ import type { SystemTask } from "../scheduler/scheduler.ts";
  */
 export function installFeatures(): void {
   registerJobKinds([AGENT_RUN_JOB_KIND, SCHEDULE_FIRE_JOB_KIND, METRICS_REFRESH_JOB_KIND, EVAL_JOB_KIND, KNOWLEDGE_JOB_KIND, TRACE_RETENTION_JOB_KIND]);
-  registerRunExtensions([schedulesRunExtension, knowledgeRunExtension]);
+  registerRunExtensions([schedulesRunExtension, knowledgeRunExtension, learningExtension]);
 }
 
 /**

@@ -48,6 +48,9 @@ const FULL = [
   "approvals:write",
   "approvals:delete",
   "traces:read",
+  "learnings:read",
+  "learnings:write",
+  "learnings:delete",
 ];
 
 type Json = Record<string, unknown>;
@@ -68,6 +71,7 @@ interface Ids {
   workflowRunId: string;
   approvalId: string;
   traceId: string;
+  learningId: string;
 }
 interface Case {
   method: string;
@@ -179,6 +183,19 @@ const MATRIX: Record<string, Case> = {
   "GET /traces/{trace_id}": { method: "GET", path: (i) => `/traces/${i.traceId}`, forB: "denied" },
   "GET /trace_session_stats": { method: "GET", path: () => "/trace_session_stats?user_id=alice", forB: "list" },
   "POST /traces/search": { method: "POST", path: () => "/traces/search", init: () => ({ json: { filter: { op: "EQ", key: "user_id", value: "alice" } } }), forB: "list" },
+  // A member's learnings are its own (plus the shared ones): naming A is a 403, A's row B's 404.
+  "GET /learnings": { method: "GET", path: () => "/learnings", forB: "list" },
+  "POST /learnings": {
+    method: "POST",
+    path: () => "/learnings",
+    init: () => ({ json: { learning_type: "user_profile", user_id: "alice", content: { name: "hijacked" } } }),
+    forB: "denied",
+  },
+  "GET /learnings/users": { method: "GET", path: () => "/learnings/users", forB: "list" },
+  "DELETE /learnings/users/{user_id}": { method: "DELETE", path: () => "/learnings/users/alice", forB: "denied" },
+  "GET /learnings/{learning_id}": { method: "GET", path: (i) => `/learnings/${i.learningId}`, forB: "denied" },
+  "PATCH /learnings/{learning_id}": { method: "PATCH", path: (i) => `/learnings/${i.learningId}`, init: () => ({ json: { content: { name: "hijacked" } } }), forB: "denied" },
+  "DELETE /learnings/{learning_id}": { method: "DELETE", path: (i) => `/learnings/${i.learningId}`, forB: "denied" },
 };
 
 /** Routes that touch no user-owned rows (or only the caller's own new rows), and why. */
@@ -255,6 +272,10 @@ describe("user B, anonymous and admin against user A's data", () => {
     const workflowRun = (await (await app.call("POST", "/workflows/isoflow/runs", { form: { message: "A's workflow input", stream: "false" }, headers: as("a") })).json()) as Json;
     expect([workflowRun.status, workflowRun.user_id]).toEqual(["COMPLETED", "alice"]);
     const memory = (await (await app.call("POST", "/memories", { json: { memory: "A likes tea", topics: ["drinks"] }, headers: as("a") })).json()) as Json;
+    const learning = (await (
+      await app.call("POST", "/learnings", { json: { learning_type: "user_profile", user_id: "alice", content: { name: "A's learned profile" } }, headers: as("a") })
+    ).json()) as Json;
+    expect([learning.learning_id, learning.user_id]).toEqual(["user_profile_alice", "alice"]);
     const schedule = (await (
       await app.call("POST", "/schedules", { json: { name: "alices-report", cron_expr: "0 6 * * *", endpoint: "/agents/iso/runs", payload: { message: "A's report" } }, headers: as("a") })
     ).json()) as Json;
@@ -332,6 +353,7 @@ describe("user B, anonymous and admin against user A's data", () => {
       workflowRunId: String(workflowRun.run_id),
       approvalId,
       traceId,
+      learningId: String(learning.learning_id),
     };
   });
   afterAll(async () => {
@@ -349,6 +371,7 @@ describe("user B, anonymous and admin against user A's data", () => {
     const content = await (await app.call("GET", `/knowledge/content/${ids.contentId}`, { headers: as("admin") })).json();
     const chunks = await (await app.call("POST", "/knowledge/search", { json: { query: "alpaca grooming" }, headers: as("admin") })).json();
     const approval = await (await app.call("GET", `/approvals/${ids.approvalId}`, { headers: as("admin") })).json();
+    const learning = await (await app.call("GET", `/learnings/${ids.learningId}`, { headers: as("admin") })).json();
     return JSON.stringify({
       session,
       memory,
@@ -359,6 +382,7 @@ describe("user B, anonymous and admin against user A's data", () => {
       content,
       chunks: (chunks as { data: unknown[] }).data.length,
       approval,
+      learning,
     });
   };
 
@@ -391,6 +415,8 @@ describe("user B, anonymous and admin against user A's data", () => {
       ids.traceId,
       "A's traced question",
       "A's traced answer",
+      ids.learningId,
+      "A's learned profile",
     ];
     for (const [key, c] of Object.entries(MATRIX)) {
       const init = c.init?.(ids) ?? {};
@@ -427,6 +453,7 @@ describe("user B, anonymous and admin against user A's data", () => {
       "GET /approvals/{approval_id}",
       "GET /approvals/{approval_id}/status",
       "GET /traces/{trace_id}",
+      "GET /learnings/{learning_id}",
     ];
     for (const key of reads) {
       const c = MATRIX[key];

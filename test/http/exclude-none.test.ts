@@ -74,6 +74,13 @@ const EXCLUDE_NONE: Record<string, boolean> = {
   "GET /memory_topics": false,
   "GET /user_memory_stats": false,
   "POST /optimize-memories": false,
+  "GET /learnings": false,
+  "POST /learnings": false,
+  "GET /learnings/users": false,
+  "DELETE /learnings/users/{user_id}": false,
+  "GET /learnings/{learning_id}": false,
+  "PATCH /learnings/{learning_id}": false,
+  "DELETE /learnings/{learning_id}": false,
   "GET /metrics": false,
   "POST /metrics/refresh": false,
   "GET /metrics/refresh/status": false,
@@ -141,6 +148,7 @@ interface Ids {
   scheduleRunId: string;
   evalRunId: string;
   traceId: string;
+  learningId: string;
 }
 interface Probe {
   request: (ids: Ids) => { method: string; path: string; json?: unknown };
@@ -193,6 +201,22 @@ const PROBES: Record<string, Probe> = {
   "GET /memories": { request: () => ({ method: "GET", path: "/memories?user_id=owner-x" }), nullField: ["data", 0, "agent_id"] },
   "GET /memories/{memory_id}": { request: (i) => ({ method: "GET", path: `/memories/${i.memoryId}` }), nullField: ["agent_id"] },
   "PATCH /memories/{memory_id}": { request: (i) => ({ method: "PATCH", path: `/memories/${i.memoryId}`, json: { memory: "Likes green tea", user_id: "owner-x" } }), nullField: ["team_id"] },
+  "POST /learnings": {
+    request: () => ({ method: "POST", path: "/learnings", json: { learning_type: "decision_log", user_id: "owner-x", content: { outcome: null } } }),
+    nullField: ["agent_id"],
+    keptNulls: [["content", "outcome"]],
+  },
+  "GET /learnings": {
+    request: () => ({ method: "GET", path: "/learnings?user_id=owner-x&learning_type=user_profile" }),
+    nullField: ["data", 0, "team_id"],
+    keptNulls: [["data", 0, "metadata", "gone"]],
+  },
+  "GET /learnings/{learning_id}": { request: (i) => ({ method: "GET", path: `/learnings/${i.learningId}` }), nullField: ["namespace"], keptNulls: [["content", "preferred_name"]] },
+  "PATCH /learnings/{learning_id}": {
+    request: (i) => ({ method: "PATCH", path: `/learnings/${i.learningId}`, json: { metadata: { gone: null } } }),
+    nullField: ["entity_id"],
+    keptNulls: [["metadata", "gone"]],
+  },
   "POST /service-accounts": {
     request: () => ({ method: "POST", path: "/service-accounts", json: { name: uid("bot"), scopes: [{ scope: "agents:read", effect: "allow" }], never_expires: true } }),
     nullField: ["expires_at"],
@@ -262,6 +286,9 @@ const UNPROBED: Record<string, string> = {
   "GET /memory_topics": "a list of strings",
   "GET /user_memory_stats": "every field is set for a user with memories",
   "POST /optimize-memories": "501 until a model-backed memory manager exists",
+  "GET /learnings/users": "last_learning_updated_at is set for every user with learnings",
+  "DELETE /learnings/users/{user_id}": "204",
+  "DELETE /learnings/{learning_id}": "204",
   "DELETE /service-accounts/{service_account_id}": "204",
   "POST /metrics/refresh": "the same DayMetricsSchema rows as GET /metrics, or Agno's {status, message}",
   "POST /queue/jobs/{job_id}/requeue": "the same JobSchema as GET /queue/jobs/{job_id}",
@@ -364,6 +391,10 @@ beforeAll(async () => {
   await sqliteApp.call("POST", `/sessions/${ids.sessionId}/rename`, { json: { session_name: ids.sessionId } });
   const memory = await sqliteApp.call("POST", "/memories", { json: { memory: "Has a cat", user_id: "owner-x" } });
   ids.memoryId = ((await memory.json()) as { memory_id: string }).memory_id;
+  const learning = await sqliteApp.call("POST", "/learnings", {
+    json: { learning_type: "user_profile", user_id: "owner-x", content: { name: "Ada", preferred_name: null }, metadata: { gone: null } },
+  });
+  ids.learningId = ((await learning.json()) as { learning_id: string }).learning_id;
   await sqliteApp.call("POST", "/service-accounts", { json: { name: uid("listed"), scopes: [{ scope: "agents:read", effect: "allow" }], never_expires: true } });
   const schedule = await sqliteApp.call("POST", "/schedules", { json: { name: uid("listed"), cron_expr: "0 3 * * *", endpoint: "/agents/assistant/runs" } });
   ids.scheduleId = ((await schedule.json()) as { id: string }).id;

@@ -40,6 +40,9 @@ const VIOLATIONS: [string, string, string][] = [
   ["metrics-may-import", "lib/metrics/a.ts", "lib/runtime/agents.ts"],
   ["tracing-may-import", "lib/tracing/a.ts", "lib/metrics/refresh.ts"],
   ["tracing-may-import", "lib/tracing/b.ts", "lib/http/route.ts"],
+  ["learning-may-import", "lib/learning/a.ts", "lib/queue/worker.ts"],
+  ["learning-may-import", "lib/learning/b.ts", "lib/tracing/setup.ts"],
+  ["learning-knowledge-core-only", "lib/learning/c.ts", "lib/knowledge/tools/search.ts"],
   ["knowledge-ingestion-may-import", "lib/knowledge/ingestion/a.ts", "lib/runtime/agents.ts"],
   ["knowledge-tools-may-import", "lib/knowledge/tools/a.ts", "lib/queue/worker.ts"],
   ["knowledge-parts-apart", "lib/knowledge/ingestion/b.ts", "lib/knowledge/tools/search.ts"],
@@ -63,6 +66,9 @@ const ALLOWED: [string, string][] = [
   ["lib/metrics/ok.ts", "lib/models/prices.ts"],
   ["lib/tracing/ok.ts", "lib/db/traces/trace-rows.ts"],
   ["lib/http/ok.ts", "lib/tracing/trace-tree.ts"],
+  ["lib/learning/ok.ts", "lib/runtime/run-extensions.ts"],
+  ["lib/learning/ok2.ts", "lib/knowledge/knowledge-bases.ts"],
+  ["lib/server/ok2.ts", "lib/learning/extension.ts"],
   ["lib/server/ok.ts", "lib/knowledge/tools/search.ts"],
 ];
 

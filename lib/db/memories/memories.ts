@@ -140,3 +140,9 @@ export async function deleteMemories(db: Db, { scope, memoryIds }: { scope: Data
   const result = await db.prisma.memory.deleteMany({ where: { memory_id: { in: memoryIds }, ...ownerWhere(scope) } });
   return result.count;
 }
+
+/** Deletes every memory `userId` owns, within the scope (a user scope reaches only its own); how many went. */
+export async function deleteUserMemories(db: Db, { scope, userId }: { scope: DataScope; userId: string }): Promise<number> {
+  const result = await db.prisma.memory.deleteMany({ where: { AND: [{ user_id: userId }, ownerWhere(scope)] } });
+  return result.count;
+}

@@ -4,6 +4,7 @@ import { MCP_PATH } from "../../config/mcp-settings.ts";
 import { appState, databaseIds } from "../../server/app-context.ts";
 import { defineRoute } from "../route.ts";
 import { ConfigSchema, HealthSchema, InfoSchema, LandingSchema } from "../schemas/core.ts";
+import { LEARNING_TABLES } from "./learnings.ts";
 import { workflowSummary } from "./workflows.ts";
 
 /** The Agno version whose wire contract Agentry implements. */
@@ -104,6 +105,7 @@ export const config = defineRoute({
       evals: domain(["agno_eval_runs"]),
       // Agno's `_get_traces_config`: the OS's database alone, named after itself, without tables.
       traces: { dbs: [{ db_id: dbId, domain_config: { display_name: dbId } }] },
+      learning: domain([...LEARNING_TABLES]),
       knowledge: {
         ...domain([CONTENTS_TABLE]),
         knowledge_instances: settings.knowledge.bases.map((base) => ({

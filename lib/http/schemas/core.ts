@@ -55,6 +55,8 @@ export const ConfigSchema = z.object({
   evals: DomainDbsSchema,
   /** Agno's TracesConfig: the databases traces are read from (no tables listed). */
   traces: z.object({ dbs: z.array(z.object({ db_id: z.string(), domain_config: z.object({ display_name: z.string().nullable() }) })) }),
+  /** Agno's LearningConfig: the database and table the /learnings routes read. */
+  learning: DomainDbsSchema,
   /** Agno's knowledge domain: the contents table's database and the knowledge bases served over /knowledge. */
   knowledge: DomainDbsSchema.extend({
     /** Agno's KnowledgeInstanceConfig (`table`: the contents table), plus the search types it offers. */

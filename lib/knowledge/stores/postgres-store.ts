@@ -1,6 +1,7 @@
 import type { Db } from "../../db/open-database.ts";
 import type { Statement } from "../../db/sql.ts";
 import {
+  ownedContentIds,
   eachChunkOf,
   EmbedderDimensionsError,
   queryWords,
@@ -202,6 +203,10 @@ export function postgresStore(db: Db, table: string, hnsw: Partial<HnswSettings>
     async deleteContents(contentIds) {
       if (contentIds.length === 0) return;
       await db.sql.exec(`DELETE FROM ${t} WHERE content_id IN (SELECT jsonb_array_elements_text(?::jsonb))`, [contentIds]);
+    },
+    async contentIdsOf({ userId, filters }) {
+      const current = await info();
+      return current.exists && current.hasOwnerColumn ? ownedContentIds(db, t, userId, filterClause({ filters } as StoreSearch)) : [];
     },
     async vectorSearch(embedding, search) {
       const owner = await ownerClause(search);

@@ -1,6 +1,7 @@
 import type { Db } from "../../db/open-database.ts";
 import type { Statement } from "../../db/sql.ts";
 import {
+  ownedContentIds,
   eachChunkOf,
   EmbedderDimensionsError,
   queryWords,
@@ -161,6 +162,10 @@ export function sqliteStore(db: Db, table: string): VectorStore {
         ...(withVectors ? [{ text: `DELETE FROM ${vec} WHERE rowid IN (SELECT rowid FROM ${t} WHERE content_id IN (SELECT value FROM json_each(?)))`, params: [ids] }] : []),
         { text: `DELETE FROM ${t} WHERE content_id IN (SELECT value FROM json_each(?))`, params: [ids] },
       ]);
+    },
+    async contentIdsOf({ userId, filters }) {
+      const current = await info();
+      return current.exists && current.hasOwnerColumn ? ownedContentIds(db, t, userId, filterClause({ filters } as StoreSearch, "meta_data")) : [];
     },
     async vectorSearch(embedding, search) {
       const limit = Math.min(MAX_KNN, Math.max(1, Math.floor(search.limit)));

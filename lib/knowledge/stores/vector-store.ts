@@ -74,6 +74,8 @@ export interface VectorStore {
   /** Replaces a content's chunks with these, in one transaction. */
   replaceContent(contentId: string, chunks: readonly ChunkRecord[]): Promise<void>;
   deleteContents(contentIds: readonly string[]): Promise<void>;
+  /** The ids of the contents whose chunks one owner holds (null: the shared ones) with metadata containing `filters`. */
+  contentIdsOf(owner: { userId: string | null; filters: Record<string, unknown> }): Promise<string[]>;
   /** Nearest chunks by cosine distance, best first. */
   vectorSearch(embedding: readonly number[], search: StoreSearch): Promise<ChunkHit[]>;
   /** Chunks matching any of the query's words, best first. */
@@ -140,4 +142,13 @@ export async function eachChunkOf(db: Db, quotedTable: string, batchSize: number
     await visit(rows.map((r) => ({ id: r.id, content: r.content ?? "" })));
     after = rows[rows.length - 1]!.id;
   }
+}
+
+/** The ids of the contents one owner (null: shared) holds chunks of in `quotedTable`, whose metadata passes `filter` (a store's clause). */
+export async function ownedContentIds(db: Db, quotedTable: string, userId: string | null, filter: { clause: string; params: unknown[] }): Promise<string[]> {
+  const rows = await db.sql.query<{ content_id: string }>(
+    `SELECT DISTINCT content_id FROM ${quotedTable} WHERE ${userId === null ? "user_id IS NULL" : "user_id = ?"} AND ${filter.clause} AND content_id IS NOT NULL`,
+    [...(userId === null ? [] : [userId]), ...filter.params],
+  );
+  return rows.map((r) => r.content_id);
 }

@@ -1,18 +1,7 @@
-import { createHash } from "node:crypto";
 import { parseSessionJson } from "../../db/json.ts";
 
 /** The namespace contaminated rows move to: no entity store reads it, so their content stays for an operator. */
 export const QUARANTINE_NAMESPACE = "quarantined_user";
-
-/** First 16 hex characters of sha256(user_id): the user component of a v3 entity key. */
-export function userKeyDigest(userId: string): string {
-  return createHash("sha256").update(userId, "utf8").digest("hex").slice(0, 16);
-}
-
-/** The v3 row key of an entity learning in the `user` namespace. */
-export function userEntityKey(userId: string, entityType: string, entityId: string): string {
-  return `entity_user_${userKeyDigest(userId)}_${entityType}_${entityId}`;
-}
 
 /** The row key an entity learning had before v3 in `namespace` (no user in it). */
 export function legacyEntityKey(entityType: string, entityId: string, namespace: string): string {

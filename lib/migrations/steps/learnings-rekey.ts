@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Db } from "../../db/open-database.ts";
-import { type EntityLearningRow, type EntityRowBucket, QUARANTINE_NAMESPACE, classifyEntityRow, jsonObject, mergeEntityContent, quarantinedEntityKey, userEntityKey } from "./learnings-classify.ts";
+import { type EntityLearningRow, type EntityRowBucket, QUARANTINE_NAMESPACE, classifyEntityRow, jsonObject, mergeEntityContent, quarantinedEntityKey } from "./learnings-classify.ts";
+import { userEntityKey } from "../../db/learnings/learning-ids.ts";
 
 /**
  * What one re-key pass did, in Agno's report shape: `scanned` rows, `keyed` (a count: rows

@@ -1,7 +1,8 @@
 import type { MigrationStep } from "../types.ts";
 import { rekeyUserEntityLearnings } from "./learnings-rekey.ts";
 
-export { QUARANTINE_NAMESPACE, quarantinedEntityKey, userEntityKey, userKeyDigest } from "./learnings-classify.ts";
+export { QUARANTINE_NAMESPACE, quarantinedEntityKey } from "./learnings-classify.ts";
+export { userEntityKey, userKeyDigest } from "../../db/learnings/learning-ids.ts";
 
 /** Buckets an operator must look at, then buckets only recorded, with what each means (Agno's notes). */
 const NEEDS_AN_OPERATOR = [

@@ -13,7 +13,7 @@ export interface ExtractionTool {
  * One extraction, as Agno's memory and learning stores run theirs: the model reads the system
  * prompt and the material, and changes what is stored only through `tools`, at most
  * `maxToolCalls` calls (Agno's `tool_call_limit`; further calls are answered, not executed).
- * Returns the model's last text, the usage of all its calls and how many tool calls ran.
+ * Tool calls run one at a time. Returns the model's last text, the usage of all its calls and how many tool calls ran.
  */
 export async function runExtraction({
   model,
@@ -31,15 +31,20 @@ export async function runExtraction({
   signal: AbortSignal;
 }): Promise<{ text: string; usage: LanguageModelUsage; calls: number }> {
   let calls = 0;
+  // The calls of one step run one after another, in the model's order: each reads what the one
+  // before it stored.
+  let queue: Promise<unknown> = Promise.resolve();
   const set: ToolSet = {};
   for (const t of tools) {
     set[t.name] = tool({
       description: t.description,
       inputSchema: t.parameters,
-      execute: async (args: Record<string, unknown>) => {
+      execute: (args: Record<string, unknown>) => {
         if (calls >= maxToolCalls) return `Not done: at most ${maxToolCalls} updates per run.`;
         calls += 1;
-        return await t.execute(args);
+        const result = queue.then(() => t.execute(args));
+        queue = result.catch(() => undefined);
+        return result;
       },
     });
   }

@@ -156,6 +156,7 @@ export async function startFuzzApp({ dialect, agents, limits }: { dialect: TestD
         session_id: [sessionId, ...agnoRows.runs.map((r) => r.sessionId)],
         run_id: [runId, ...agnoRows.runs.map((r) => r.runId)],
         memory_id: [memory.memory_id, ...agnoRows.memoryIds],
+        learning_id: agnoRows.learningIds,
         // Parallel lists: span_id[i] is a span of trace_id[i].
         trace_id: agnoRows.traces.map((t) => t.traceId),
         span_id: agnoRows.traces.map((t) => t.spanId),
@@ -163,7 +164,7 @@ export async function startFuzzApp({ dialect, agents, limits }: { dialect: TestD
         job_id: [runId],
         user_id: [member, other, admin],
         // The tables a `table` query parameter may name (with `db_id`).
-        table: ["agno_sessions", "agno_runs", "agno_memories"],
+        table: ["agno_sessions", "agno_runs", "agno_memories", "agno_learnings"],
       },
       agentId: agents[0].id,
       dbId: app.settings.database.id,

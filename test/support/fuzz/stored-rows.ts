@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Db } from "@/lib/db/open-database.ts";
 import type { Statement } from "@/lib/db/sql.ts";
+import { userEntityKey } from "@/lib/db/learnings/learning-ids.ts";
 import { pythonJsonDumps } from "../../fixtures/python-json.ts";
 
 /**
@@ -20,6 +21,9 @@ import { pythonJsonDumps } from "../../fixtures/python-json.ts";
  *   fraction digits, none on a whole second), a child-only batch's trace with no context, an
  *   orphan span (its parent never exported), a span without a kind, a workflow root whose output
  *   is the text "None", attributes holding lists and JSON text.
+ * - Learnings as Agno's stores write them: a user's profile and memories (one with SQL NULL
+ *   metadata and `updated_at`, as a pre-2.0 row), a shared global entity, an entity in namespace
+ *   `user` on its digest key, a shared decision.
  */
 
 export interface StoredOddRows {
@@ -28,6 +32,7 @@ export interface StoredOddRows {
   memoryIds: string[];
   /** Every trace written, and every span (parallel: span_id[i] is a span of trace_id[i]). */
   traces: { traceId: string; spanId: string }[];
+  learningIds: string[];
 }
 
 const T0 = 1_748_779_200; // 2025-06-01T12:00:00Z
@@ -126,6 +131,35 @@ export async function seedAgnoShapedRows(db: Db, { owner, tag }: { owner: string
       team_id: null,
       user_id: row.user,
       topics: row.topics === "sql-null" ? null : row.topics === "json-null" ? "null" : json(row.topics),
+      created_at: row.at,
+      updated_at: row.updated === undefined ? row.at + 1 : row.updated,
+    });
+
+  const learning = (row: {
+    id: string;
+    type: string;
+    user: string | null;
+    content: unknown;
+    metadata?: unknown;
+    at: number;
+    updated?: number | null;
+    namespace?: string | null;
+    entity?: { id: string; type: string };
+    session?: string | null;
+  }) =>
+    insert("agno_learnings", {
+      learning_id: row.id,
+      learning_type: row.type,
+      namespace: row.namespace ?? null,
+      user_id: row.user,
+      agent_id: "assistant",
+      team_id: null,
+      workflow_id: null,
+      session_id: row.session ?? null,
+      entity_id: row.entity?.id ?? null,
+      entity_type: row.entity?.type ?? null,
+      content: json(row.content),
+      metadata: json(row.metadata),
       created_at: row.at,
       updated_at: row.updated === undefined ? row.at + 1 : row.updated,
     });
@@ -237,6 +271,14 @@ export async function seedAgnoShapedRows(db: Db, { owner, tag }: { owner: string
   const sessionIds = [...new Set(runs.map((r) => r.sessionId))];
   const runIds = runs.map((r) => r.runId);
   const memoryIds = [ids.nullTopics, ids.sqlNullTopics, ids.sharedMemory];
+  const l = {
+    profile: `user_profile_${owner}`,
+    memories: `memories_${owner}`,
+    entity: `entity_global_person_${id("sarah_chen")}`,
+    userEntity: userEntityKey(owner, "company", id("acme")),
+    decision: `dec_${createHash("sha256").update(`decision-${tag}`).digest("hex").slice(0, 8)}`,
+  };
+  const learningIds = Object.values(l);
   // 32 and 16 hex digits, as OpenTelemetry's ids are written.
   const hex = (name: string, length: number) => createHash("sha256").update(`${name}-${tag}`).digest("hex").slice(0, length);
   const t = { run: hex("trace-run", 32), orphaned: hex("trace-orphan", 32), workflow: hex("trace-workflow", 32), shared: hex("trace-shared", 32) };
@@ -270,6 +312,46 @@ export async function seedAgnoShapedRows(db: Db, { owner, tag }: { owner: string
     // Runs go with their session (ON DELETE CASCADE), those other requests added too.
     { text: `DELETE FROM agno_sessions WHERE session_id IN (${list(sessionIds)})`, params: sessionIds },
     { text: `DELETE FROM agno_memories WHERE memory_id IN (${list(memoryIds)})`, params: memoryIds },
+    { text: `DELETE FROM agno_learnings WHERE learning_id IN (${list(learningIds)})`, params: learningIds },
+    learning({
+      id: l.profile,
+      type: "user_profile",
+      user: owner,
+      content: { user_id: owner, name: UNICODE, preferred_name: null, agent_id: "assistant", team_id: null, created_at: iso(T0), updated_at: iso(T0 + 1) },
+      metadata: null,
+      at: T0,
+    }),
+    learning({ id: l.memories, type: "user_memory", user: owner, content: { user_id: owner, memories: [{ id: "m1", content: `likes ${UNICODE}` }] }, at: T0, updated: null }),
+    learning({
+      id: l.entity,
+      type: "entity_memory",
+      user: null,
+      namespace: "global",
+      entity: { id: id("sarah_chen"), type: "person" },
+      content: {
+        entity_id: id("sarah_chen"),
+        entity_type: "person",
+        name: "Sarah Chen",
+        facts: [{ id: "f1", content: "works on fuzzing" }],
+        events: [],
+        relationships: [],
+        aliases: [],
+        properties: {},
+        archived_at: null,
+      },
+      metadata: { source: "agent" },
+      at: T0 + 1,
+    }),
+    learning({
+      id: l.userEntity,
+      type: "entity_memory",
+      user: owner,
+      namespace: "user",
+      entity: { id: id("acme"), type: "company" },
+      content: { entity_id: id("acme"), entity_type: "company", name: `Acme ${UNICODE}`, user_id: owner },
+      at: T0 + 2,
+    }),
+    learning({ id: l.decision, type: "decision_log", user: null, content: { decision: "use SQLite", reasoning: null, alternatives: ["PostgreSQL"], confidence: 0.5 }, at: T0 + 3 }),
     session({ id: ids.nullData, user: owner, data: null, agentData: null, metadata: null, summary: null, at: T0 }),
     session({
       id: ids.double,
@@ -433,5 +515,5 @@ export async function seedAgnoShapedRows(db: Db, { owner, tag }: { owner: string
       attributes: { "openinference.span.kind": "AGENT", "input.value": "shared?" },
     }),
   ]);
-  return { runs, memoryIds, traces };
+  return { runs, memoryIds, traces, learningIds };
 }

@@ -57,6 +57,7 @@ const POOL_OF: Record<string, string> = {
   session_id: "session_id",
   run_id: "run_id",
   memory_id: "memory_id",
+  learning_id: "learning_id",
   trace_id: "trace_id",
   span_id: "span_id",
   service_account_id: "service_account_id",
