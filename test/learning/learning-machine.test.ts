@@ -202,6 +202,20 @@ for (const dialect of DIALECTS) {
       expect(rows.map((r) => r.user_id).sort()).toEqual(["alice", "bob"]);
     });
 
+    it("seed: EntityMemoryStore get and delete take the user, and refuse a user-namespace call without one", async () => {
+      const { EntityMemoryStore, EntityUserRequiredError } = await import("@/lib/learning/index.ts");
+      const store = new EntityMemoryStore({ mode: "agentic", config: { namespace: "user" } }, "global");
+      const db = await app.db();
+      // Rows from the isolation test above: alice's and bob's "Acme Corp".
+      await expect(store.get(db, { entity: "Acme Corp", entityType: "company" })).rejects.toThrow(EntityUserRequiredError);
+      await expect(store.delete(db, { entity: "Acme Corp", entityType: "company" })).rejects.toThrow(/pass the user_id/);
+      expect((await store.get(db, { entity: "Acme Corp", entityType: "company", userId: "alice" }))?.facts).toMatchObject([{ content: "Acme is Alice's employer" }]);
+      expect(await store.delete(db, { entity: "Acme Corp", entityType: "company", userId: "alice" })).toBe(true);
+      expect(await store.get(db, { entity: "Acme Corp", entityType: "company", userId: "alice" })).toBeUndefined();
+      // bob's is untouched.
+      expect((await store.get(db, { entity: "Acme Corp", entityType: "company", userId: "bob" }))?.facts).toMatchObject([{ content: "Acme is Bob's bank" }]);
+    });
+
     it("entity memory in the global namespace is shared: no owner, keyed entity_global_<type>_<id>, every user reads it", async () => {
       agentAnswer = (body) =>
         !lastIsTool(body)
@@ -313,6 +327,22 @@ for (const dialect of DIALECTS) {
 }
 
 describe("learning configuration", () => {
+  it("seed: the v3 names — UserMemoryConfig, UserMemoryStore, DecisionLog — are the TypeScript API's", async () => {
+    const api = await import("@/lib/learning/index.ts");
+    expect(typeof api.UserMemoryStore).toBe("function");
+    expect(typeof api.DecisionLogStore).toBe("function");
+    const config: import("@/lib/learning/index.ts").UserMemoryConfig = { mode: "agentic", maxMemoriesInContext: 5 };
+    const decision: Partial<import("@/lib/learning/index.ts").DecisionLog> = { decision: "Use Postgres" };
+    const model = { provider: "openai-compatible" as const, id: "m", baseUrl: "http://127.0.0.1:1/v1" };
+    const agent = defineAgent({ id: "named", name: "Named", model, learning: { userMemory: config, decisionLog: true } });
+    expect(api.machineOf(agent)!.describe()).toEqual([
+      { store: "userMemory", mode: "agentic" },
+      { store: "decisionLog", mode: "agentic" },
+    ]);
+    expect(api.machineOf(agent)!.userMemory).toBeInstanceOf(api.UserMemoryStore);
+    expect(decision.decision).toBe("Use Postgres");
+  });
+
   const model = { provider: "openai-compatible" as const, id: "m", baseUrl: "http://127.0.0.1:1/v1" };
   it("learning and enableAgenticMemory together are refused, naming the colliding tool update_user_memory", () => {
     expect(() => defineAgent({ id: "a", name: "A", model, learning: true, enableAgenticMemory: true })).toThrow(ConfigError);

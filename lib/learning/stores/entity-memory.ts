@@ -1,9 +1,10 @@
 import { z } from "zod";
 import type { EntityMemoryConfig, ResolvedStore } from "../../config/learning-config.ts";
-import { entityIdSlugOrNull, entityLearningId, entityTypeSlug, getLearning, searchLearnings, upsertLearning, type LearningRow } from "../../db/index.ts";
+import { deleteLearning, entityIdSlugOrNull, entityLearningId, entityTypeSlug, getLearning, searchLearnings, upsertLearning, type LearningRow } from "../../db/index.ts";
+import type { Db } from "../../db/open-database.ts";
 import type { DataScope } from "../../db/scope.ts";
 import { defineTool, type ToolDefinition } from "../../runtime/tools/types.ts";
-import { isoNow, itemId, namespaceOwner, type LearningRun } from "../learning-run.ts";
+import { isoNow, itemId, namespaceOwner, unsafeSharedLearningScope, userLearningScope, type LearningRun } from "../learning-run.ts";
 
 /** Agno's EntityMemory content: what is known about one company, person, project… */
 export interface EntityMemory {
@@ -26,6 +27,14 @@ export interface EntityMemory {
 }
 
 const DEFAULTS = { maxEntitiesInContext: 5, maxFactsPerEntity: 10, maxEventsPerEntity: 5 };
+/** An entity read or delete in namespace `user` without the user whose entity it is. */
+export class EntityUserRequiredError extends Error {
+  override readonly name = "EntityUserRequiredError";
+  constructor() {
+    super("Entity memory in namespace 'user' is kept per user: pass the user_id whose entity this is");
+  }
+}
+
 const NO_USER = "Entity memory in the user namespace is kept per user, and this run has none: nothing was recorded.";
 
 /**
@@ -108,6 +117,32 @@ export class EntityMemoryStore {
         content: content as unknown as Record<string, unknown>,
       },
     });
+  }
+
+  /**
+   * One entity by name and type, outside a run (the API and the dashboard use the rows directly).
+   * In namespace `user` the user is part of the key: without `userId` this throws instead of
+   * answering with any user's row (the seed's fix).
+   */
+  async get(db: Db, { entity, entityType, userId }: { entity: string; entityType: string; userId?: string | null }): Promise<EntityMemory | undefined> {
+    const key = this.keyOf({ entity, entityType, userId });
+    if (!key) return undefined;
+    const row = await getLearning(db, { scope: key.scope, learningId: key.learningId });
+    return row && this.mine(row, key.userId) ? (row.content as unknown as EntityMemory) : undefined;
+  }
+
+  /** Deletes one entity; in namespace `user` only with its user (EntityUserRequiredError otherwise). Whether it went. */
+  async delete(db: Db, { entity, entityType, userId }: { entity: string; entityType: string; userId?: string | null }): Promise<boolean> {
+    const key = this.keyOf({ entity, entityType, userId });
+    return key ? deleteLearning(db, { scope: key.scope, learningId: key.learningId }) : false;
+  }
+
+  private keyOf({ entity, entityType, userId }: { entity: string; entityType: string; userId?: string | null }) {
+    if (this.namespace === "user" && !userId) throw new EntityUserRequiredError();
+    const entityId = entityIdSlugOrNull(entity);
+    if (!entityId) return undefined;
+    const owner = this.namespace === "user" ? { scope: userLearningScope(userId!), userId: userId! } : { scope: unsafeSharedLearningScope(), userId: null };
+    return { ...owner, learningId: entityLearningId({ namespace: this.namespace, entityType: entityTypeSlug(entityType), entityId, userId: owner.userId }) };
   }
 
   /** Records what is said about an entity: created when new, else its facts and events added to. */
