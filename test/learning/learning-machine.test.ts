@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineTool } from "@/lib/runtime/tools/types.ts";
 import { ConfigError, defineAgent, defineTeam, type AgentDefinition } from "@/lib/config/define.ts";
 import { getLearning, listLearnings, userEntityKey, listMemories } from "@/lib/db/index.ts";
 import { messageText, startModelServer, type ChatCompletionRequest, type ModelServer, type ScriptStep } from "../../e2e/fixtures/model-server.ts";
@@ -49,6 +51,13 @@ for (const dialect of DIALECTS) {
         defineAgent({ id: "shared-entities", name: "Shared entities", model, learning: { entityMemory: true } }),
         defineAgent({ id: "contexts", name: "Contexts", model, learning: { sessionContext: { enablePlanning: true } } }),
         defineAgent({ id: "agentic-memory", name: "Agentic memory", model, enableAgenticMemory: true }),
+        defineAgent({
+          id: "pauser",
+          name: "Pauser",
+          model,
+          learning: true,
+          tools: [defineTool({ name: "wipe", description: "Wipes", parameters: z.object({}), requiresConfirmation: true, execute: () => "wiped" })],
+        }),
         defineAgent({ id: "lk-user", name: "Learns per user", model, knowledge: handbook, learning: { learnedKnowledge: { namespace: "user" } } }),
         defineAgent({ id: "lk-propose", name: "Proposes", model, knowledge: handbook, learning: { learnedKnowledge: { mode: "propose" } } }),
       ];
@@ -107,6 +116,15 @@ for (const dialect of DIALECTS) {
       await run("learner", "Who am I?", "bob", { stream: "false" });
       const bobs = server.requests.filter((r) => callOf(r.body) === "agent").at(-1)!;
       expect(systemOf(bobs.body)).not.toContain("Ada");
+    });
+
+    it("a run that pauses waits for its learning extraction before RunPaused", async () => {
+      extraction = (kind) => (kind === "profile" ? { toolCalls: [{ name: "update_profile", arguments: { name: "Pat" } }], delayMs: 300 } : { text: "-" });
+      agentAnswer = () => ({ toolCalls: [{ name: "wipe", arguments: {} }] });
+      const events = await run("pauser", "I'm Pat; wipe it", "pat");
+      expect(events.at(-1)).toMatchObject({ event: "RunPaused" });
+      // By RunPaused the slower extraction has stored the profile.
+      expect((await getLearning(await app.db(), { scope: adminScope(), learningId: "user_profile_pat" }))?.content).toMatchObject({ name: "Pat" });
     });
 
     it("maxUpdatesPerRun bounds the changes one extraction makes", async () => {
