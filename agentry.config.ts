@@ -19,6 +19,9 @@ import { mcpTools } from "./lib/runtime/tools/mcp/mcp-tools.ts";
  * the analyst works out the facts, the writer drafts, and a person approves before it is filed.
  * The Wordsmith shows an agent using an MCP server: the sample one in bin/ over stdio, started
  * for each user at their first run that needs it (Admin → MCP servers shows its connections).
+ * The Companion learns about each user as they talk (`learning: true`: a profile and memories,
+ * extracted in the background); each user sees and corrects it on the dashboard's "What agents
+ * know" page.
  */
 const handbook = defineKnowledge({ id: "handbook", name: "Handbook", description: "Documents the assistant looks things up in." });
 const model = modelFromEnv(readEnv());
@@ -51,6 +54,14 @@ export default defineConfig({
       knowledge: handbook,
       addHistoryToContext: true,
       numHistoryRuns: 3,
+    }),
+    defineAgent({
+      id: "companion",
+      name: "Companion",
+      description: "Gets to know you: learns your name and what you tell it about yourself, and remembers it in later conversations.",
+      model,
+      instructions: "Be friendly and brief; use what you know about the user naturally.",
+      learning: true,
     }),
     defineAgent({
       id: "wordsmith",

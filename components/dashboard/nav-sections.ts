@@ -2,8 +2,8 @@ import type { NavSection } from "./nav-links.tsx";
 
 /**
  * What the dashboard links to. Admins see everyone's sessions, runs, traces and jobs on the workspace
- * pages (with a user filter); the admin section holds what only admins manage. Schedules, evals, knowledge and metrics have their own entries in
- * "Workspace".
+ * pages (with a user filter); the admin section holds what only admins manage. Schedules, evals, knowledge, metrics and what agents
+ * know (learnings) have their own entries in "Workspace".
  */
 export function navSections(isAdmin: boolean): NavSection[] {
   const sections: NavSection[] = [
@@ -21,6 +21,7 @@ export function navSections(isAdmin: boolean): NavSection[] {
         { href: "/dashboard/traces", label: "Traces" },
         { href: "/dashboard/queue", label: "Queue" },
         { href: "/dashboard/memories", label: "Memories" },
+        { href: "/dashboard/learnings", label: "What agents know" },
         { href: "/dashboard/knowledge", label: "Knowledge" },
         { href: "/dashboard/schedules", label: "Schedules" },
         { href: "/dashboard/approvals", label: "Approvals" },

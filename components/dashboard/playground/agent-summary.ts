@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { LearningSummary } from "@/lib/http/dashboard/learning-summary.ts";
 import type { AgentResponseSchema, TeamResponse } from "@/lib/http/schemas/agents.ts";
 
 type AgentResponse = z.infer<typeof AgentResponseSchema>;
@@ -26,6 +27,8 @@ export interface AgentSummary {
   /** A team's mode (coordinate, route, broadcast, tasks) and members. */
   mode?: string;
   members?: { id: string; name: string; kind: "agent" | "team" }[];
+  /** What it learns about its users (lib/http/dashboard/learning-summary.ts); absent when nothing. */
+  learning?: LearningSummary;
 }
 
 /** From GET /agents' AgentResponse, so the dashboard shows exactly what the API reports. */

@@ -1,6 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useRef, useState } from "react";
+import { LearningStoreList } from "../agents/learning-stores.tsx";
 import type { AgentSummary } from "./agent-summary.ts";
 import { Composer } from "./composer.tsx";
 import { ApiError, cancelRun, continueRun, startRun, type RunStreamEvent } from "./run-api.ts";
@@ -150,6 +151,23 @@ export function Playground({ agent, session }: { agent: AgentSummary; session?: 
             <ToolList tools={agent.tools} />
           </div>
         </details>
+        {agent.learning && (
+          <details className="text-sm">
+            <summary className="cursor-pointer text-slate-600 dark:text-slate-400">
+              Learning ({agent.learning.stores.length + (agent.learning.memoryOnRun ? 1 : 0) + (agent.learning.agenticMemory ? 1 : 0)})
+            </summary>
+            <div className="mt-2 space-y-2">
+              <LearningStoreList learning={agent.learning} />
+              <p className="text-xs text-slate-600 dark:text-slate-400">
+                What it learned about you is on{" "}
+                <a href="/dashboard/learnings" className="underline">
+                  What agents know
+                </a>
+                , where you can correct or delete it.
+              </p>
+            </div>
+          </details>
+        )}
         {!agent.model && (
           <p role="alert" className="rounded border border-amber-400 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-100">
             This {agent.kind} has no model provider configured: its runs fail until one is set.

@@ -1,8 +1,10 @@
 import { agentSummary, type AgentSummary } from "@/components/dashboard/playground/agent-summary.ts";
 import { ToolList } from "@/components/dashboard/playground/tool-list.tsx";
+import { LearningStoreList } from "@/components/dashboard/agents/learning-stores.tsx";
 import { McpToolkitList } from "@/components/dashboard/agents/mcp-toolkits.tsx";
 import { hasScope } from "@/lib/auth/principal.ts";
 import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
+import { learningSummaryOf } from "@/lib/http/dashboard/learning-summary.ts";
 import { agentResponse } from "@/lib/http/routes/agents.ts";
 import { teamResponse } from "@/lib/http/routes/teams.ts";
 import { findAgent, type RuntimeAgent } from "@/lib/runtime/agents.ts";
@@ -13,16 +15,17 @@ export const dynamic = "force-dynamic";
 
 const playgroundHref = (c: AgentSummary) => `/dashboard/${c.kind === "team" ? "teams" : "agents"}/${encodeURIComponent(c.id)}`;
 
-/** An agent or team as its card shows it: what GET /agents reports, and its MCP servers' tools apart from its own. */
+/** An agent or team as its card shows it: what GET /agents reports, its MCP servers' tools apart from its own, and what it learns. */
 type CardComponent = AgentSummary & { mcp: McpToolkitSummary[] };
 
 function cardOf(runtime: RuntimeAgent, summary: AgentSummary): CardComponent {
   const mcp = mcpToolkitSummaries(runtime);
   const fromMcp = new Set(mcp.flatMap((k) => (k.tools ?? []).map((t) => t.name)));
-  return { ...summary, tools: summary.tools.filter((t) => !fromMcp.has(t.name)), mcp };
+  const learning = learningSummaryOf(runtime.definition, { team: !!runtime.team });
+  return { ...summary, tools: summary.tools.filter((t) => !fromMcp.has(t.name)), mcp, ...(learning ? { learning } : {}) };
 }
 
-/** One agent or team: name, model, description, (members,) tools, MCP servers, and its playground. */
+/** One agent or team: name, model, description, (members,) tools, MCP servers, what it learns, and its playground. */
 function ComponentCard({ component }: { component: CardComponent }) {
   return (
     <li data-testid={`${component.kind}-${component.id}`} className="rounded border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
@@ -70,6 +73,17 @@ function ComponentCard({ component }: { component: CardComponent }) {
         <>
           <h4 className="mt-3 mb-2 text-sm font-medium text-slate-700 dark:text-slate-300">MCP servers</h4>
           <McpToolkitList toolkits={component.mcp} />
+        </>
+      )}
+      {component.learning && (
+        <>
+          <h4 className="mt-3 mb-2 text-sm font-medium text-slate-700 dark:text-slate-300">
+            Learns about its users{" "}
+            <a href="/dashboard/learnings" className="font-normal text-slate-500 underline hover:text-slate-900 dark:hover:text-slate-100">
+              (what agents know)
+            </a>
+          </h4>
+          <LearningStoreList learning={component.learning} />
         </>
       )}
     </li>
