@@ -127,7 +127,9 @@ test("what agents know: learned while chatting, seen only by its member and admi
   await ada.goto("/dashboard/learnings");
   await ada.getByRole("button", { name: "Forget everything about me" }).click();
   await ada.getByRole("button", { name: "Yes, forget everything" }).click();
-  await expect(ada.getByRole("status").filter({ hasText: "Agents forgot everything" })).toHaveText("Agents forgot everything they learned about you: 3 learnings, 0 memories and 0 learned insights deleted.");
+  await expect(ada.getByRole("status").filter({ hasText: "Agents forgot everything" })).toHaveText(
+    "Agents forgot everything they learned about you: 3 learnings, 0 memories and 0 learned insights deleted.",
+  );
   await expect(ada.getByTestId("learnings-empty")).toHaveText(/Agents have learned nothing about you yet/);
   await ada.reload();
   await expect(ada.getByTestId("learnings-empty")).toBeVisible();
