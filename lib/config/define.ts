@@ -120,8 +120,8 @@ export type AgentDefinition = z.infer<typeof AgentDefinitionSchema>;
 function learningIssues(component: { learning?: LearningConfig; enableAgenticMemory?: boolean }, ctx: z.RefinementCtx, { hasKnowledge }: { hasKnowledge: boolean }): void {
   const learning = component.learning;
   if (!learning) return;
-  const memoryStore = learning === true || (learning.userMemory !== undefined && learning.userMemory !== false);
-  if (component.enableAgenticMemory && memoryStore) {
+  // Any learning machine: it owns the user's memory (Agno turns agentic memory off with learning on).
+  if (component.enableAgenticMemory) {
     ctx.addIssue({
       code: "custom",
       path: ["enableAgenticMemory"],

@@ -1,4 +1,5 @@
 import type { LanguageModelUsage } from "ai";
+import { log } from "../log.ts";
 import { knowledgeBaseOf } from "../knowledge/knowledge-bases.ts";
 import { addUsage, messageText } from "../runtime/background-tasks.ts";
 import type { RunExtension } from "../runtime/run-extensions.ts";
@@ -7,7 +8,7 @@ import type { LearningRun } from "./learning-run.ts";
 import { machineOf } from "./machine.ts";
 
 /** The run's view for its learning machine; undefined for a run whose agent learns nothing (or a workflow's). */
-function learningRunOf(state: RunState, onUsage: (usage: LanguageModelUsage) => void): LearningRun | undefined {
+function learningRunOf(state: RunState, onUsage: (usage: LanguageModelUsage) => void, signal = state.live.controller.signal): LearningRun | undefined {
   if (state.agent.workflow || !state.model) return undefined;
   const machine = machineOf(state.agent.definition);
   if (!machine) return undefined;
@@ -23,7 +24,7 @@ function learningRunOf(state: RunState, onUsage: (usage: LanguageModelUsage) => 
     teamId: state.agent.team ? state.agent.definition.id : null,
     knowledge: state.agent.definition.knowledge ? knowledgeBaseOf(state.db, state.agent.definition.knowledge, state.agent.embedder ?? null) : undefined,
     input: typeof input === "string" ? input : input === undefined || input === null ? "" : JSON.stringify(input),
-    signal: state.live.controller.signal,
+    signal,
     onUsage,
   };
 }
@@ -46,21 +47,18 @@ export const learningExtension: RunExtension = {
   },
   backgroundTask(state, input) {
     const usages: LanguageModelUsage[] = [];
-    const run = learningRunOf(state, (usage) => usages.push(usage));
+    const run = learningRunOf(state, (usage) => usages.push(usage), input.signal);
     const machine = machineOf(state.agent.definition);
     if (!run || !machine?.hasBackgroundWork(run)) return undefined;
     const messages = input.messages.map((m) => ({ role: m.role, text: messageText(m) }));
-    return machine.process(run, messages).then(() => sumUsage(usages));
+    // Every call's usage, whether or not a store failed (the usage of what ran is still spent).
+    return machine.process(run, messages).then(
+      () => usages,
+      (error: unknown) => {
+        if (usages.length === 0) throw error;
+        if (!input.signal.aborted) log.warn(`[run ${state.output.run_id}] learning failed: ${(error as Error).message}`);
+        return usages;
+      },
+    );
   },
 };
-
-function sumUsage(usages: readonly LanguageModelUsage[]): LanguageModelUsage | undefined {
-  if (usages.length === 0) return undefined;
-  const total = { inputTokens: 0, outputTokens: 0, totalTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 } as LanguageModelUsage;
-  for (const u of usages) {
-    total.inputTokens = (total.inputTokens ?? 0) + (u.inputTokens ?? 0);
-    total.outputTokens = (total.outputTokens ?? 0) + (u.outputTokens ?? 0);
-    total.totalTokens = (total.totalTokens ?? 0) + (u.totalTokens ?? 0);
-  }
-  return total;
-}

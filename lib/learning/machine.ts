@@ -77,12 +77,15 @@ export class LearningMachine {
     const conversation = conversationText(messages);
     if (!conversation) return;
     const userId = run.userId;
-    await Promise.all([
+    // Each store on its own: one failing leaves the others to finish (the run awaits them all).
+    const results = await Promise.allSettled([
       userId && this.userProfile?.store.mode === "always" ? this.userProfile.extract(run, conversation) : undefined,
       userId && this.userMemory?.store.mode === "always" ? this.userMemory.extract(run, userId, conversation) : undefined,
       this.sessionContext?.extract(run, conversation),
       run.knowledge && this.learnedKnowledge?.store.mode === "always" ? this.learnedKnowledge.extract(run, run.knowledge, conversation) : undefined,
     ]);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
   }
 }
 

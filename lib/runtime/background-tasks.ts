@@ -26,7 +26,13 @@ export function messageText(message: AgnoMessage | undefined): string {
 /** Starts the run's background work; nothing when no task applies. */
 export function startBackgroundWork(state: RunState, messages: readonly AgnoMessage[], userMessage: AgnoMessage): void {
   const { output } = state;
-  const input: BackgroundInput = { messages: [...messages], userMessage: messageText(userMessage) };
+  // Its own signal: aborted with the run, and when the run ends without awaiting it.
+  const controller = new AbortController();
+  const runSignal = state.live.controller.signal;
+  const abort = () => controller.abort(runSignal.reason);
+  if (runSignal.aborted) abort();
+  else runSignal.addEventListener("abort", abort, { once: true });
+  const input: BackgroundInput = { messages: [...messages], userMessage: messageText(userMessage), signal: controller.signal };
   const memory =
     state.agent.definition.updateMemoryOnRun && output.user_id && state.model
       ? extractMemories({
@@ -35,23 +41,32 @@ export function startBackgroundWork(state: RunState, messages: readonly AgnoMess
           userId: output.user_id,
           agentId: state.agent.definition.id,
           userMessage: input.userMessage,
-          signal: state.live.controller.signal,
+          signal: controller.signal,
         })
       : undefined;
   // Settled at once so a run that fails first leaves no unhandled rejection behind.
   memory?.catch(() => undefined);
-  const tasks: Promise<LanguageModelUsage | undefined>[] = [];
+  const tasks: Promise<readonly LanguageModelUsage[]>[] = [];
   for (const extension of runExtensions()) {
     const task = extension.backgroundTask?.(state, input);
     if (!task) continue;
     tasks.push(
       task.catch((error: unknown) => {
-        if (!state.live.controller.signal.aborted) log.warn(`[run ${output.run_id}] ${extension.name} failed: ${(error as Error).message}`);
-        return undefined;
+        if (!controller.signal.aborted) log.warn(`[run ${output.run_id}] ${extension.name} failed: ${(error as Error).message}`);
+        return [];
       }),
     );
   }
-  if (memory || tasks.length > 0) state.background = { memory, tasks };
+  if (memory || tasks.length > 0) {
+    state.background = {
+      memory,
+      tasks,
+      abort: () => {
+        runSignal.removeEventListener("abort", abort);
+        controller.abort(new Error("the run ended"));
+      },
+    };
+  } else runSignal.removeEventListener("abort", abort);
 }
 
 /**
@@ -75,8 +90,14 @@ export async function awaitBackgroundWork(state: RunState): Promise<void> {
     }
     emit(state, "MemoryUpdateCompleted", { memories: added });
   }
-  usages.push(...(await Promise.all(work.tasks)));
+  for (const taskUsages of await Promise.all(work.tasks)) usages.push(...taskUsages);
   for (const usage of usages) if (usage) addUsage(state.output.metrics, usage);
+}
+
+/** Stops background work the run will not await (it failed, or lost its lease). */
+export function abandonBackgroundWork(state: RunState): void {
+  state.background?.abort();
+  state.background = undefined;
 }
 
 /** Adds a model call's usage to a run's token counts. */

@@ -9,6 +9,8 @@ export interface BackgroundInput {
   readonly messages: readonly AgnoMessage[];
   /** The user's message as text ("" when it has none). */
   readonly userMessage: string;
+  /** Aborted when the run is cancelled, or ends another way before the task is awaited (a failure, a lost lease). */
+  readonly signal: AbortSignal;
 }
 
 /**
@@ -31,11 +33,11 @@ export interface RunExtension {
   /**
    * A background task (lib/runtime/background-tasks.ts): started as the run's model is first
    * called, from the run's input, and running while the model answers; the run waits for it
-   * before RunCompleted or RunPaused and adds the usage it returns (its own model calls) to the
-   * run's metrics. It should stop when `state.live.controller.signal` aborts; a failure is
-   * logged and never fails the run. undefined: nothing to do for this run.
+   * before RunCompleted or RunPaused and adds the usage it returns (each of its own model calls)
+   * to the run's metrics. It should stop when `input.signal` aborts; a failure is logged and
+   * never fails the run. undefined: nothing to do for this run.
    */
-  backgroundTask?(state: RunState, input: BackgroundInput): Promise<LanguageModelUsage | undefined> | undefined;
+  backgroundTask?(state: RunState, input: BackgroundInput): Promise<readonly LanguageModelUsage[]> | undefined;
 }
 
 const key = Symbol.for("agentry.runExtensions");

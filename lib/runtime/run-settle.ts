@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { addSessionMetrics, sessionUpdate } from "../db/sessions/session-data.ts";
 import { log } from "../log.ts";
 import { runCost } from "../models/prices.ts";
-import { awaitBackgroundWork } from "./background-tasks.ts";
+import { abandonBackgroundWork, awaitBackgroundWork } from "./background-tasks.ts";
 import { isRetryableErrorType, ModelProviderError } from "../models/model-provider-error.ts";
 import { finishRun, RunCancelledSignal, RunTimeoutSignal } from "../live-runs/run-registry.ts";
 import { LeaseLostError, type RunWriter } from "./run-writer.ts";
@@ -217,6 +217,8 @@ export async function recordSessionMetrics(state: RunState): Promise<void> {
 /** CANCELLED for a cancel request, ERROR (with a classified provider error) for anything else. */
 export async function settleFailure(state: RunState, error: unknown): Promise<RunOutput> {
   const { output } = state;
+  // Nothing will await its memory or learning extraction now: stop it.
+  abandonBackgroundWork(state);
   const reason: unknown = state.live.controller.signal.aborted ? state.live.controller.signal.reason : error;
   const cancelled = error instanceof RunCancelledSignal || reason instanceof RunCancelledSignal;
   // A worker that lost its lease has nothing left to write: another claim owns the run now.

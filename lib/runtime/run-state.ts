@@ -18,7 +18,9 @@ import type { LanguageModelUsage } from "ai";
  */
 export interface BackgroundWork {
   readonly memory?: Promise<{ added: string[]; usage: LanguageModelUsage | undefined }>;
-  readonly tasks: readonly Promise<LanguageModelUsage | undefined>[];
+  readonly tasks: readonly Promise<readonly LanguageModelUsage[]>[];
+  /** Stops the work: the run ended without awaiting it (a failure, a lost lease). */
+  abort(): void;
 }
 
 /** Everything one run (or one continuation of it) works with while it executes. */

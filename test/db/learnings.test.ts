@@ -237,6 +237,14 @@ describe.each(DIALECTS)("learnings on $name", (dialect) => {
       expect(adminWrite).toMatchObject({ user_id: b, content: { name: "by admin" }, updated_at: T0 + 9, created_at: T0 });
       const system = await upsertLearning(db, { scope: unsafeSystemScope("test: the learning machine's shared write"), learning: input({ learningId: shared.learning_id, content: { name: "P2" } }) });
       expect(system.user_id).toBeNull();
+      // A shared write (the runtime acting for no one) changes only a shared row: one a user holds at that id stays theirs.
+      const sharedWrite = upsertLearning(db, {
+        scope: unsafeSystemScope("test: the runtime's shared write", { actingAs: null }),
+        learning: input({ learningId: theirs.learning_id, content: { name: "shared takeover" } }),
+        now: T0 + 10,
+      });
+      await expect(sharedWrite).rejects.toBeInstanceOf(LearningOwnedElsewhereError);
+      expect((await getLearning(db, { scope: adminScope(), learningId: theirs.learning_id }))!.content).toEqual({ name: "by admin" });
     });
 
     it("insert: an existing id, whoever owns it, is LearningExistsError and nothing changes", async () => {

@@ -145,12 +145,27 @@ describe.each(DIALECTS)("learnings API on $name", (dialect) => {
         expect(decision).toMatchObject({ status: 201, body: { user_id: who.userA } });
         // An identity the key needs is never filled in from the caller (Agno's 422).
         expect((await call("POST", "/learnings", { json: { learning_type: "user_memory", content: {} }, principal: a })).status).toBe(422);
-        // A shared entity that exists already: the member learns it exists (Agno's 409), nothing more.
+        // A shared entity's key is not a member's to take, whether or not it exists (Agno lets any
+        // caller create it; the agents of every user write there): a 403, and the row is unchanged.
         const shared = await seed(null, { learningId: `entity_global_person_${uid("p")}`, learningType: "entity_memory", entityId: "p", entityType: "person", namespace: "global" });
         const entityId = shared.learning_id.replace("entity_global_person_", "");
         const clash = await call("POST", "/learnings", { json: { learning_type: "entity_memory", entity_id: entityId, entity_type: "person", content: { name: "mine" } }, principal: a });
-        expect(clash.status).toBe(409);
+        expect(clash).toEqual({ status: 403, body: { detail: "Only admins can create entity learnings in a shared namespace ('global'); use namespace 'user' for your own" } });
+        expect(
+          (await call("POST", "/learnings", { json: { learning_type: "entity_memory", entity_id: uid("fresh"), entity_type: "person", namespace: "acme", content: {} }, principal: a })).status,
+        ).toBe(403);
         expect((await call("GET", `/learnings/${shared.learning_id}`)).body.content).toEqual({ decision: "x" });
+        // In namespace user the entity is the member's own.
+        const mine = await call("POST", "/learnings", {
+          json: { learning_type: "entity_memory", entity_id: "p", entity_type: "person", namespace: "user", user_id: who.userA, content: {} },
+          principal: a,
+        });
+        expect(mine).toMatchObject({ status: 201, body: { user_id: who.userA, namespace: "user" } });
+        // A session's context: only a session of the member's own (another's, or none, the same 403).
+        expect(await call("POST", "/learnings", { json: { learning_type: "session_context", session_id: uid("not-mine"), content: {} }, principal: a })).toEqual({
+          status: 403,
+          body: { detail: "Cannot create learnings for another user's session" },
+        });
         const reader = withScopes(who.a, ["learnings:read"]);
         expect((await call("POST", "/learnings", { json: { learning_type: "decision_log", content: {} }, principal: reader })).status).toBe(403);
       });

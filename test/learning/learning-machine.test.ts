@@ -365,8 +365,9 @@ describe("learning configuration", () => {
   it("learning and enableAgenticMemory together are refused, naming the colliding tool update_user_memory", () => {
     expect(() => defineAgent({ id: "a", name: "A", model, learning: true, enableAgenticMemory: true })).toThrow(ConfigError);
     expect(() => defineAgent({ id: "a", name: "A", model, learning: true, enableAgenticMemory: true })).toThrow(/update_user_memory/);
-    // Without the user-memory store there is no collision.
-    expect(defineAgent({ id: "a", name: "A", model, learning: { userProfile: true }, enableAgenticMemory: true }).enableAgenticMemory).toBe(true);
+    // Any learning machine owns the user's memory, whatever its stores (Agno turns agentic memory off with it).
+    expect(() => defineAgent({ id: "a", name: "A", model, learning: { userProfile: true }, enableAgenticMemory: true })).toThrow(/update_user_memory/);
+    expect(defineAgent({ id: "a", name: "A", model, enableAgenticMemory: true }).enableAgenticMemory).toBe(true);
   });
   it("a mode a store does not support, and learned knowledge without a knowledge base, are refused by name", () => {
     expect(() => defineAgent({ id: "a", name: "A", model, learning: { entityMemory: { mode: "always" } } })).toThrow(/entityMemory does not support mode 'always'; it supports 'agentic'/);

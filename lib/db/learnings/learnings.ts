@@ -144,7 +144,9 @@ const INSERT = `INSERT INTO agno_learnings (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?
 export async function upsertLearning(db: Db, { scope, learning, now = epochSeconds() }: { scope: DataScope; learning: LearningInput; now?: number }): Promise<LearningRow> {
   const owner = ownerForWrite(scope, learning.userId);
   // The owner check and the write are one statement, so no other writer can slip in between.
-  const guard = scope.kind === "user" ? "WHERE agno_learnings.user_id IS NOT DISTINCT FROM excluded.user_id" : "";
+  // A shared write (an admin scope acting for no one: the runtime's shared rows) changes only a
+  // shared row: one a user created at that id stays theirs, untouched.
+  const guard = scope.kind === "user" || (scope.kind === "admin" && scope.userId === null && owner === null) ? "WHERE agno_learnings.user_id IS NOT DISTINCT FROM excluded.user_id" : "";
   const rows = await db.sql.query(
     `${INSERT}
      ON CONFLICT (learning_id) DO UPDATE SET content = excluded.content, metadata = excluded.metadata, updated_at = excluded.updated_at
@@ -184,6 +186,8 @@ export interface LearningFilters {
   namespace?: string;
   entityId?: string;
   entityType?: string;
+  /** true: only rows with an owner; false: only shared (owner-less) rows. */
+  owned?: boolean;
 }
 
 const FILTER_COLUMNS: [keyof LearningFilters, string][] = [
@@ -202,6 +206,7 @@ const FILTER_COLUMNS: [keyof LearningFilters, string][] = [
 function readWhere(scope: DataScope, filters: LearningFilters): { where: string; params: unknown[] } {
   const owner = ownerSql(scope, "user_id", { includeShared: true });
   const clauses = [owner.clause];
+  if (filters.owned !== undefined) clauses.push(filters.owned ? "user_id IS NOT NULL" : "user_id IS NULL");
   const params = [...owner.params];
   for (const [key, column] of FILTER_COLUMNS) {
     const value = filters[key];
@@ -307,9 +312,28 @@ export async function searchLearnings(
  */
 export async function updateLearning(
   db: Db,
-  { scope, learningId, content, metadata, now = epochSeconds() }: { scope: DataScope; learningId: string; content?: Record<string, unknown>; metadata?: Record<string, unknown> | null; now?: number },
+  {
+    scope,
+    learningId,
+    content,
+    metadata,
+    ifVersion,
+    now = epochSeconds(),
+  }: {
+    scope: DataScope;
+    learningId: string;
+    content?: Record<string, unknown>;
+    metadata?: Record<string, unknown> | null;
+    /** Only while the row's last change (updated_at, else created_at) is still this: a compare-and-set. */
+    ifVersion?: number;
+    now?: number;
+  },
 ): Promise<LearningRow | undefined> {
   const owner = ownerSql(scope);
+  if (ifVersion !== undefined) {
+    owner.clause = `${owner.clause} AND ${LAST_CHANGE} = ?`;
+    owner.params = [...owner.params, ifVersion];
+  }
   const sets: string[] = [];
   const params: unknown[] = [];
   if (content !== undefined) sets.push("content = ?"), params.push(content);

@@ -58,8 +58,10 @@ async function changeableLearning(
 
 /** Replaces a learning's content, within the scope (one UPDATE: a learning deleted meanwhile stays deleted). */
 async function saveContent(db: Db, scope: DataScope, row: LearningRow, content: Record<string, unknown>): Promise<void> {
-  const saved = await updateLearning(db, { scope, learningId: row.learning_id, content });
-  if (!saved) throw notFound(row.learning_id);
+  // Only over the version read: an agent's write in between is a 409, never overwritten.
+  const saved = await updateLearning(db, { scope, learningId: row.learning_id, content, ifVersion: row.updated_at ?? row.created_at });
+  if (saved) return;
+  throw (await getLearning(db, { scope, learningId: row.learning_id })) ? new ConflictError(CHANGED) : notFound(row.learning_id);
 }
 
 type MemoryEntry = { id?: unknown; content?: unknown; [key: string]: unknown };

@@ -88,9 +88,17 @@ const kindRank = (type: string) => (KIND_ORDER.includes(type) ? KIND_ORDER.index
 export async function readLearnings(db: Db, { scope, tab, kind }: { scope: DataScope; tab: LearningsTab; kind?: string }): Promise<{ rows: LearningRow[]; truncated: boolean }> {
   // A member's scope reads its own rows and the shared ones: the userId filter keeps its own.
   const owner = tab === "about" && scope.userId ? { userId: scope.userId } : {};
-  const { rows, total } = await listLearnings(db, { scope, learningType: kind, ...owner, limit: LEARNINGS_SHOWN, page: 1, sortBy: "updated_at", sortOrder: "desc" });
-  const wanted = rows.filter((row) => (tab === "shared" ? row.user_id === null : row.user_id !== null));
-  return { rows: wanted, truncated: total > rows.length };
+  const { rows, total } = await listLearnings(db, {
+    scope,
+    learningType: kind,
+    ...owner,
+    owned: tab !== "shared",
+    limit: LEARNINGS_SHOWN,
+    page: 1,
+    sortBy: "updated_at",
+    sortOrder: "desc",
+  });
+  return { rows, truncated: total > rows.length };
 }
 
 /** Groups rows by the agent (or team) that wrote them, most recently changed group first; within one, by kind, then newest first. */

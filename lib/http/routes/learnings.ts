@@ -14,6 +14,8 @@ import {
   type LearningRow,
 } from "../../db/learnings/learnings.ts";
 import type { DataScope } from "../../db/scope.ts";
+import type { Db } from "../../db/open-database.ts";
+import { getSessionRow } from "../../db/sessions/sessions.ts";
 import { HttpError } from "../../errors/http-error.ts";
 import { defineRoute, type DataLoaderContext } from "../route.ts";
 import { pageOf } from "../schemas/list-query.ts";
@@ -70,6 +72,22 @@ export function toLearningResponse(row: LearningRow): z.infer<typeof LearningRes
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+/**
+ * A member's create never takes a key the runtime or another user writes: an entity outside
+ * namespace `user` is shared (the agents of every user read and write it), and a session's
+ * context belongs to whoever owns the session. Agno lets any caller create them; here only
+ * admins create shared entities, and a member only the context of a session of their own (the
+ * same 403 whether the session is someone else's or does not exist).
+ */
+async function refuseSharedKeys(db: Db, scope: DataScope, body: z.infer<typeof CreateLearningBody>): Promise<void> {
+  if (body.learning_type === "entity_memory" && (body.namespace || DEFAULT_LEARNING_NAMESPACE) !== "user") {
+    throw new HttpError(403, `Only admins can create entity learnings in a shared namespace ('${body.namespace || DEFAULT_LEARNING_NAMESPACE}'); use namespace 'user' for your own`);
+  }
+  if (body.learning_type === "session_context" && body.session_id && !(await getSessionRow(db, { scope, sessionId: body.session_id }))) {
+    throw new HttpError(403, "Cannot create learnings for another user's session");
+  }
 }
 
 /** The user a scoped caller is confined to (Agno's `get_scoped_user_id`); null for an admin or an unisolated caller. */
@@ -163,6 +181,7 @@ export const createLearningRoute = defineRoute({
         `namespace '${body.namespace}' is reserved: it has the key shape entity_memory uses for namespace="user" records, so a record stored under it would occupy another user's key. Choose a different namespace.`,
       );
     }
+    if (scope.kind === "user") await refuseSharedKeys(db, scope, body);
     let deterministicId: string | undefined;
     try {
       deterministicId = identityLearningId(body.learning_type, {

@@ -1,8 +1,7 @@
 import { z } from "zod";
 import type { EntityMemoryConfig, ResolvedStore } from "../../config/learning-config.ts";
-import { deleteLearning, entityIdSlugOrNull, entityLearningId, entityTypeSlug, getLearning, searchLearnings, upsertLearning, type LearningRow } from "../../db/index.ts";
+import { deleteLearning, entityIdSlugOrNull, userKeyDigest, entityLearningId, entityTypeSlug, getLearning, searchLearnings, upsertLearning, type LearningRow } from "../../db/index.ts";
 import type { Db } from "../../db/open-database.ts";
-import type { DataScope } from "../../db/scope.ts";
 import { defineTool, type ToolDefinition } from "../../runtime/tools/types.ts";
 import { isoNow, itemId, namespaceOwner, unsafeSharedLearningScope, userLearningScope, type LearningRun } from "../learning-run.ts";
 
@@ -81,7 +80,9 @@ export class EntityMemoryStore {
 
   /** A row of this namespace the run may use: in namespace `user`, only its own user's. */
   private mine(row: LearningRow, userId: string | null): boolean {
-    return row.namespace === this.namespace && (this.namespace !== "user" || row.user_id === userId);
+    // In namespace `user`, only rows on the v3 key carrying this user's digest: a pre-v3 row the
+    // migration has not re-keyed yet may hold several users' facts.
+    return row.namespace === this.namespace && (this.namespace !== "user" || (row.user_id === userId && !!userId && row.learning_id.startsWith(`entity_user_${userKeyDigest(userId)}_`)));
   }
 
   private async find(run: LearningRun, name: string, entityType?: string): Promise<EntityMemory | undefined> {
@@ -173,6 +174,8 @@ export class EntityMemoryStore {
       archived_at: null,
     };
     if (args.description) entity.description = args.description;
+    // Remembered again: no longer forgotten.
+    entity.archived_at = null;
     const known = new Set(entity.facts.map((f) => f.content.toLowerCase()));
     for (const fact of [...(args.facts ?? []), ...(args.note ? [args.note] : [])].map((f) => f.trim()).filter(Boolean)) {
       if (!known.has(fact.toLowerCase())) entity.facts.push({ id: itemId(), content: fact, created_at: now }), known.add(fact.toLowerCase());
@@ -210,9 +213,10 @@ export class EntityMemoryStore {
       const needle = args.fact.trim().toLowerCase();
       const kept = entity.facts.filter((f) => !f.content.toLowerCase().includes(needle) && f.id !== args.fact);
       if (kept.length === entity.facts.length) return `No fact about ${entity.name ?? entity.entity_id} matches '${args.fact}'.`;
+      const gone = entity.facts.length - kept.length;
       entity.facts = kept;
       await this.save(run, entity);
-      return `Forgot ${entity.facts.length === kept.length ? "the fact" : "facts"} about ${entity.name ?? entity.entity_id}.`;
+      return `Forgot ${gone === 1 ? "a fact" : `${gone} facts`} about ${entity.name ?? entity.entity_id}.`;
     }
     entity.archived_at = isoNow();
     await this.save(run, entity);

@@ -3,7 +3,6 @@ import { z } from "zod";
 import type { LearnedKnowledgeConfig, ResolvedStore } from "../../config/learning-config.ts";
 import type { KnowledgeBase } from "../../knowledge/knowledge-base.ts";
 import type { ChunkHit } from "../../knowledge/stores/vector-store.ts";
-import type { DataScope } from "../../db/scope.ts";
 import { defineTool, type ToolDefinition } from "../../runtime/tools/types.ts";
 import { extractFor, isoNow, namespaceOwner, type LearningRun } from "../learning-run.ts";
 
@@ -109,7 +108,8 @@ export class LearnedKnowledgeStore {
   }
 
   tools(run: LearningRun, base: KnowledgeBase): ToolDefinition<unknown>[] {
-    if (this.store.mode === "always" && !this.store.config.enableAgentTools) return [];
+    // Namespace `user` without a user: nothing to offer (user-scoped stores expose no tools then).
+    if ((this.store.mode === "always" && !this.store.config.enableAgentTools) || !this.where(run)) return [];
     return [
       defineTool({
         name: "search_learnings",

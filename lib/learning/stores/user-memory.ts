@@ -57,7 +57,15 @@ export class UserMemoryStore {
    */
   async extract(run: LearningRun, userId: string, material: string, { task = false } = {}): Promise<string> {
     if (!material.trim()) return "No updates needed";
-    let memories = (await this.get(run, userId)) ?? { user_id: userId, memories: [], agent_id: null, team_id: null, created_at: null, updated_at: null };
+    const empty = (): UserMemories => ({ user_id: userId, memories: [], agent_id: null, team_id: null, created_at: null, updated_at: null });
+    const memories = (await this.get(run, userId)) ?? empty();
+    // Each change reads the row again and writes it at once: a deletion made meanwhile (the
+    // dashboard, "Forget everything", another run) is not written back from this snapshot.
+    const change = async (apply: (current: UserMemories) => UserMemories | undefined): Promise<boolean> => {
+      const next = apply((await this.get(run, userId)) ?? empty());
+      if (next) await this.save(run, userId, next);
+      return next !== undefined;
+    };
     const changes: string[] = [];
     const source = material.slice(0, 200);
     const stamp = run.agentId ? { added_by_agent: run.agentId } : run.teamId ? { added_by_team: run.teamId } : {};
@@ -69,8 +77,7 @@ export class UserMemoryStore {
         execute: async ({ memory }) => {
           const now = isoNow();
           const content = String(memory).trim();
-          memories = { ...memories, memories: [...memories.memories, { id: itemId(), content, created_at: now, updated_at: now, source, ...stamp }] };
-          await this.save(run, userId, memories);
+          await change((current) => ({ ...current, memories: [...current.memories, { id: itemId(), content, created_at: now, updated_at: now, source, ...stamp }] }));
           changes.push(`Memory saved: ${content}`);
           return `Memory saved: ${content}`;
         },
@@ -80,11 +87,13 @@ export class UserMemoryStore {
         description: "Replace an existing memory (its id is shown in brackets) with corrected or extended content.",
         parameters: z.object({ memory_id: z.string().min(1), memory: z.string().min(1) }),
         execute: async ({ memory_id, memory }) => {
-          const entry = memories.memories.find((m) => m.id === memory_id);
-          if (!entry) return `Memory ${String(memory_id)} not found`;
           const content = String(memory).trim();
-          memories = { ...memories, memories: memories.memories.map((m) => (m.id === memory_id ? { ...m, content, source, updated_at: isoNow() } : m)) };
-          await this.save(run, userId, memories);
+          const found = await change((current) =>
+            current.memories.some((m) => m.id === memory_id)
+              ? { ...current, memories: current.memories.map((m) => (m.id === memory_id ? { ...m, content, source, updated_at: isoNow() } : m)) }
+              : undefined,
+          );
+          if (!found) return `Memory ${String(memory_id)} not found`;
           changes.push(`Memory updated: ${content}`);
           return `Memory updated: ${content}`;
         },
@@ -94,9 +103,8 @@ export class UserMemoryStore {
         description: "Remove a memory (by its id) that is outdated, wrong or no longer relevant.",
         parameters: z.object({ memory_id: z.string().min(1) }),
         execute: async ({ memory_id }) => {
-          if (!memories.memories.some((m) => m.id === memory_id)) return `Memory ${String(memory_id)} not found`;
-          memories = { ...memories, memories: memories.memories.filter((m) => m.id !== memory_id) };
-          await this.save(run, userId, memories);
+          const found = await change((current) => (current.memories.some((m) => m.id === memory_id) ? { ...current, memories: current.memories.filter((m) => m.id !== memory_id) } : undefined));
+          if (!found) return `Memory ${String(memory_id)} not found`;
           changes.push(`Memory ${String(memory_id)} deleted`);
           return `Memory ${String(memory_id)} deleted`;
         },
