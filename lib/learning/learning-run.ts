@@ -3,6 +3,7 @@ import type { ResolvedLearning, ResolvedStore } from "../config/learning-config.
 import type { Db } from "../db/open-database.ts";
 import type { KnowledgeBase } from "../knowledge/knowledge-base.ts";
 import { unsafeSystemScope, type DataScope } from "../db/scope.ts";
+import { getLearning, replaceLearning, upsertLearning, type LearningInput } from "../db/index.ts";
 import { runExtraction, type ExtractionTool } from "../runtime/memory/extraction.ts";
 
 /** What a store works with for one run: the run's user, session and component, and its model. */
@@ -80,4 +81,32 @@ export function toolUser(run: LearningRun, store: ResolvedStore<{ enableAgentToo
 export function namespaceOwner(namespace: string, run: LearningRun): { scope: DataScope; userId: string | null } | undefined {
   if (namespace === "user") return run.userId ? { scope: userLearningScope(run.userId), userId: run.userId } : undefined;
   return { scope: unsafeSharedLearningScope(), userId: null };
+}
+
+const CAS_ATTEMPTS = 8;
+
+/**
+ * A read-modify-write of one of the user's own rows (their profile, their memory list) that
+ * loses no concurrent change: `apply` gets the content as stored now (undefined: no row) and
+ * returns the new content (undefined: nothing to change); the write happens only over what was
+ * read (replaceLearning), else it reads again and re-applies. Two runs of one user learning at
+ * once each keep what they learned. Returns the content written, or undefined.
+ */
+export async function changeOwnRow(
+  run: Pick<LearningRun, "db">,
+  userId: string,
+  learning: Omit<LearningInput, "content" | "userId">,
+  apply: (current: Record<string, unknown> | undefined) => Record<string, unknown> | undefined,
+): Promise<Record<string, unknown> | undefined> {
+  const scope = userLearningScope(userId);
+  for (let attempt = 1; ; attempt++) {
+    const row = await getLearning(run.db, { scope, learningId: learning.learningId });
+    const next = apply(row?.content);
+    if (!next) return undefined;
+    const input = { ...learning, userId, content: next };
+    // A row whose stored text cannot be matched (written by another program in another form) is
+    // never matched: after the attempts, the change is written over it, as a plain upsert would.
+    if (attempt === CAS_ATTEMPTS) return (await upsertLearning(run.db, { scope, learning: input })).content;
+    if (await replaceLearning(run.db, { scope, learning: input, expected: row ? row.content : null })) return next;
+  }
 }

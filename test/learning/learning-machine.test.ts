@@ -127,6 +127,19 @@ for (const dialect of DIALECTS) {
       expect((await getLearning(await app.db(), { scope: adminScope(), learningId: "user_profile_pat" }))?.content).toMatchObject({ name: "Pat" });
     });
 
+    it("two runs of one user changing their memory list at once each keep their change (a compare-and-set over the row as read)", async () => {
+      const { changeOwnRow } = await import("@/lib/learning/learning-run.ts");
+      const db = await app.db();
+      const key = { learningId: "memories_racer", learningType: "user_memory", agentId: "learner", teamId: null };
+      await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          changeOwnRow({ db }, "racer", key, (stored) => ({ user_id: "racer", memories: [...((stored?.memories as Json[] | undefined) ?? []), { id: `m${i}`, content: `Fact ${i}` }] })),
+        ),
+      );
+      const row = await getLearning(db, { scope: adminScope(), learningId: "memories_racer" });
+      expect((row!.content.memories as Json[]).map((m) => m.id).sort()).toEqual(["m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7"]);
+    });
+
     it("maxUpdatesPerRun bounds the changes one extraction makes", async () => {
       extraction = (kind) => (kind === "memory" ? { toolCalls: ["one", "two", "three"].map((m) => ({ name: "add_memory", arguments: { memory: `Fact ${m}` } })) } : { text: "-" });
       agentAnswer = () => ({ text: "Noted." });

@@ -168,6 +168,35 @@ export async function insertLearning(db: Db, { scope, learning, now = epochSecon
   return toLearningRow(rows[0]!);
 }
 
+/**
+ * A compare-and-set write of a learning the caller read: `expected` is the content it read (null:
+ * there was no row). The row is written only if it still holds exactly that content (or, for
+ * null, is still absent) — content, metadata and updated_at replaced, as the upsert does — and
+ * undefined is answered when another writer got there first: read again and retry. Two runs of
+ * one user adding a memory at once each keep theirs this way (a plain upsert of a read-modify-
+ * write loses one). The scope's owner rules are upsertLearning's.
+ */
+export async function replaceLearning(
+  db: Db,
+  { scope, learning, expected, now = epochSeconds() }: { scope: DataScope; learning: LearningInput; expected: Record<string, unknown> | null; now?: number },
+): Promise<LearningRow | undefined> {
+  if (expected === null) {
+    const rows = await db.sql.query(`${INSERT} ON CONFLICT (learning_id) DO NOTHING RETURNING ${COLUMNS}`, insertValues(ownerForWrite(scope, learning.userId), learning, now));
+    return rows[0] ? toLearningRow(rows[0]) : undefined;
+  }
+  const owner = ownerSql(scope);
+  const same = db.dialect === "postgres" ? "content::jsonb = ?::jsonb" : "json(content) = json(?)";
+  const rows = await db.sql.query(`UPDATE agno_learnings SET content = ?, metadata = ?, updated_at = ? WHERE learning_id = ? AND ${owner.clause} AND ${same} RETURNING ${COLUMNS}`, [
+    learning.content,
+    learning.metadata ?? null,
+    now,
+    learning.learningId,
+    ...owner.params,
+    JSON.stringify(expected),
+  ]);
+  return rows[0] ? toLearningRow(rows[0]) : undefined;
+}
+
 /** One learning the scope may read (a user scope: its own and the shared ones); undefined otherwise. */
 export async function getLearning(db: Db, { scope, learningId }: { scope: DataScope; learningId: string }): Promise<LearningRow | undefined> {
   const owner = ownerSql(scope, "user_id", { includeShared: true });

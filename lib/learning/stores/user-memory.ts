@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { ResolvedStore, UserMemoryConfig } from "../../config/learning-config.ts";
-import { getLearning, upsertLearning, userMemoryLearningId } from "../../db/index.ts";
+import { getLearning, userMemoryLearningId } from "../../db/index.ts";
 import type { ExtractionTool } from "../../runtime/memory/extraction.ts";
 import { defineTool, type ToolDefinition } from "../../runtime/tools/types.ts";
-import { extractFor, isoNow, itemId, toolUser, userLearningScope, type LearningRun } from "../learning-run.ts";
+import { changeOwnRow, extractFor, isoNow, itemId, toolUser, userLearningScope, type LearningRun } from "../learning-run.ts";
 
 /** One remembered fact (Agno's memory entry). */
 export interface MemoryEntry {
@@ -42,15 +42,6 @@ export class UserMemoryStore {
     return { ...(content as UserMemories), memories: Array.isArray(content.memories) ? content.memories : [] };
   }
 
-  private async save(run: LearningRun, userId: string, memories: UserMemories): Promise<void> {
-    const now = isoNow();
-    const content: UserMemories = { ...memories, agent_id: run.agentId, team_id: run.teamId, created_at: memories.created_at ?? now, updated_at: now };
-    await upsertLearning(run.db, {
-      scope: userLearningScope(userId),
-      learning: { learningId: userMemoryLearningId(userId), learningType: this.learningType, userId, agentId: run.agentId, teamId: run.teamId, content: content as unknown as Record<string, unknown> },
-    });
-  }
-
   /**
    * Runs one extraction over `material` (a run's conversation, or the agent's task): the model
    * adds, updates or deletes the user's memories with its tools. What changed, as text.
@@ -59,12 +50,19 @@ export class UserMemoryStore {
     if (!material.trim()) return "No updates needed";
     const empty = (): UserMemories => ({ user_id: userId, memories: [], agent_id: null, team_id: null, created_at: null, updated_at: null });
     const memories = (await this.get(run, userId)) ?? empty();
-    // Each change reads the row again and writes it at once: a deletion made meanwhile (the
-    // dashboard, "Forget everything", another run) is not written back from this snapshot.
+    // Each change applies to the row as stored at that moment and writes only over it
+    // (changeOwnRow): a deletion made meanwhile (the dashboard, "Forget everything") stays
+    // deleted, and two runs adding memories at once each keep theirs.
     const change = async (apply: (current: UserMemories) => UserMemories | undefined): Promise<boolean> => {
-      const next = apply((await this.get(run, userId)) ?? empty());
-      if (next) await this.save(run, userId, next);
-      return next !== undefined;
+      const key = { learningId: userMemoryLearningId(userId), learningType: this.learningType, agentId: run.agentId, teamId: run.teamId };
+      const written = await changeOwnRow(run, userId, key, (stored) => {
+        const current = stored ? { ...(stored as unknown as UserMemories), memories: Array.isArray(stored.memories) ? (stored.memories as MemoryEntry[]) : [] } : empty();
+        const next = apply(current);
+        if (!next) return undefined;
+        const now = isoNow();
+        return { ...next, agent_id: run.agentId, team_id: run.teamId, created_at: next.created_at ?? now, updated_at: now } as unknown as Record<string, unknown>;
+      });
+      return written !== undefined;
     };
     const changes: string[] = [];
     const source = material.slice(0, 200);

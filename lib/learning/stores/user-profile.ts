@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { ResolvedStore, UserProfileConfig } from "../../config/learning-config.ts";
-import { getLearning, upsertLearning, userProfileLearningId } from "../../db/index.ts";
+import { getLearning, userProfileLearningId } from "../../db/index.ts";
 import type { ExtractionTool } from "../../runtime/memory/extraction.ts";
 import { defineTool, type ToolDefinition } from "../../runtime/tools/types.ts";
-import { extractFor, isoNow, toolUser, userLearningScope, type LearningRun } from "../learning-run.ts";
+import { changeOwnRow, extractFor, isoNow, toolUser, userLearningScope, type LearningRun } from "../learning-run.ts";
 
 /** Agno's UserProfile content: who the user is, in fields (`user_profile_<user_id>`). */
 export interface UserProfile {
@@ -33,24 +33,23 @@ export class UserProfileStore {
 
   /** Merges `fields` into the user's profile (a field given as "" is cleared); the profile as saved. */
   async update(run: LearningRun, userId: string, fields: Partial<Record<keyof typeof PROFILE_FIELDS, string>>): Promise<UserProfile> {
-    const existing = await this.get(run, userId);
-    const now = isoNow();
-    const profile: UserProfile = {
-      user_id: userId,
-      name: null,
-      preferred_name: null,
-      ...existing,
-      agent_id: run.agentId,
-      team_id: run.teamId,
-      created_at: existing?.created_at ?? now,
-      updated_at: now,
-    };
-    for (const [key, value] of Object.entries(fields)) if (value !== undefined) profile[key] = value.trim() || null;
-    await upsertLearning(run.db, {
-      scope: userLearningScope(userId),
-      learning: { learningId: userProfileLearningId(userId), learningType: this.learningType, userId, agentId: run.agentId, teamId: run.teamId, content: profile },
+    const saved = await changeOwnRow(run, userId, { learningId: userProfileLearningId(userId), learningType: this.learningType, agentId: run.agentId, teamId: run.teamId }, (current) => {
+      const existing = current as UserProfile | undefined;
+      const now = isoNow();
+      const profile: UserProfile = {
+        user_id: userId,
+        name: null,
+        preferred_name: null,
+        ...existing,
+        agent_id: run.agentId,
+        team_id: run.teamId,
+        created_at: existing?.created_at ?? now,
+        updated_at: now,
+      };
+      for (const [key, value] of Object.entries(fields)) if (value !== undefined) profile[key] = value.trim() || null;
+      return profile;
     });
-    return profile;
+    return saved as UserProfile;
   }
 
   /** `always` mode: the model reads the run's conversation and updates the profile through `update_profile`. */
