@@ -12,7 +12,7 @@ import { adminScope } from "../support/scopes.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
 
 /**
- * Agno's Learnings API (os/routers/learnings/router.py) on both dialects: every route, its
+ * Agno's Learnings API on both dialects: every route, its
  * defaults, statuses and texts, and isolation — a member reads its own and the shared rows, never
  * another user's (404), changes only its own (a shared row's change is a 403), and naming another
  * user is a 403; an admin reads and changes everything.

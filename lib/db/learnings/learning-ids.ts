@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
 
 /**
- * The row keys of `agno_learnings`, as Agno's learning stores build them (`learn/utils.py`
- * `build_learning_id`, `learn/stores/entity_memory.py`). Identity-keyed rows (a user's profile,
+ * The row keys of `agno_learnings`, the same keys Agno's learning stores build, so rows either
+ * writes are found by the other. Identity-keyed rows (a user's profile,
  * a user's memories, a session's context, an entity) live at a key derived from their identity,
  * so the agent, the API and a migration all land on the same row; a decision gets a fresh key.
  * The entity slugs (`entityIdSlug`, `entityTypeSlug`) are applied by the stores before an id is

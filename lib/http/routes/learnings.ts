@@ -34,7 +34,7 @@ import {
 } from "../schemas/learnings.ts";
 
 /**
- * Agno's Learnings API (os/routers/learnings/router.py) over lib/db/learnings: learnings:read /
+ * Agno's Learnings API over lib/db/learnings: learnings:read /
  * learnings:write / learnings:delete. A scoped caller (a member, under isolation) reads its own
  * rows and the shared (owner-less) ones, and changes only its own: naming another user is a 403
  * on the list, the users list, a create and a user's deletion; another user's row is its 404, a

@@ -123,7 +123,7 @@ export class EntityMemoryStore {
   /**
    * One entity by name and type, outside a run (the API and the dashboard use the rows directly).
    * In namespace `user` the user is part of the key: without `userId` this throws instead of
-   * answering with any user's row (the seed's fix).
+   * answering with any user's row (test/learning/learning-machine.test.ts: "seed: EntityMemoryStore get and delete…").
    */
   async get(db: Db, { entity, entityType, userId }: { entity: string; entityType: string; userId?: string | null }): Promise<EntityMemory | undefined> {
     const key = this.keyOf({ entity, entityType, userId });
