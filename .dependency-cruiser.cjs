@@ -173,6 +173,18 @@ module.exports = {
       "lib/learning/README.md",
       "may import lib/config, lib/db, lib/models, the knowledge core, lib/runtime (its extension and tool interfaces) and lib/log.ts; no other feature.",
     ),
+    mayImport(
+      "components",
+      ["auth", "config", "coordination", "db", "knowledge", "live-runs", "models", "runtime", "queue", "log.ts"],
+      "lib/components/README.md",
+      "may import lib/auth, lib/config, lib/coordination, lib/db, the knowledge core, lib/live-runs, lib/models, lib/runtime, lib/queue and lib/log.ts; no other feature.",
+    ),
+    forbid(
+      "components-knowledge-core-only",
+      "lib/components/README.md: of lib/knowledge, only the core; not its ingestion or its agent tools.",
+      { path: "^lib/components/" },
+      { path: "^lib/knowledge/(ingestion|tools)/" },
+    ),
     forbid(
       "learning-knowledge-core-only",
       "lib/learning/README.md: of lib/knowledge, only the core (stores and search); not its ingestion or its agent tools.",
@@ -200,7 +212,27 @@ module.exports = {
 
     mayImport(
       "server",
-      ["config", "db", "models", "net", "live-runs", "migrations", "auth", "coordination", "knowledge", "runtime", "queue", "runs", "scheduler", "evals", "metrics", "tracing", "learning", "log.ts"],
+      [
+        "config",
+        "db",
+        "models",
+        "net",
+        "live-runs",
+        "migrations",
+        "auth",
+        "coordination",
+        "knowledge",
+        "runtime",
+        "queue",
+        "runs",
+        "scheduler",
+        "evals",
+        "metrics",
+        "tracing",
+        "learning",
+        "components",
+        "log.ts",
+      ],
       "lib/server/README.md",
       "the composition root: may import every folder below it; not lib/http, lib/mcp-server, lib/cli or lib/status.",
     ),
@@ -237,6 +269,7 @@ module.exports = {
         "metrics",
         "tracing",
         "learning",
+        "components",
         "status",
         "log.ts",
         "server/app-context.ts",
@@ -248,9 +281,9 @@ module.exports = {
 
     mayImport(
       "mcp-server",
-      ["auth", "config", "http", "live-runs", "server/app-context.ts", "server/load-config.ts", "log.ts"],
+      ["auth", "config", "http", "live-runs", "components/changes.ts", "server/app-context.ts", "server/load-config.ts", "log.ts"],
       "lib/mcp-server/README.md",
-      "may import lib/auth, lib/config, lib/http, lib/live-runs, lib/server/app-context.ts and load-config.ts, and lib/log.ts; it queries no database itself (tools act through the route table).",
+      "may import lib/auth, lib/config, lib/http, lib/live-runs, lib/components/changes.ts (component changes), lib/server/app-context.ts and load-config.ts, and lib/log.ts; it queries no database itself (tools act through the route table).",
     ),
     forbid(
       "mcp-server-no-prisma-or-sql",

@@ -5,6 +5,7 @@ import { readEnv } from "./lib/config/env.ts";
 import { calculatorToolkit } from "./lib/runtime/tools/calculator/calculator.ts";
 import { hostToolkit } from "./lib/runtime/tools/host/host.ts";
 import { mcpTools } from "./lib/runtime/tools/mcp/mcp-tools.ts";
+import { workspaceToolkit } from "./lib/runtime/tools/workspace/workspace.ts";
 
 /**
  * Your AgentOS. Environment variables override what is set here (see the README's configuration
@@ -22,6 +23,10 @@ import { mcpTools } from "./lib/runtime/tools/mcp/mcp-tools.ts";
  * The Companion learns about each user as they talk (`learning: true`: a profile and memories,
  * extracted in the background); each user sees and corrects it on the dashboard's "What agents
  * know" page.
+ * The registry is what Studio's agents, teams and workflows (made in the dashboard or through
+ * /components) may use: the environment's model, the Calculator for everyone, and — for admins
+ * only — the Host tools, a Workspace (one directory every user's agents would share) and the
+ * sample MCP server; every knowledge base above, an output schema and a named learning machine.
  */
 const handbook = defineKnowledge({ id: "handbook", name: "Handbook", description: "Documents the assistant looks things up in." });
 const model = modelFromEnv(readEnv());
@@ -33,6 +38,8 @@ const analyst = defineAgent({
   instructions: "Answer with the facts and figures asked for, and how you got them.",
   tools: [calculatorToolkit],
 });
+/** The sample MCP server over stdio (one toolkit instance: the Wordsmith uses it, and admins may give it to Studio agents). */
+const sampleTextTools = mcpTools({ id: "sample-text-tools", name: "Sample text tools", command: "node", args: ["bin/sample-mcp-server.mjs"] });
 const writer = defineAgent({
   id: "writer",
   name: "Writer",
@@ -69,7 +76,7 @@ export default defineConfig({
       description: "Counts and rewrites text with the tools of a sample MCP server.",
       model,
       instructions: "Use your text tools for counting and changing case; report their results exactly.",
-      tools: [mcpTools({ id: "sample-text-tools", name: "Sample text tools", command: "node", args: ["bin/sample-mcp-server.mjs"] })],
+      tools: [sampleTextTools],
     }),
   ],
   workflows: [
@@ -93,6 +100,27 @@ export default defineConfig({
       ],
     }),
   ],
+  registry: {
+    toolkits: [
+      calculatorToolkit,
+      // Admin-only by default: the Host toolkit and MCP toolkits; said here for the Workspace, whose directory is shared.
+      hostToolkit,
+      { toolkit: workspaceToolkit({ root: "./data/workspace" }), membersMayAttach: false },
+      sampleTextTools,
+    ],
+    schemas: [
+      {
+        name: "Answer with sources",
+        description: "An answer and the sources it rests on.",
+        schema: {
+          type: "object",
+          properties: { answer: { type: "string" }, sources: { type: "array", items: { type: "string" } } },
+          required: ["answer", "sources"],
+        },
+      },
+    ],
+    learning: [{ name: "Profile and memories", userProfile: true, userMemory: true }],
+  },
   teams: [
     defineTeam({
       id: "research-desk",

@@ -6,7 +6,13 @@ import { defineConfig } from "vitest/config";
  * they run last and one at a time, so no other suite competes with them for the two cores (a
  * starved worker would miss its heartbeats and lose leases it still holds).
  */
-const PROCESS_SUITES = ["test/queue/multi-process.test.ts", "test/queue/chaos.test.ts", "test/queue/cancel-race.test.ts", "test/schedules/scheduler-processes.test.ts"];
+const PROCESS_SUITES = [
+  "test/queue/multi-process.test.ts",
+  "test/queue/chaos.test.ts",
+  "test/queue/cancel-race.test.ts",
+  "test/schedules/scheduler-processes.test.ts",
+  "test/components/cross-replica.test.ts",
+];
 
 export default defineConfig({
   resolve: { alias: { "@": fileURLToPath(new URL(".", import.meta.url)) } },

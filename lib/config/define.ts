@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { McpConfigSchema } from "./mcp-settings.ts";
-import { COLLIDING_MEMORY_TOOL, LearningConfigSchema, type LearningConfig } from "./learning-config.ts";
+import { COLLIDING_MEMORY_TOOL, LearningConfigSchema, LearningMachineConfigSchema, type LearningConfig } from "./learning-config.ts";
 
 /**
  * What a user writes in agentry.config.ts. Validated at load: unknown keys fail with their path,
@@ -254,6 +254,47 @@ function slugOf(name: string): string {
   );
 }
 
+/** A toolkit as agentry.config.ts gives it (lib/runtime/tools/types.ts's Toolkit: an id, a name, its tools). */
+export interface RegistryToolkitLike {
+  readonly id: string;
+  readonly name: string;
+  readonly tools: readonly unknown[];
+  readonly loadTools?: unknown;
+}
+
+const ToolkitLikeSchema = z.custom<RegistryToolkitLike>(
+  (v) => !!v && typeof v === "object" && typeof (v as RegistryToolkitLike).id === "string" && typeof (v as RegistryToolkitLike).name === "string" && Array.isArray((v as RegistryToolkitLike).tools),
+  "a toolkit (an object with id, name and tools)",
+);
+
+/** The name a registry resource is referred to by from a component config. */
+const REGISTRY_NAME = z.string().min(1).max(200);
+
+export const RegistryConfigSchema = z
+  .object({
+    /** Models a component may name (`{provider, id, ...}`); the environment's model is added unless `environmentModel` is false. */
+    models: z.array(ModelSpecSchema).optional(),
+    /** Offer the model the environment configures (lib/config/model-from-env.ts); default true. */
+    environmentModel: z.boolean().optional(),
+    /**
+     * Toolkits offered to Studio: a toolkit, or `{ toolkit, membersMayAttach }`. Members may attach
+     * a toolkit unless it says otherwise; the Host toolkit (id `host`) and MCP toolkits (listed at
+     * run time) are admin-only unless `membersMayAttach: true`.
+     */
+    toolkits: z.array(z.union([ToolkitLikeSchema, z.object({ toolkit: ToolkitLikeSchema, membersMayAttach: z.boolean().optional() }).strict()])).optional(),
+    /**
+     * Knowledge bases offered besides the code-defined ones (every knowledge base the OS serves is
+     * in the registry): a definition, or `{ knowledge, membersMayAttach }` (default true).
+     */
+    knowledge: z.array(z.union([KnowledgeDefinitionSchema, z.object({ knowledge: KnowledgeDefinitionSchema, membersMayAttach: z.boolean().optional() }).strict()])).optional(),
+    /** Output schemas by name: JSON schema objects a component's `output_schema` may name. */
+    schemas: z.array(z.object({ name: REGISTRY_NAME, description: z.string().optional(), schema: z.record(z.string(), z.unknown()) }).strict()).optional(),
+    /** Named learning machines (lib/config/learning-config.ts) a component's `learning: {name}` refers to. */
+    learning: z.array(LearningMachineConfigSchema.and(z.object({ name: REGISTRY_NAME }))).optional(),
+  })
+  .strict();
+export type RegistryConfig = z.infer<typeof RegistryConfigSchema>;
+
 export const FileConfigSchema = z
   .object({
     osId: z.string().min(1).optional(),
@@ -429,6 +470,34 @@ export const FileConfigSchema = z
         minChunkSize: z.number().int().min(1).optional(),
         /** The most chunks one content may make (default 20,000). */
         maxChunksPerContent: z.number().int().min(1).optional(),
+      })
+      .strict()
+      .optional(),
+    /**
+     * What Studio's components may use (lib/components/registry.ts): models, toolkits, knowledge
+     * bases, output schemas and named learning machines. Code-defined agents, teams, workflows and
+     * knowledge bases are in the registry without being listed here.
+     */
+    registry: RegistryConfigSchema.optional(),
+    /** Studio (components made in the dashboard and the /components API). */
+    studio: z
+      .object({
+        limits: z
+          .object({
+            /** Components one non-admin user may own (default 100; admins are unlimited). */
+            maxComponentsPerUser: z.number().int().min(1).max(1_000_000).optional(),
+            /** A component config's JSON size at most, in bytes (default 262,144: 256 KiB). */
+            maxConfigBytes: z
+              .number()
+              .int()
+              .min(1024)
+              .max(64 * 1024 * 1024)
+              .optional(),
+            /** A config's instructions at most, in characters (default 32,000). */
+            maxInstructionsChars: z.number().int().min(1).max(10_000_000).optional(),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .optional(),

@@ -1,4 +1,16 @@
-import { ConfigError, FileConfigSchema, type AgentDefinition, type EmbedderSpec, type FileConfig, type KnowledgeDefinition, type TeamDefinition } from "./define.ts";
+import {
+  ConfigError,
+  FileConfigSchema,
+  type AgentDefinition,
+  type EmbedderSpec,
+  type FileConfig,
+  type KnowledgeDefinition,
+  type ModelSpec,
+  type RegistryToolkitLike,
+  type TeamDefinition,
+} from "./define.ts";
+import type { LearningMachineConfig } from "./learning-config.ts";
+import { modelFromEnv } from "./model-from-env.ts";
 import { embedderFromEnv } from "./embedder-from-env.ts";
 import { defineWorkflow, type WorkflowDefinition, type WorkflowStep } from "./workflow.ts";
 import type { Env } from "./env.ts";
@@ -63,10 +75,41 @@ export interface Settings {
   teams: TeamDefinition[];
   workflows: WorkflowDefinition[];
   knowledge: KnowledgeSettings;
+  /** What Studio's components may use (lib/components/registry.ts reads it with the code-defined components). */
+  registry: RegistrySettings;
+  studio: StudioSettings;
   quickPrompts: Record<string, string[]>;
   /** Where each setting came from, for the start-up log: `env:NAME`, `config:key` or `default`. */
   sources: Record<string, string>;
 }
+
+/**
+ * The registry agentry.config.ts declares for Studio's components. Code-defined agents, teams and
+ * workflows are added by lib/components/registry.ts; every knowledge base the OS serves is here.
+ */
+export interface RegistrySettings {
+  /** Models a component may name: the configured ones, the environment's model first (unless turned off). */
+  models: ModelSpec[];
+  /** Toolkits offered to Studio, and whether members (non-admins) may attach each. */
+  toolkits: { toolkit: RegistryToolkitLike; membersMayAttach: boolean }[];
+  /** Every knowledge base the OS serves, and whether members may attach each. */
+  knowledge: { knowledge: KnowledgeDefinition; membersMayAttach: boolean }[];
+  /** Output schemas by name. */
+  schemas: { name: string; description?: string; schema: Record<string, unknown> }[];
+  /** Named learning machines. */
+  learning: (LearningMachineConfig & { name: string })[];
+}
+
+/** Studio's limits (lib/components/store.ts enforces them; each refusal names its limit). */
+export interface StudioSettings {
+  limits: { maxComponentsPerUser: number; maxConfigBytes: number; maxInstructionsChars: number };
+}
+
+export const DEFAULT_STUDIO_LIMITS = {
+  maxComponentsPerUser: 100,
+  maxConfigBytes: 262_144,
+  maxInstructionsChars: 32_000,
+} as const satisfies StudioSettings["limits"];
 
 /** Knowledge bases and how they embed and fetch (lib/knowledge). */
 export interface KnowledgeSettings {
@@ -287,6 +330,16 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
   const workflows = (file.workflows ?? []).map((w) => defineWorkflow(w as Parameters<typeof defineWorkflow>[0]));
   const duplicateWorkflow = workflows.find((w, i) => workflows.findIndex((o) => o.id === w.id) !== i);
   if (duplicateWorkflow) throw new ConfigError(`Two workflows share the id '${duplicateWorkflow.id}'`);
+  const registryKnowledge = (file.registry?.knowledge ?? []).map((k) =>
+    "knowledge" in k ? { knowledge: k.knowledge, membersMayAttach: k.membersMayAttach ?? true } : { knowledge: k, membersMayAttach: true },
+  );
+  const knowledge = resolveKnowledge(
+    env,
+    file,
+    [...agents, ...teams.flatMap(memberAgentsOf), ...workflows.flatMap(workflowAgentsOf)],
+    registryKnowledge.map((k) => k.knowledge),
+    pick,
+  );
 
   return {
     osId: pick("osId", "AGENTRY_OS_ID", env.AGENTRY_OS_ID, file.osId, "agentry"),
@@ -340,7 +393,9 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
     agents,
     teams,
     workflows,
-    knowledge: resolveKnowledge(env, file, [...agents, ...teams.flatMap(memberAgentsOf), ...workflows.flatMap(workflowAgentsOf)], pick),
+    knowledge,
+    registry: resolveRegistry(env, file, knowledge.bases, registryKnowledge),
+    studio: { limits: { ...DEFAULT_STUDIO_LIMITS, ...definedOnly(file.studio?.limits ?? {}) } },
     quickPrompts: file.quickPrompts ?? {},
     sources,
   };
@@ -434,9 +489,9 @@ export function memberAgentsOf(team: TeamDefinition): AgentDefinition[] {
   return team.members.flatMap((m) => ("members" in m ? memberAgentsOf(m) : [m]));
 }
 
-function resolveKnowledge(env: Env, file: FileConfig, agents: AgentDefinition[], pick: Pick): KnowledgeSettings {
+function resolveKnowledge(env: Env, file: FileConfig, agents: AgentDefinition[], registryBases: KnowledgeDefinition[], pick: Pick): KnowledgeSettings {
   const bases = new Map<string, KnowledgeDefinition>();
-  for (const base of [...(file.knowledge?.bases ?? []), ...agents.flatMap((a) => (a.knowledge ? [a.knowledge] : []))]) {
+  for (const base of [...(file.knowledge?.bases ?? []), ...agents.flatMap((a) => (a.knowledge ? [a.knowledge] : [])), ...registryBases]) {
     const known = bases.get(base.id);
     if (known && JSON.stringify(known) !== JSON.stringify(base)) throw new ConfigError(`Two different knowledge bases share the id '${base.id}'`);
     bases.set(base.id, base);
@@ -464,6 +519,45 @@ function knowledgeLimits(file: Partial<KnowledgeLimits>): KnowledgeLimits {
   const limits: KnowledgeLimits = { ...DEFAULT_KNOWLEDGE_LIMITS };
   for (const key of Object.keys(limits) as (keyof KnowledgeLimits)[]) limits[key] = file[key] ?? limits[key];
   return limits;
+}
+
+/** The Host toolkit's id (lib/runtime/tools/host/host.ts): admin-only in the registry unless said otherwise. */
+const HOST_TOOLKIT_ID = "host";
+
+/**
+ * The registry: the environment's model first (unless `environmentModel: false`), then the listed
+ * models, each once; toolkits with who may attach them (Host and run-time-listed toolkits, such as
+ * MCP servers', admin-only by default); every knowledge base served; schemas and learning machines
+ * with unique names.
+ */
+function resolveRegistry(env: Env, file: FileConfig, bases: KnowledgeDefinition[], listedKnowledge: { knowledge: KnowledgeDefinition; membersMayAttach: boolean }[]): RegistrySettings {
+  const r = file.registry ?? {};
+  const models: ModelSpec[] = [];
+  const envModel = r.environmentModel === false ? null : modelFromEnv(env);
+  for (const model of [...(envModel ? [envModel] : []), ...(r.models ?? [])]) {
+    if (!models.some((m) => m.provider === model.provider && m.id === model.id && m.baseUrl === model.baseUrl)) models.push(model);
+  }
+  const toolkits: RegistrySettings["toolkits"] = [];
+  for (const entry of r.toolkits ?? []) {
+    const given = "toolkit" in entry && !("tools" in entry) ? (entry as { toolkit: RegistryToolkitLike; membersMayAttach?: boolean }) : { toolkit: entry as RegistryToolkitLike };
+    const adminOnlyByDefault = given.toolkit.id === HOST_TOOLKIT_ID || typeof given.toolkit.loadTools === "function";
+    const other = toolkits.find((t) => t.toolkit.id === given.toolkit.id || t.toolkit.name === given.toolkit.name);
+    if (other) throw new ConfigError(`registry.toolkits: two toolkits share the id or name of '${given.toolkit.id}' (${given.toolkit.name})`);
+    toolkits.push({ toolkit: given.toolkit, membersMayAttach: given.membersMayAttach ?? !adminOnlyByDefault });
+  }
+  const knowledge = bases.map((base) => ({ knowledge: base, membersMayAttach: listedKnowledge.find((k) => k.knowledge.id === base.id)?.membersMayAttach ?? true }));
+  const schemas = r.schemas ?? [];
+  const twiceSchema = schemas.find((s, i) => schemas.findIndex((o) => o.name === s.name) !== i);
+  if (twiceSchema) throw new ConfigError(`registry.schemas: two schemas share the name '${twiceSchema.name}'`);
+  const learning = (r.learning ?? []) as RegistrySettings["learning"];
+  const twiceMachine = learning.find((m, i) => learning.findIndex((o) => o.name === m.name) !== i);
+  if (twiceMachine) throw new ConfigError(`registry.learning: two learning machines share the name '${twiceMachine.name}'`);
+  return { models, toolkits, knowledge, schemas, learning };
+}
+
+/** An object's keys whose values are not undefined. */
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** The chunk table of a knowledge base that names none. */

@@ -32,6 +32,7 @@ export class RedisCoordination {
   private readonly expiresAt = new Map<string, number>();
   private readonly cancelHandlers = new Set<(runId: string) => void>();
   private readonly wakeHandlers = new Set<() => void>();
+  private readonly topicHandlers = new Map<string, Set<(message: string) => void>>();
   private warnedAt = 0;
   private failedAt = 0;
 
@@ -186,6 +187,23 @@ export class RedisCoordination {
     return () => this.wakeHandlers.delete(handler);
   }
 
+  /** Tells every replica (this one too) a message on one of this namespace's topics; dropped while Redis is down. */
+  publishTopic(topic: string, message: string): void {
+    if (this.commands.status !== "end") this.commands.publish(`${this.prefix}topic:${topic}`, message).catch((error) => this.warn(error));
+  }
+
+  /** Hears a topic's messages from every replica (this one's too); answers the unsubscribe. */
+  onTopic(topic: string, handler: (message: string) => void): () => void {
+    let handlers = this.topicHandlers.get(topic);
+    if (!handlers) {
+      this.topicHandlers.set(topic, (handlers = new Set()));
+      this.ensureSubscriber();
+      this.subscriber?.subscribe(`${this.prefix}topic:${topic}`).catch((error) => this.warn(error));
+    }
+    handlers.add(handler);
+    return () => handlers.delete(handler);
+  }
+
   private ensureSubscriber() {
     if (this.subscriber) return;
     const subscriber = new Redis(this.url, { maxRetriesPerRequest: null, connectTimeout: 2_000, retryStrategy: (times) => Math.min(times * 200, 2_000) });
@@ -193,7 +211,8 @@ export class RedisCoordination {
     subscriber.subscribe(`${this.prefix}cancel`, `${this.prefix}wake`).catch((error) => this.warn(error));
     subscriber.on("message", (channel: string, message: string) => {
       if (channel === `${this.prefix}cancel`) for (const handler of this.cancelHandlers) handler(message);
-      else for (const handler of this.wakeHandlers) handler();
+      else if (channel === `${this.prefix}wake`) for (const handler of this.wakeHandlers) handler();
+      else if (channel.startsWith(`${this.prefix}topic:`)) for (const handler of this.topicHandlers.get(channel.slice(this.prefix.length + 6)) ?? []) handler(message);
     });
     this.subscriber = subscriber;
   }

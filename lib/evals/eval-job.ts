@@ -29,11 +29,11 @@ export const EVAL_JOB_KIND = defineJobKind<EvalJobPayload>({
     async ({ job, payload, fence, signal }) => {
       const scope = unsafeSystemScope("an eval job runs for the eval's owner", { actingAs: job.user_id });
       const fenceCondition = { clause: "j.attempt = ? AND j.locked_by = ? AND j.status = 'running'", params: [fence.attempt, fence.workerId] };
-      let plan: ReturnType<typeof planEval>;
+      let plan: Awaited<ReturnType<typeof planEval>>;
       try {
         if (!settings) throw new Error("This worker has no OS settings, so it cannot find the eval's agent");
         // Checked as the caller when it was submitted (an admin's request may name any model).
-        plan = planEval(settings, payload.input, { anyModel: true });
+        plan = await planEval(settings, payload.input, { anyModel: true, db, caller: { userId: job.user_id, isAdmin: false } });
       } catch (error) {
         // The agent or a model went away since the submit: the eval says why, and the job fails.
         const message = error instanceof Error ? error.message : String(error);

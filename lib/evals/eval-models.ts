@@ -1,3 +1,4 @@
+import { providerOf } from "../models/provider-names.ts";
 import type { ModelSpec } from "../config/define.ts";
 import type { Settings } from "../config/settings.ts";
 import { HttpError } from "../errors/http-error.ts";
@@ -15,19 +16,6 @@ import type { RuntimeAgent } from "../runtime/agents.ts";
  * server's credentials on the models the operator chose, and no other.
  */
 
-const PROVIDER_ALIASES: Record<string, ModelSpec["provider"]> = {
-  openai: "openai",
-  openaichat: "openai",
-  anthropic: "anthropic",
-  claude: "anthropic",
-  "openai-compatible": "openai-compatible",
-  openai_compatible: "openai-compatible",
-  openailike: "openai-compatible",
-  ollama: "openai-compatible",
-  vllm: "openai-compatible",
-  lmstudio: "openai-compatible",
-};
-
 /** The configured models, each once, in the order agents declare them. */
 function configuredSpecs(settings: Settings): ModelSpec[] {
   const specs: ModelSpec[] = [];
@@ -41,7 +29,7 @@ function configuredSpecs(settings: Settings): ModelSpec[] {
  * of its models is configured here. `field` names the request's fields in the message.
  */
 export function namedModel(settings: Settings, { id, provider }: { id: string; provider: string }, field: "model" | "judge_model", anyModel: boolean): ModelSpec {
-  const kind = PROVIDER_ALIASES[provider.trim().toLowerCase()];
+  const kind = providerOf(provider);
   if (!kind) throw new HttpError(400, `${field}_provider '${provider}' is not a provider Agentry knows: use openai, anthropic or openai-compatible`);
   const specs = configuredSpecs(settings).filter((spec) => spec.provider === kind);
   if (specs.length === 0) throw new HttpError(400, `${field}_provider '${provider}': no ${kind} model is configured on this server, so there are no credentials to call '${id}' with`);
@@ -57,7 +45,7 @@ export function namedModel(settings: Settings, { id, provider }: { id: string; p
 export function evaluatedAgent(settings: Settings, agent: RuntimeAgent, override: { modelId?: string | null; modelProvider?: string | null }, anyModel: boolean): RuntimeAgent {
   if (!override.modelId || !override.modelProvider) return agent;
   const own = agent.definition.model;
-  if (own && own.id === override.modelId && PROVIDER_ALIASES[override.modelProvider.trim().toLowerCase()] === own.provider) return agent;
+  if (own && own.id === override.modelId && providerOf(override.modelProvider) === own.provider) return agent;
   const model = namedModel(settings, { id: override.modelId, provider: override.modelProvider }, "model", anyModel);
   return { ...agent, definition: { ...agent.definition, model } };
 }

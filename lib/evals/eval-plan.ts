@@ -2,8 +2,9 @@ import type { ModelSpec } from "../config/define.ts";
 import type { Settings } from "../config/settings.ts";
 import { HttpError } from "../errors/http-error.ts";
 import { MODEL_ENV_HINT } from "../config/model-from-env.ts";
-import { findAgent, type RuntimeAgent } from "../runtime/agents.ts";
-import { findTeam } from "../runtime/team/team-runtime.ts";
+import type { Db } from "../db/open-database.ts";
+import type { RuntimeAgent } from "../runtime/agents.ts";
+import { resolveComponent, type ComponentCaller } from "../runtime/component-source.ts";
 import { kindProblem, targetProblem, type EvalRunInput } from "./eval-input.ts";
 import { evaluatedAgent, judgeModel } from "./eval-models.ts";
 
@@ -22,15 +23,16 @@ const JUDGED = new Set(["accuracy", "agent_as_judge"]);
 
 /**
  * Checks an eval request as Agno's route does, in its order — exactly one target (400), the target
- * exists (404: a configured agent, or team), what
+ * exists (404: an agent or team defined in code or stored), what
  * the kind requires (400) — and resolves its models: the agent must have one to run with (400
  * naming the fix), and so must the judge. `anyModel`: the request may name a model that is not
  * configured (admins; an eval job whose request was checked when it was submitted).
  */
-export function planEval(settings: Settings, input: EvalRunInput, { anyModel }: { anyModel: boolean }): EvalPlan {
+export async function planEval(settings: Settings, input: EvalRunInput, { anyModel, db, caller }: { anyModel: boolean; db: Db; caller: ComponentCaller }): Promise<EvalPlan> {
   const target = targetProblem(input);
   if (target) throw target;
-  const configured = input.team_id ? findTeam(settings, input.team_id) : findAgent(settings, input.agent_id!);
+  // Defined in code, else a stored (Studio) agent or team at its current published version.
+  const configured = (await resolveComponent(settings, db, input.team_id ? { type: "team", id: input.team_id } : { type: "agent", id: input.agent_id! }, caller))?.agent;
   if (!configured) throw new HttpError(404, input.team_id ? `Team with id '${input.team_id}' not found` : `Agent with id '${input.agent_id}' not found`);
   // A team's leader and members run on their own models: a request cannot swap the leader's alone.
   if (configured.team && input.model_id) throw new HttpError(400, "model_id and model_provider apply to an agent's eval; a team runs on its own models");

@@ -1,5 +1,6 @@
 import { hasScope, type Principal } from "../auth/principal.ts";
 import type { Settings } from "../config/settings.ts";
+import type { Db } from "../db/open-database.ts";
 import { HttpError } from "../errors/http-error.ts";
 import type { EvalRunInput } from "../evals/eval-input.ts";
 import { planEval, type EvalPlan } from "../evals/eval-plan.ts";
@@ -10,8 +11,8 @@ import { planEval, type EvalPlan } from "../evals/eval-plan.ts";
  * (`agents:run` / `teams:run`, or the id's), so `evals:write` alone never runs one the caller could not — and
  * only an admin may name a model that is not configured (lib/evals/eval-models.ts).
  */
-export function planEvalFor(settings: Settings, principal: Principal, input: EvalRunInput): EvalPlan {
-  const plan = planEval(settings, input, { anyModel: principal.isAdmin });
+export async function planEvalFor(settings: Settings, db: Db, principal: Principal, input: EvalRunInput): Promise<EvalPlan> {
+  const plan = await planEval(settings, input, { anyModel: principal.isAdmin, db, caller: { userId: principal.userId, isAdmin: principal.isAdmin } });
   const id = plan.agent.definition.id;
   const family = plan.agent.team ? "teams" : "agents";
   if (!hasScope(principal, `${family}:run`) && !hasScope(principal, `${family}:${id}:run`)) {

@@ -17,7 +17,9 @@ import { SESSION_ROUTES } from "./routes/sessions.ts";
 import { SERVICE_ACCOUNT_ROUTES } from "./routes/service-accounts.ts";
 import { SCHEDULE_ROUTES } from "./routes/schedules.ts";
 import { APPROVAL_ROUTES } from "./routes/approvals.ts";
+import { REGISTRY_ROUTES } from "./routes/registry.ts";
 import { TRACE_ROUTES } from "./routes/traces.ts";
+import { COMPONENT_ROUTES } from "./routes/components.ts";
 import { matchTemplate } from "./path-template.ts";
 import type { AnyRoute } from "./route.ts";
 
@@ -48,6 +50,8 @@ export const ROUTES: readonly AnyRoute[] = [
   ...EVAL_ROUTES,
   ...KNOWLEDGE_ROUTES,
   ...TRACE_ROUTES,
+  ...COMPONENT_ROUTES,
+  ...REGISTRY_ROUTES,
   ...docsRoutes(() => ROUTES),
   // Catch-alls last: templateForPath keeps this order among templates with as many parameters.
   ...DISABLED_FEATURES,

@@ -11,6 +11,10 @@ import type { RunEvent } from "../live-runs/events.ts";
 import { ContinueError } from "../runtime/paused-run.ts";
 import { eventsAfter, getLiveRun, subscribe } from "../live-runs/run-registry.ts";
 import { findWorkflow } from "../runtime/workflow/workflow-runtime.ts";
+import { resolveComponent } from "../runtime/component-source.ts";
+import { ComponentRehydrationError } from "../errors/http-error.ts";
+import type { RuntimeAgent } from "../runtime/agents.ts";
+import { COMPONENT_VERSION_KEY, stampComponentVersion } from "./routes/component-runs.ts";
 import { isRunOf, mayReachLiveRun } from "../runs/live-run-access.ts";
 import { getDatabase } from "../server/app-context.ts";
 import { log } from "../log.ts";
@@ -135,11 +139,21 @@ function serveSocket(socket: WebSocket, { settings, url, headers, peer }: { sett
   }
 
   /** The workflow a message names and the caller may run, or null (an error was sent). */
-  function runnableWorkflow(caller: Principal, message: Message) {
+  async function runnableWorkflow(caller: Principal, message: Message) {
     const workflowId = text(message.workflow_id);
     if (!workflowId) return void send(socket, { event: "error", error: "workflow_id is required" });
     if (!hasScope(caller, `workflows:${workflowId}:run`)) return void send(socket, { event: "error", error: "Insufficient permissions to run this workflow" });
-    const workflow = findWorkflow(settings, workflowId);
+    // Defined in code, else a stored (Studio) workflow at its current published version (or the message's `version`).
+    const version = typeof message.version === "number" && Number.isInteger(message.version) ? message.version : undefined;
+    let workflow: RuntimeAgent | undefined;
+    try {
+      workflow =
+        findWorkflow(settings, workflowId) ??
+        (await resolveComponent(settings, await getDatabase(settings), { type: "workflow", id: workflowId, version }, { userId: caller.userId, isAdmin: caller.isAdmin }))?.agent;
+    } catch (error) {
+      if (error instanceof ComponentRehydrationError) return void send(socket, { event: "error", error: error.message, error_type: "component_rehydration_error" });
+      throw error;
+    }
     if (!workflow) return void send(socket, { event: "error", error: `Workflow ${workflowId} not found` });
     return workflow;
   }
@@ -164,7 +178,7 @@ function serveSocket(socket: WebSocket, { settings, url, headers, peer }: { sett
   }
 
   async function startWorkflow(caller: Principal, message: Message): Promise<void> {
-    const workflow = runnableWorkflow(caller, message);
+    const workflow = await runnableWorkflow(caller, message);
     if (!workflow) return;
     const input = text(message.message);
     if (!input) return send(socket, { event: "error", error: "message is required" });
@@ -179,6 +193,7 @@ function serveSocket(socket: WebSocket, { settings, url, headers, peer }: { sett
         userId: caller.isAdmin ? (named ?? caller.userId ?? null) : caller.userId,
         message: input,
         sessionId: text(message.session_id) ?? undefined,
+        metadata: stampComponentVersion(undefined, workflow),
         stream: true,
       });
       stream(started);
@@ -188,10 +203,16 @@ function serveSocket(socket: WebSocket, { settings, url, headers, peer }: { sett
   }
 
   async function continueWorkflow(caller: Principal, message: Message): Promise<void> {
-    const workflow = runnableWorkflow(caller, message);
-    if (!workflow) return;
     const runId = text(message.run_id);
     const sessionId = text(message.session_id);
+    // A stored workflow's run continues on the version it was stamped with (its owner's run: the caller's scope reads it).
+    const stored =
+      runId && sessionId && !findWorkflow(settings, text(message.workflow_id) ?? "")
+        ? await getRun(await getDatabase(settings), { scope: dataScopeFor(caller), runId, sessionId }).catch(() => null)
+        : null;
+    const stamped = (stored?.run_data.metadata as Message | null | undefined)?.[COMPONENT_VERSION_KEY];
+    const workflow = await runnableWorkflow(caller, typeof stamped === "number" ? { ...message, version: stamped } : message);
+    if (!workflow) return;
     if (!runId) return send(socket, { event: "error", error: "run_id is required" });
     if (!sessionId) return send(socket, { event: "error", error: "session_id is required to continue a workflow run" });
     const requirements = message.step_requirements;

@@ -6,6 +6,7 @@ import { MCP_PATH } from "../config/mcp-settings.ts";
 import type { Settings } from "../config/settings.ts";
 import { corsHeaders, preflightResponse, withHeaders } from "../http/cors.ts";
 import { errorResponse } from "../http/errors.ts";
+import { onComponentsChanged } from "../components/changes.ts";
 import { getDatabase } from "../server/app-context.ts";
 import { buildMcpServer } from "./build-server.ts";
 import { refuseNewSession } from "./session-limits.ts";
@@ -43,7 +44,7 @@ export interface McpRequestOptions {
  */
 async function openSession({ settings, principal, unusedSessionMs }: { settings: Settings; principal: Principal; unusedSessionMs: number }): Promise<{ id: string; session: McpSession }> {
   const id = randomUUID();
-  const server = buildMcpServer(settings);
+  const { server, sync } = buildMcpServer(settings, principal);
   const session = {} as McpSession;
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => id,
@@ -60,7 +61,15 @@ async function openSession({ settings, principal, unusedSessionMs }: { settings:
   const now = Date.now();
   Object.assign(session, { transport, server, settings, owner: ownerKey(principal), bucket: sessionBucket(principal), lastUsed: now, used: false, unusedUntil: now + unusedSessionMs });
   registerSession(id, session);
+  // A publish, rollback, archive or restore anywhere re-reads the stored agents the caller may run
+  // and tells the client (notifications/tools/list_changed); they are tools from the start.
+  session.stopWatching = onComponentsChanged(
+    settings,
+    () => getDatabase(settings),
+    () => void sync(),
+  );
   try {
+    await sync();
     await server.connect(transport);
   } catch (error) {
     await closeSession(id, session);

@@ -28,6 +28,8 @@ export interface McpSession {
   unusedUntil: number;
   /** Closes it at `unusedUntil` unless a call came first; cleared by the first call. */
   unusedTimer?: ReturnType<typeof setTimeout>;
+  /** Stops its watch of component changes (lib/components/changes.ts); called when it is forgotten. */
+  stopWatching?: () => void;
 }
 
 /** A session that made no call after the handshake closes this long after it opened. */
@@ -104,6 +106,8 @@ export function markSessionUsed(session: McpSession): void {
 /** Drops a session from the registry (its transport closed); a later one under the same id is left alone. */
 export function forgetSession(id: string, session: McpSession): void {
   clearTimeout(session.unusedTimer);
+  session.stopWatching?.();
+  session.stopWatching = undefined;
   if (sessions().get(id) === session) sessions().delete(id);
 }
 

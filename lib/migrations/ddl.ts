@@ -20,6 +20,8 @@ export interface IndexSpec {
   readonly unique?: boolean;
   /** Partial index condition (both dialects support `WHERE` on indexes). */
   readonly where?: string;
+  /** Columns kept in descending order (a list read newest first, ties ascending, walks the index as it is). */
+  readonly descending?: readonly string[];
 }
 
 export interface TableSpec {
@@ -30,6 +32,8 @@ export interface TableSpec {
   readonly primaryKey?: readonly string[];
   /** Table-level UNIQUE constraints, as Agno declares them (named `<table>_<name>`). */
   readonly uniques?: readonly { name: string; columns: readonly string[] }[];
+  /** Table-level (composite) foreign keys, plain ones (NO ACTION), as Agno declares them. */
+  readonly foreignKeys?: readonly { columns: readonly string[]; table: string; references: readonly string[] }[];
 }
 
 const TYPES: Record<Dialect, Record<ColumnType, string>> = {
@@ -55,11 +59,15 @@ export function createTableSql(dialect: Dialect, table: TableSpec, name = table.
   for (const unique of table.uniques ?? []) {
     lines.push(`  CONSTRAINT "${unique.name}" UNIQUE (${unique.columns.map((c) => `"${c}"`).join(", ")})`);
   }
+  for (const fk of table.foreignKeys ?? []) {
+    const quoted = (columns: readonly string[]) => columns.map((c) => `"${c}"`).join(", ");
+    lines.push(`  FOREIGN KEY (${quoted(fk.columns)}) REFERENCES "${fk.table}" (${quoted(fk.references)})`);
+  }
   return `CREATE TABLE IF NOT EXISTS "${name}" (\n${lines.join(",\n")}\n)`;
 }
 
 export function createIndexSql(table: string, index: IndexSpec): string {
-  const columns = index.columns.map((c) => `"${c}"`).join(", ");
+  const columns = index.columns.map((c) => `"${c}"${index.descending?.includes(c) ? " DESC" : ""}`).join(", ");
   const where = index.where ? ` WHERE ${index.where}` : "";
   return `CREATE ${index.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS "${index.name}" ON "${table}" (${columns})${where}`;
 }

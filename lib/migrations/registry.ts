@@ -13,6 +13,7 @@ import { runsSteps } from "./steps/runs.ts";
 import { scheduleRunsSteps, schedulesSteps } from "./steps/schedules.ts";
 import { sessionsSteps } from "./steps/sessions.ts";
 import { traceTableStep } from "./steps/trace-tables.ts";
+import { componentTableStep } from "./steps/component-tables.ts";
 import * as dashboardAuth from "./tables/dashboard-auth.ts";
 import { KNOWLEDGE_UPLOADS } from "./tables/knowledge-uploads.ts";
 import * as specs from "./tables/specs.ts";
@@ -39,6 +40,10 @@ const DECLARED: readonly TableMigrations[] = [
   // Traces before spans (agno_spans.trace_id references agno_traces).
   { tableType: "traces", spec: specs.TRACES, steps: [traceTableStep(specs.TRACES)] },
   { tableType: "spans", spec: specs.SPANS, steps: [traceTableStep(specs.SPANS)] },
+  // Components before their configs, configs before the links (each references the one before).
+  { tableType: "components", spec: specs.COMPONENTS, steps: [componentTableStep(specs.COMPONENTS)] },
+  { tableType: "component_configs", spec: specs.COMPONENT_CONFIGS, steps: [componentTableStep(specs.COMPONENT_CONFIGS)] },
+  { tableType: "component_links", spec: specs.COMPONENT_LINKS, steps: [componentTableStep(specs.COMPONENT_LINKS)] },
   // Agentry's own: dashboard sign-in.
   { tableType: "users", spec: dashboardAuth.USERS, steps: [agentryTableStep(dashboardAuth.USERS)] },
   { tableType: "user_tokens", spec: dashboardAuth.USER_TOKENS, steps: [agentryTableStep(dashboardAuth.USER_TOKENS)] },

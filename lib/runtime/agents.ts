@@ -30,6 +30,16 @@ export interface RuntimeAgent {
   readonly team?: TeamLeader;
   /** Set when this stands for a workflow: its runs are workflow runs, executed by `run` (lib/runtime/workflow/). */
   readonly workflow?: WorkflowRunner;
+  /** Set when this was built from a stored component (Studio) rather than code: the version its runs use. */
+  readonly stored?: StoredComponentVersion;
+}
+
+/** The stored component version a runtime agent was built from (lib/runtime/component-source.ts). */
+export interface StoredComponentVersion {
+  readonly version: number;
+  readonly stage: "draft" | "published";
+  /** The component's owner (null: shared, made by an admin). */
+  readonly ownerId: string | null;
 }
 
 /** What makes a runtime agent a workflow (built in lib/runtime/workflow/workflow-runtime.ts). */

@@ -51,6 +51,10 @@ const FULL = [
   "learnings:read",
   "learnings:write",
   "learnings:delete",
+  "components:read",
+  "components:write",
+  "components:delete",
+  "registry:read",
 ];
 
 type Json = Record<string, unknown>;
@@ -72,6 +76,7 @@ interface Ids {
   approvalId: string;
   traceId: string;
   learningId: string;
+  componentId: string;
 }
 interface Case {
   method: string;
@@ -196,6 +201,19 @@ const MATRIX: Record<string, Case> = {
   "GET /learnings/{learning_id}": { method: "GET", path: (i) => `/learnings/${i.learningId}`, forB: "denied" },
   "PATCH /learnings/{learning_id}": { method: "PATCH", path: (i) => `/learnings/${i.learningId}`, init: () => ({ json: { content: { name: "hijacked" } } }), forB: "denied" },
   "DELETE /learnings/{learning_id}": { method: "DELETE", path: (i) => `/learnings/${i.learningId}`, forB: "denied" },
+  // A's draft component is A's alone: B's list leaves it out, and every route naming it is B's 404 (a 403 once B could see it).
+  "GET /components": { method: "GET", path: () => "/components?include_deleted=true", forB: "list" },
+  "GET /components/{component_id}": { method: "GET", path: (i) => `/components/${i.componentId}?include_deleted=true`, forB: "denied" },
+  "PATCH /components/{component_id}": { method: "PATCH", path: (i) => `/components/${i.componentId}`, init: () => ({ json: { name: "hijacked" } }), forB: "denied" },
+  "DELETE /components/{component_id}": { method: "DELETE", path: (i) => `/components/${i.componentId}`, forB: "denied" },
+  "POST /components/{component_id}/restore": { method: "POST", path: (i) => `/components/${i.componentId}/restore`, forB: "denied" },
+  "GET /components/{component_id}/configs": { method: "GET", path: (i) => `/components/${i.componentId}/configs`, forB: "denied" },
+  "POST /components/{component_id}/configs": { method: "POST", path: (i) => `/components/${i.componentId}/configs`, init: () => ({ json: { config: { instructions: "hijacked" } } }), forB: "denied" },
+  "GET /components/{component_id}/configs/current": { method: "GET", path: (i) => `/components/${i.componentId}/configs/current`, forB: "denied" },
+  "GET /components/{component_id}/configs/{version}": { method: "GET", path: (i) => `/components/${i.componentId}/configs/1`, forB: "denied" },
+  "PATCH /components/{component_id}/configs/{version}": { method: "PATCH", path: (i) => `/components/${i.componentId}/configs/1`, init: () => ({ json: { stage: "published" } }), forB: "denied" },
+  "DELETE /components/{component_id}/configs/{version}": { method: "DELETE", path: (i) => `/components/${i.componentId}/configs/1`, forB: "denied" },
+  "POST /components/{component_id}/configs/{version}/set-current": { method: "POST", path: (i) => `/components/${i.componentId}/configs/1/set-current`, forB: "denied" },
 };
 
 /** Routes that touch no user-owned rows (or only the caller's own new rows), and why. */
@@ -217,11 +235,13 @@ const NOT_OWNED: Record<string, string> = {
   "GET /workflows": "configured workflows",
   "GET /metrics/refresh/status": "the database's refresh state (no user's rows)",
   "GET /traces/filter-schema": "the fields a trace search filters on (no user's rows)",
+  "GET /registry": "what Studio's components may use: configured toolkits, models, knowledge bases (no user's rows)",
   "POST /sessions": "creates a session owned by the caller",
   "POST /memories": "creates a memory owned by the caller",
   "POST /schedules": "creates a schedule owned by the caller",
   "POST /eval-runs": "runs an eval owned by the caller",
   "POST /knowledge/content": "adds a content owned by the caller",
+  "POST /components": "creates a component owned by the caller",
   "POST /optimize-memories": "acts on the caller's own memories",
   "POST /service-accounts": "creates the caller's own account (covered in service-accounts tests)",
   "GET /service-accounts": "lists the caller's own accounts (covered in service-accounts tests)",
@@ -276,6 +296,13 @@ describe("user B, anonymous and admin against user A's data", () => {
       await app.call("POST", "/learnings", { json: { learning_type: "user_profile", user_id: "alice", content: { name: "A's learned profile" } }, headers: as("a") })
     ).json()) as Json;
     expect([learning.learning_id, learning.user_id]).toEqual(["user_profile_alice", "alice"]);
+    const component = (await (
+      await app.call("POST", "/components", {
+        json: { name: "Alices secret helper", component_type: "agent", config: { instructions: "A's secret instructions" }, notes: "A's draft notes" },
+        headers: as("a"),
+      })
+    ).json()) as Json;
+    expect([component.user_id, component.current_version]).toEqual(["alice", undefined]);
     const schedule = (await (
       await app.call("POST", "/schedules", { json: { name: "alices-report", cron_expr: "0 6 * * *", endpoint: "/agents/iso/runs", payload: { message: "A's report" } }, headers: as("a") })
     ).json()) as Json;
@@ -354,6 +381,7 @@ describe("user B, anonymous and admin against user A's data", () => {
       approvalId,
       traceId,
       learningId: String(learning.learning_id),
+      componentId: String(component.component_id),
     };
   });
   afterAll(async () => {
@@ -372,6 +400,8 @@ describe("user B, anonymous and admin against user A's data", () => {
     const chunks = await (await app.call("POST", "/knowledge/search", { json: { query: "alpaca grooming" }, headers: as("admin") })).json();
     const approval = await (await app.call("GET", `/approvals/${ids.approvalId}`, { headers: as("admin") })).json();
     const learning = await (await app.call("GET", `/learnings/${ids.learningId}`, { headers: as("admin") })).json();
+    const component = await (await app.call("GET", `/components/${ids.componentId}?include_deleted=true`, { headers: as("admin") })).json();
+    const componentConfigs = await (await app.call("GET", `/components/${ids.componentId}/configs`, { headers: as("admin") })).json();
     return JSON.stringify({
       session,
       memory,
@@ -383,6 +413,8 @@ describe("user B, anonymous and admin against user A's data", () => {
       chunks: (chunks as { data: unknown[] }).data.length,
       approval,
       learning,
+      component,
+      componentConfigs,
     });
   };
 
@@ -417,6 +449,10 @@ describe("user B, anonymous and admin against user A's data", () => {
       "A's traced answer",
       ids.learningId,
       "A's learned profile",
+      ids.componentId,
+      "Alices secret helper",
+      "A's secret instructions",
+      "A's draft notes",
     ];
     for (const [key, c] of Object.entries(MATRIX)) {
       const init = c.init?.(ids) ?? {};
@@ -454,6 +490,10 @@ describe("user B, anonymous and admin against user A's data", () => {
       "GET /approvals/{approval_id}/status",
       "GET /traces/{trace_id}",
       "GET /learnings/{learning_id}",
+      "GET /components/{component_id}",
+      "GET /components/{component_id}/configs",
+      "GET /components/{component_id}/configs/{version}",
+      "GET /components/{component_id}/configs/current",
     ];
     for (const key of reads) {
       const c = MATRIX[key];

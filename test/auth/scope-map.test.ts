@@ -20,6 +20,8 @@ function agnoScope(method: string, path: string): string | "public" {
   if (["agents", "teams", "workflows"].includes(first) && method === "POST" && (path.endsWith("/runs") || /\/(continue|cancel|resume)$/.test(path))) {
     return `${resource}:run`;
   }
+  // Restoring an archived component is a delete's scope in Agno's map.
+  if (first === "components" && method === "POST" && path.endsWith("/restore")) return "components:delete";
   // Searches read (knowledge and traces search by POST).
   if (method === "GET" || (method === "POST" && path.endsWith("/search"))) return `${resource}:read`;
   if (method === "DELETE") return `${resource}:delete`;

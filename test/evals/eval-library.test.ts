@@ -34,15 +34,19 @@ describe("running an eval from code", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const plan = () =>
-    planEval(app.settings, EvalRunInputSchema.parse({ agent_id: "geo", eval_type: "accuracy", input: "Capital of France?", expected_output: "Paris", name: "capitals" }), { anyModel: false });
+  const plan = async () =>
+    planEval(app.settings, EvalRunInputSchema.parse({ agent_id: "geo", eval_type: "accuracy", input: "Capital of France?", expected_output: "Paris", name: "capitals" }), {
+      anyModel: false,
+      db: await app.db(),
+      caller: { userId: "script-user", isAdmin: false },
+    });
 
   it("storeResultInFile writes each run's eval_data to the file its template names; a re-run writes its own", async () => {
     const db = await app.db();
     const scope = userScope("script-user");
     const template = join(dir, "{name}", "{run_id}.json");
-    const first = await runEvalNow({ db, plan: plan(), scope, userId: "script-user", storeResultInFile: template });
-    const second = await runEvalNow({ db, plan: plan(), scope, userId: "script-user", storeResultInFile: template });
+    const first = await runEvalNow({ db, plan: await plan(), scope, userId: "script-user", storeResultInFile: template });
+    const second = await runEvalNow({ db, plan: await plan(), scope, userId: "script-user", storeResultInFile: template });
     expect(second.run_id).not.toBe(first.run_id);
     for (const run of [first, second]) {
       const path = join(dir, "capitals", `${run.run_id}.json`);
@@ -56,7 +60,7 @@ describe("running an eval from code", () => {
     const db = await app.db();
     const scope = userScope("script-user-2");
     const requests = server.requests.length;
-    await expect(runEvalNow({ db, plan: plan(), scope, userId: "script-user-2", storeResultInFile: join(dir, "{eval_id}.json") })).rejects.toThrow(
+    await expect(runEvalNow({ db, plan: await plan(), scope, userId: "script-user-2", storeResultInFile: join(dir, "{eval_id}.json") })).rejects.toThrow(
       "storeResultInFile: {eval_id} is no longer a placeholder; use {run_id}",
     );
     expect(server.requests.length).toBe(requests);

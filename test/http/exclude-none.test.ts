@@ -136,6 +136,20 @@ const EXCLUDE_NONE: Record<string, boolean> = {
   "GET /traces/{trace_id}": true,
   "GET /trace_session_stats": true,
   "POST /traces/search": true,
+  "GET /registry": true,
+  "GET /components": true,
+  "POST /components": true,
+  "GET /components/{component_id}": true,
+  "PATCH /components/{component_id}": true,
+  "DELETE /components/{component_id}": false,
+  "POST /components/{component_id}/restore": true,
+  "GET /components/{component_id}/configs": true,
+  "POST /components/{component_id}/configs": true,
+  "GET /components/{component_id}/configs/current": true,
+  "GET /components/{component_id}/configs/{version}": true,
+  "PATCH /components/{component_id}/configs/{version}": true,
+  "DELETE /components/{component_id}/configs/{version}": false,
+  "POST /components/{component_id}/configs/{version}/set-current": true,
 };
 
 type Path = (string | number)[];
@@ -149,6 +163,7 @@ interface Ids {
   evalRunId: string;
   traceId: string;
   learningId: string;
+  componentId: string;
 }
 interface Probe {
   request: (ids: Ids) => { method: string; path: string; json?: unknown };
@@ -241,6 +256,35 @@ const PROBES: Record<string, Probe> = {
   "GET /traces/{trace_id}": { request: (i) => ({ method: "GET", path: `/traces/${i.traceId}` }), nullField: ["tree", 0, "input"] },
   "GET /trace_session_stats": { request: () => ({ method: "GET", path: "/trace_session_stats?user_id=owner-x" }), nullField: ["data", 0, "workflow_id"] },
   "POST /traces/search": { request: (i) => ({ method: "POST", path: "/traces/search", json: { filter: { op: "EQ", key: "trace_id", value: i.traceId } } }), nullField: ["data", 0, "error"] },
+  "GET /components": { request: () => ({ method: "GET", path: "/components" }), nullField: ["data", 0, "description"], keptNulls: [["data", 0, "metadata", "note"]] },
+  "POST /components": {
+    request: () => ({ method: "POST", path: "/components", json: { name: uid("Probe"), component_type: "agent", metadata: { note: null } } }),
+    nullField: ["current_version"],
+    keptNulls: [["metadata", "note"]],
+  },
+  "GET /components/{component_id}": { request: (i) => ({ method: "GET", path: `/components/${i.componentId}` }), nullField: ["description"], keptNulls: [["metadata", "note"]] },
+  "PATCH /components/{component_id}": { request: (i) => ({ method: "PATCH", path: `/components/${i.componentId}`, json: {} }), nullField: ["deleted_at"], keptNulls: [["metadata", "note"]] },
+  "GET /components/{component_id}/configs": { request: (i) => ({ method: "GET", path: `/components/${i.componentId}/configs` }), nullField: [0, "notes"], keptNulls: [[0, "config", "role"]] },
+  "POST /components/{component_id}/configs": {
+    request: (i) => ({ method: "POST", path: `/components/${i.componentId}/configs`, json: { config: { role: null } } }),
+    nullField: ["label"],
+    keptNulls: [["config", "role"]],
+  },
+  "GET /components/{component_id}/configs/current": {
+    request: (i) => ({ method: "GET", path: `/components/${i.componentId}/configs/current` }),
+    nullField: ["notes"],
+    keptNulls: [["config", "role"]],
+  },
+  "GET /components/{component_id}/configs/{version}": {
+    request: (i) => ({ method: "GET", path: `/components/${i.componentId}/configs/1` }),
+    nullField: ["updated_at"],
+    keptNulls: [["config", "role"]],
+  },
+  "PATCH /components/{component_id}/configs/{version}": {
+    request: (i) => ({ method: "PATCH", path: `/components/${i.componentId}/configs/1`, json: {} }),
+    nullField: ["label"],
+    keptNulls: [["config", "role"]],
+  },
 };
 
 /** Routes without a probe, and why none is needed. */
@@ -254,6 +298,7 @@ const UNPROBED: Record<string, string> = {
   "GET /knowledge/content/{content_id}/status": "no nullable field set to null for a stored content",
   "POST /knowledge/search": "hits' nullable fields are set for chunks this server stores",
   "GET /knowledge/config": "free-form records; the embedder is null without one (sent)",
+  "GET /registry": "an entry without an id or description has no key for it (test/http/registry.test.ts); metadata is free-form",
   "GET /": "no nullable field",
   "GET /health": "no nullable field",
   "POST /databases/all/migrate": "no nullable field",
@@ -294,6 +339,10 @@ const UNPROBED: Record<string, string> = {
   "POST /queue/jobs/{job_id}/requeue": "the same JobSchema as GET /queue/jobs/{job_id}",
   "GET /queue/stats": "oldest_queued_age_seconds is a number while a job is queued",
   "DELETE /schedules/{schedule_id}": "204",
+  "DELETE /components/{component_id}": "204",
+  "DELETE /components/{component_id}/configs/{version}": "204",
+  "POST /components/{component_id}/restore": "the same ComponentResponse as GET /components/{component_id}",
+  "POST /components/{component_id}/configs/{version}/set-current": "the same ComponentResponse as GET /components/{component_id}",
   "GET /approvals": "ApprovalResponse rows sent with their nulls (expires_at null in test/approvals/approvals.test.ts)",
   "GET /approvals/count": "{count}: never null",
   "GET /approvals/{approval_id}": "the same ApprovalResponse as GET /approvals' rows",
@@ -443,6 +492,8 @@ beforeAll(async () => {
       },
     ],
   });
+  const component = await sqliteApp.call("POST", "/components", { json: { name: uid("Probed"), component_type: "agent", metadata: { note: null }, config: { role: null } } });
+  ids.componentId = ((await component.json()) as { component_id: string }).component_id;
   const job = await seedSession(db, { scope, session: { userId: "owner-x" } });
   ids.jobId = uid("job-run");
   await enqueueRunJob(db, {

@@ -55,6 +55,82 @@ describe("settings", () => {
   });
 });
 
+describe("registry and studio settings", () => {
+  const toolkit = (id: string, name = id, extra: Record<string, unknown> = {}) => ({ id, name, tools: [], ...extra });
+
+  it("defaults: the environment's model, every knowledge base, Studio's limits", () => {
+    const s = testSettings({ env: { OPENAI_API_KEY: "sk-test" } });
+    expect(s.registry.models).toEqual([{ provider: "openai", id: "gpt-4.1-mini", apiKey: "sk-test" }]);
+    expect(s.registry.toolkits).toEqual([]);
+    expect(s.registry.knowledge).toEqual([{ knowledge: { id: "knowledge", name: "Knowledge" }, membersMayAttach: true }]);
+    expect(s.registry.schemas).toEqual([]);
+    expect(s.registry.learning).toEqual([]);
+    expect(s.studio.limits).toEqual({ maxComponentsPerUser: 100, maxConfigBytes: 262_144, maxInstructionsChars: 32_000 });
+    expect(testSettings().registry.models).toEqual([]);
+  });
+
+  it("takes models, toolkits (Host and run-time toolkits admin-only by default), knowledge, schemas and learning machines from the file", () => {
+    const handbook = { id: "handbook", name: "Handbook" };
+    const s = testSettings({
+      env: { OPENAI_API_KEY: "sk-test" },
+      file: {
+        registry: {
+          models: [
+            { provider: "anthropic", id: "claude-sonnet-4-5" },
+            { provider: "openai", id: "gpt-4.1-mini" },
+          ],
+          toolkits: [
+            toolkit("calculator", "Calculator"),
+            toolkit("host", "Host"),
+            toolkit("mcp", "MCP", { loadTools: async () => [] }),
+            { toolkit: toolkit("workspace"), membersMayAttach: false },
+            { toolkit: toolkit("other-mcp", "Other", { loadTools: async () => [] }), membersMayAttach: true },
+          ],
+          knowledge: [{ knowledge: handbook, membersMayAttach: false }],
+          schemas: [{ name: "Answer", schema: { type: "object" } }],
+          learning: [{ name: "Profiles", userProfile: true }],
+        },
+        studio: { limits: { maxComponentsPerUser: 5 } },
+      },
+    });
+    expect(s.registry.models.map((m) => `${m.provider}:${m.id}`)).toEqual(["openai:gpt-4.1-mini", "anthropic:claude-sonnet-4-5"]);
+    expect(s.registry.toolkits.map((t) => [t.toolkit.id, t.membersMayAttach])).toEqual([
+      ["calculator", true],
+      ["host", false],
+      ["mcp", false],
+      ["workspace", false],
+      ["other-mcp", true],
+    ]);
+    // A registry knowledge base is served like any other.
+    expect(s.knowledge.bases.map((b) => b.id)).toEqual(["handbook"]);
+    expect(s.registry.knowledge).toEqual([{ knowledge: handbook, membersMayAttach: false }]);
+    expect(s.registry.schemas[0]!.name).toBe("Answer");
+    expect(s.registry.learning).toEqual([{ name: "Profiles", userProfile: true }]);
+    expect(s.studio.limits).toEqual({ maxComponentsPerUser: 5, maxConfigBytes: 262_144, maxInstructionsChars: 32_000 });
+    expect(testSettings({ env: { OPENAI_API_KEY: "sk-test" }, file: { registry: { environmentModel: false } } }).registry.models).toEqual([]);
+  });
+
+  it("fails at start on a bad registry, naming the entry", () => {
+    expect(() => testSettings({ file: { registry: { toolkits: [{ id: "x" }] } } as never })).toThrow(/registry\.toolkits\.0/);
+    expect(() => testSettings({ file: { registry: { toolkits: [toolkit("a", "A"), toolkit("a", "B")] } } })).toThrow(/two toolkits share the id or name of 'a'/);
+    expect(() =>
+      testSettings({
+        file: {
+          registry: {
+            schemas: [
+              { name: "S", schema: {} },
+              { name: "S", schema: {} },
+            ],
+          },
+        },
+      }),
+    ).toThrow(/two schemas share the name 'S'/);
+    expect(() => testSettings({ file: { registry: { learning: [{ userProfile: true }] } } as never })).toThrow(/registry\.learning\.0/);
+    expect(() => testSettings({ file: { registry: { learning: [{ name: "L" }, { name: "L" }] } } })).toThrow(/two learning machines share the name 'L'/);
+    expect(() => testSettings({ file: { studio: { limits: { maxConfigBytes: 10 } } } })).toThrow(/studio\.limits\.maxConfigBytes/);
+  });
+});
+
 describe("defineAgent", () => {
   it("rejects options removed in v3, naming the replacement", () => {
     const cases: [string, RegExp][] = [

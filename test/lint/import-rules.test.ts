@@ -43,6 +43,10 @@ const VIOLATIONS: [string, string, string][] = [
   ["learning-may-import", "lib/learning/a.ts", "lib/queue/worker.ts"],
   ["learning-may-import", "lib/learning/b.ts", "lib/tracing/setup.ts"],
   ["learning-knowledge-core-only", "lib/learning/c.ts", "lib/knowledge/tools/search.ts"],
+  ["components-may-import", "lib/components/a.ts", "lib/learning/extension.ts"],
+  ["components-may-import", "lib/components/b.ts", "lib/http/route.ts"],
+  ["components-may-import", "lib/components/c.ts", "lib/scheduler/manage.ts"],
+  ["components-knowledge-core-only", "lib/components/d.ts", "lib/knowledge/tools/search.ts"],
   ["knowledge-ingestion-may-import", "lib/knowledge/ingestion/a.ts", "lib/runtime/agents.ts"],
   ["knowledge-tools-may-import", "lib/knowledge/tools/a.ts", "lib/queue/worker.ts"],
   ["knowledge-parts-apart", "lib/knowledge/ingestion/b.ts", "lib/knowledge/tools/search.ts"],
@@ -51,6 +55,7 @@ const VIOLATIONS: [string, string, string][] = [
   ["cli-may-import", "lib/cli/a.ts", "lib/http/route.ts"],
   ["http-may-import", "lib/http/a.ts", "lib/mcp-server/server.ts"],
   ["mcp-server-may-import", "lib/mcp-server/a.ts", "lib/runtime/agents.ts"],
+  ["mcp-server-may-import", "lib/mcp-server/b.ts", "lib/components/store.ts"],
 ];
 
 /** Imports the layers allow: none may be reported. */
@@ -69,6 +74,11 @@ const ALLOWED: [string, string][] = [
   ["lib/learning/ok.ts", "lib/runtime/run-extensions.ts"],
   ["lib/learning/ok2.ts", "lib/knowledge/knowledge-bases.ts"],
   ["lib/server/ok2.ts", "lib/learning/extension.ts"],
+  ["lib/components/ok.ts", "lib/runtime/tools/types.ts"],
+  ["lib/components/ok2.ts", "lib/config/component-config.ts"],
+  ["lib/components/ok3.ts", "lib/db/open-database.ts"],
+  ["lib/http/ok-components.ts", "lib/components/registry.ts"],
+  ["lib/mcp-server/ok.ts", "lib/components/changes.ts"],
   ["lib/server/ok.ts", "lib/knowledge/tools/search.ts"],
 ];
 

@@ -1,10 +1,10 @@
-import { spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getJob, getRun } from "@/lib/db/index.ts";
 import { deferred, messageText, startModelServer, type Deferred, type ModelServer, type ScriptStep } from "../../e2e/fixtures/model-server.ts";
 import { postgresDialect } from "../support/databases.ts";
 import { freePort, type Spawned } from "../support/processes.ts";
-import { redisSkipReason } from "../support/redis.ts";
+import { redisSkipReason, spawnTestRedis } from "../support/redis.ts";
 import { processDeployment as deployment } from "./process-deployment.ts";
 import { until as poll } from "../support/until.ts";
 import { adminScope } from "../support/scopes.ts";
@@ -228,7 +228,7 @@ if (redisServerMissing && !postgresDialect.skipReason) console.warn(`[skip] Redi
 describe.skipIf(postgresDialect.skipReason !== null || redisServerMissing !== null)("Redis killed mid-run", () => {
   let model: ModelServer;
   let redisPort: number;
-  let redis: ReturnType<typeof spawn>;
+  let redis: ChildProcess;
   let d: Awaited<ReturnType<typeof deployment>>;
 
   beforeAll(async () => {
@@ -241,20 +241,7 @@ describe.skipIf(postgresDialect.skipReason !== null || redisServerMissing !== nu
     });
     redisPort = await freePort();
     // A Redis of this suite's own, so killing it touches nobody else.
-    redis = spawn("redis-server", ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
-    await until("redis up", async () => {
-      const { Redis } = await import("ioredis");
-      const probe = new Redis(`redis://127.0.0.1:${redisPort}`, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      probe.on("error", () => undefined);
-      try {
-        await probe.connect();
-        return (await probe.ping()) === "PONG";
-      } catch {
-        return false;
-      } finally {
-        probe.disconnect();
-      }
-    });
+    redis = (await spawnTestRedis(redisPort)).process;
     // A lease of 10 s: under a loaded CI machine a 2 s lease can run out and the run be executed
     // again, numbering on after what the first attempt published to Redis only (a legitimate gap
     // in the stream this test asserts has none).

@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from "node:child_process";
 import { Redis } from "ioredis";
 import { readEnv } from "@/lib/config/env.ts";
 
@@ -58,4 +59,27 @@ export function openTestRedis(name = "suite"): TestRedis {
       }
     },
   };
+}
+
+/**
+ * A Redis server of the calling suite's own (`redis-server` on a free port, nothing persisted), so
+ * a test can kill it mid-run without touching anybody else's; resolves once it answers PING.
+ */
+export async function spawnTestRedis(port: number): Promise<{ url: string; process: ChildProcess }> {
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+  const url = `redis://127.0.0.1:${port}`;
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    probe.on("error", () => undefined);
+    try {
+      await probe.connect();
+      if ((await probe.ping()) === "PONG") return { url, process: child };
+    } catch {
+      if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer within 15 s`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      probe.disconnect();
+    }
+  }
 }

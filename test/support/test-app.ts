@@ -42,6 +42,8 @@ export async function startTestApp({
   limits,
   scheduler,
   metrics,
+  registry,
+  studio,
 }: {
   dialect: TestDialect;
   agents: AgentDefinition[];
@@ -58,6 +60,10 @@ export async function startTestApp({
   scheduler?: FileConfig["scheduler"];
   /** agentry.config.ts's `metrics` section (model prices, the daily refresh). */
   metrics?: FileConfig["metrics"];
+  /** agentry.config.ts's `registry` (what Studio's components may use). */
+  registry?: FileConfig["registry"];
+  /** agentry.config.ts's `studio` section (Studio's limits). */
+  studio?: FileConfig["studio"];
 }): Promise<TestApp> {
   const id = `test-${process.pid}-${Date.now().toString(36)}-${++counter}`;
   const dir = mkdtempSync(join(tmpdir(), "agentry-app-"));
@@ -74,6 +80,8 @@ export async function startTestApp({
       ...(limits ? { limits } : {}),
       ...(scheduler !== undefined ? { scheduler } : {}),
       metrics: { dailyRefresh: false, ...metrics },
+      ...(registry ? { registry } : {}),
+      ...(studio ? { studio } : {}),
     },
   });
   return {

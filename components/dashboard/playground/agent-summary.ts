@@ -29,6 +29,10 @@ export interface AgentSummary {
   members?: { id: string; name: string; kind: "agent" | "team" }[];
   /** What it learns about its users (lib/http/dashboard/learning-summary.ts); absent when nothing. */
   learning?: LearningSummary;
+  /** A stored (Studio) component's version the playground runs (a draft when trying one); absent for one defined in code. */
+  version?: number;
+  /** That version's stage. */
+  stage?: "draft" | "published";
 }
 
 /** From GET /agents' AgentResponse, so the dashboard shows exactly what the API reports. */

@@ -59,6 +59,8 @@ async function* runEvents(response: Response): AsyncGenerator<RunStreamEvent> {
 export interface RunTarget {
   kind: "agent" | "team" | "workflow";
   id: string;
+  /** A stored component's version to run (the form's `version`); absent: the current one. */
+  version?: number;
 }
 
 const runsPath = (target: RunTarget) => `/${target.kind}s/${encodeURIComponent(target.id)}/runs`;
@@ -69,6 +71,7 @@ export async function startRun({ target, message, sessionId, signal }: { target:
   form.set("message", message);
   form.set("stream", "true");
   if (sessionId) form.set("session_id", sessionId);
+  if (target.version !== undefined) form.set("version", String(target.version));
   return runEvents(await post(runsPath(target), { body: form, signal }));
 }
 

@@ -1,6 +1,6 @@
 /**
  * What a dashboard member may do through the API: use the agents, teams and workflows, and manage
- * its own sessions, memories, learnings, knowledge contents, schedules and evals, read its own approvals and its own metrics. Isolation confines all
+ * its own sessions, memories, learnings, knowledge contents, schedules and evals, read its own approvals and its own metrics, read the registry (what its Studio components may use), and make its own Studio components (reading others' published ones). Isolation confines all
  * of it to the member's own rows. Approving is not a member's: `approvals:write` would let a member
  * continue its own run past a required approval (the person who asked is not the person who approves). Admin-only surfaces (config writes, migrations, the queue, service accounts,
  * user management) are not here.
@@ -34,4 +34,8 @@ export const MEMBER_SCOPES: readonly string[] = Object.freeze([
   "schedules:write",
   "schedules:delete",
   "approvals:read",
+  "components:read",
+  "components:write",
+  "components:delete",
+  "registry:read",
 ]);

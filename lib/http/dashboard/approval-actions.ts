@@ -5,7 +5,8 @@ import { getRun } from "../../db/runs/runs.ts";
 import { NotFoundError } from "../../errors/domain-errors.ts";
 import { log } from "../../log.ts";
 import { continuePausedRun } from "../../runs/jobs/continue-paused-run.ts";
-import { findComponent } from "../../runtime/components.ts";
+import type { Settings } from "../../config/settings.ts";
+import { resolveComponent } from "../../runtime/component-source.ts";
 import { defineDashboardAction } from "./action.ts";
 
 /**
@@ -49,24 +50,16 @@ export const resolveApprovalAction = defineDashboardAction({
 const continuedNote = "The run was not continued here (it is not paused, or its agent is not configured); its owner can continue it.";
 
 /** Continues the approval's paused run as the approver; false when it cannot start. */
-async function continueInBackground({
-  db,
-  settings,
-  principal,
-  approvalId,
-}: {
-  db: Parameters<typeof getRun>[0];
-  settings: Parameters<typeof findComponent>[0];
-  principal: Principal;
-  approvalId: string;
-}): Promise<boolean> {
+async function continueInBackground({ db, settings, principal, approvalId }: { db: Parameters<typeof getRun>[0]; settings: Settings; principal: Principal; approvalId: string }): Promise<boolean> {
   // The approver is an admin: it sees every row.
   const all = dataScopeFor(principal);
   const approval = await getApproval(db, { scope: all, id: approvalId });
   const run = approval ? await getRun(db, { scope: all, runId: approval.run_id }) : null;
   if (!approval || !run || run.status !== "PAUSED") return false;
-  const component = run.team_id ? { type: "team", id: run.team_id } : { type: "agent", id: run.agent_id ?? "" };
-  const agent = findComponent(settings, component);
+  // A stored component's run continues on the version it was stamped with.
+  const stamped = (run.run_data.metadata as Record<string, unknown> | null | undefined)?.agno_component_version;
+  const component = { type: run.team_id ? ("team" as const) : ("agent" as const), id: (run.team_id ?? run.agent_id) || "", version: typeof stamped === "number" ? stamped : undefined };
+  const agent = (await resolveComponent(settings, db, component, { userId: run.user_id ?? null, isAdmin: true }))?.agent;
   if (!agent) return false;
   // The run is continued as its owner (its rows stay the owner's); the approval decides its calls.
   const owner = dataScopeFor(principal, run.user_id);

@@ -130,7 +130,7 @@ async function startFrom(
       const issue = parsed.error.issues[0]!;
       return { ok: false, status: 422, error: `${invalid}${issue.path.join(".") || "form"}: ${issue.message}` };
     }
-    const plan = planEvalFor(settings, principal, parsed.data);
+    const plan = await planEvalFor(settings, db, principal, parsed.data);
     const { run } = await startEvalInBackground({ db, settings, plan, scope, userId: principal.userId ?? null });
     return { ok: true, message: started(run), href: `${EVALS_PAGE}/${encodeURIComponent(run.run_id)}` };
   } catch (error) {

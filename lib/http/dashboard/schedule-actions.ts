@@ -11,7 +11,7 @@ import { cronProblem, isValidTimezone } from "../../scheduler/cron.ts";
 import { createScheduleFor, disableScheduleFor, enableScheduleFor, scheduleOr404, updateScheduleFor, type ScheduleDefinition } from "../../scheduler/manage.ts";
 import { wakeScheduler } from "../../scheduler/scheduler.ts";
 import { triggerSchedule } from "../../scheduler/trigger.ts";
-import { requireEndpointPermission, scheduleLimitFor } from "../schedule-access.ts";
+import { refuseUnrunnableTarget, requireEndpointPermission, scheduleLimitFor } from "../schedule-access.ts";
 import { ScheduleCreateBody } from "../schemas/schedules.ts";
 import { defineDashboardAction, type ActionContext, type ActionState } from "./action.ts";
 
@@ -217,6 +217,7 @@ export const createScheduleAction = defineDashboardAction({
       const refused = unknownAgent(ctx, input.agentId);
       if (refused) return refused;
       requireEndpointPermission(principal, input.definition.endpoint, input.definition.method);
+      await refuseUnrunnableTarget(settings, db, principal, { endpoint: input.definition.endpoint, method: input.definition.method, name: input.definition.name });
       const created = await createScheduleFor(db, { scope, owner, definition: input.definition, maxSchedulesPerOwner: scheduleLimitFor(principal, settings) });
       wakeScheduler(settings);
       return { ok: true, message: `Schedule "${created.name}" created.` };
@@ -251,6 +252,7 @@ export const updateScheduleAction = defineDashboardAction({
         const refused = unknownAgent(ctx, input.agentId);
         if (refused) return refused;
         requireEndpointPermission(principal, input.definition.endpoint, input.definition.method);
+        await refuseUnrunnableTarget(settings, db, principal, { endpoint: input.definition.endpoint, method: input.definition.method, name: existing.name, repoint: true });
       }
       const updated = await updateScheduleFor(db, { scope, existing, updates });
       wakeScheduler(settings);
@@ -279,6 +281,7 @@ function scheduleAction(name: string, permission: string, act: (ctx: ActionConte
 export const enableScheduleAction = scheduleAction("enableSchedule", "schedules:write", async ({ existing, principal, scope, db, settings }) => {
   // Re-arming puts the endpoint back on the scheduler: the same permission as creating it.
   requireEndpointPermission(principal, existing.endpoint, existing.method);
+  await refuseUnrunnableTarget(settings, db, principal, { endpoint: existing.endpoint, method: existing.method, name: existing.name });
   await enableScheduleFor(db, { scope, existing });
   wakeScheduler(settings);
   return { ok: true, message: `Schedule "${existing.name}" enabled.` };

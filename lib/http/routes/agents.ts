@@ -6,6 +6,7 @@ import { DEFAULT_VECTOR_TABLE } from "../../config/settings.ts";
 import { defineRoute } from "../route.ts";
 import { AgentParams, AgentResponseSchema, AgentRunParams } from "../schemas/agents.ts";
 import { componentRunRoutes, readsComponent, type ComponentSpec } from "./component-runs.ts";
+import { componentFields, listedStoredComponents } from "./stored-components.ts";
 
 /** The agents as components with run routes: `/agents/{agent_id}`, 404 "Agent not found" for an unknown one. */
 const AGENT_COMPONENT: ComponentSpec = {
@@ -68,9 +69,7 @@ export function agentResponse(agent: RuntimeAgent, settings: Settings): z.infer<
     metadata: d.metadata ?? null,
     input_schema: null,
     factory_input_schema: null,
-    is_component: false,
-    current_version: null,
-    stage: null,
+    ...componentFields(agent),
     model_configured: d.model !== null,
   };
 }
@@ -78,12 +77,15 @@ export function agentResponse(agent: RuntimeAgent, settings: Settings): z.infer<
 export const listAgents = defineRoute({
   method: "GET",
   path: "/agents",
-  summary: "List the configured agents",
+  summary: "List the agents: those defined in code, then the stored (Studio) ones the caller may run",
   tags: ["Agents"],
   access: { permission: "agents:read", listFilter: true },
   response: z.array(AgentResponseSchema),
   excludeNone: true,
-  handler: ({ settings, principal }) => settings.agents.filter((a) => hasScope(principal, `agents:${a.id}:read`)).map((a) => agentResponse(findAgent(settings, a.id)!, settings)),
+  handler: async ({ settings, principal }) => [
+    ...settings.agents.filter((a) => hasScope(principal, `agents:${a.id}:read`)).map((a) => agentResponse(findAgent(settings, a.id)!, settings)),
+    ...(await listedStoredComponents(settings, principal, "agent")).map((a) => agentResponse(a, settings)),
+  ],
 });
 
 export const getAgent = defineRoute({

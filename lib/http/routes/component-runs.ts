@@ -19,6 +19,8 @@ import { getLiveRun, requestCancel } from "../../live-runs/run-registry.ts";
 import type { RunOutput } from "../../runtime/run-output.ts";
 import { refuseUnsendableAttachments, UnsendableAttachmentError } from "../../runtime/user-content.ts";
 import { HttpError } from "../../errors/http-error.ts";
+import { resolveComponent, type ComponentCaller } from "../../runtime/component-source.ts";
+import { getDatabase } from "../../server/app-context.ts";
 import { errorResponse } from "../errors.ts";
 import { defineRoute, type DataLoaderContext } from "../route.ts";
 import { CancelRunResponseSchema, ContinueRunForm, CreateRunForm, ListRunsQuery, ResumeRunForm, RunOutputSchema, RunSessionQuery } from "../schemas/agents.ts";
@@ -53,22 +55,88 @@ export interface ComponentSpec {
   notFound: string;
 }
 
-type ComponentPathInput = { params: { agent_id: string } | { team_id: string } | { workflow_id: string } };
+type ComponentPathInput = { params: { agent_id: string } | { team_id: string } | { workflow_id: string }; form?: unknown; query?: unknown };
 
-/** The configured component the path names, as a route's `resource` loader; 404 when none is. */
+/**
+ * A run form's or query's `version`: a stored component's version number. Absent or empty: its
+ * current published version. Not an integer: 422, as Agno's int form field answers.
+ */
+export function requestedVersion(value: unknown): number | undefined {
+  if (value === undefined || value === null || value === "") return undefined;
+  const text = String(value).trim();
+  if (!/^-?\d{1,9}$/.test(text))
+    throw new HttpError(422, [{ type: "int_parsing", loc: ["body", "version"], msg: "Input should be a valid integer, unable to parse string as an integer", input: value }]);
+  return Number(text);
+}
+
+/** Who asks for a component: a draft version is for its owner and admins (lib/runtime/component-source.ts). */
+export function componentCaller(principal: Principal | null): ComponentCaller {
+  return principal ? { userId: principal.userId, isAdmin: principal.isAdmin } : { userId: null, isAdmin: false };
+}
+
+/**
+ * The component the path names, as a route's `resource` loader: one defined in code, else a
+ * stored (Studio) component at the form's or query's `version`, else its current published
+ * version; 404 when there is none the caller may run. A stored component that cannot be built is
+ * a 422 `component_rehydration_error`.
+ */
 export function pathComponent(c: ComponentSpec) {
-  return ({ params }: ComponentPathInput, { settings }: { settings: Settings }): RuntimeAgent => {
-    const id = "workflow_id" in params ? params.workflow_id : "team_id" in params ? params.team_id : params.agent_id;
+  return async (input: ComponentPathInput, { settings, principal }: { settings: Settings; principal: Principal | null }): Promise<RuntimeAgent> => {
+    const id = idOf(input.params);
     const found = c.find(settings, id);
-    if (!found) throw new HttpError(404, c.notFound);
-    return found;
+    if (found) return found;
+    const version = requestedVersion((input.form as { version?: unknown } | undefined)?.version ?? (input.query as { version?: unknown } | undefined)?.version);
+    const resolved = await resolveComponent(settings, await getDatabase(settings), { type: c.type, id, version }, componentCaller(principal));
+    if (!resolved) throw new HttpError(404, c.notFound);
+    return resolved.agent;
   };
+}
+
+type RunPathInput = ComponentPathInput & { params: { run_id: string } };
+
+/**
+ * The component of a run the path names (continue, resume, cancel, poll): one defined in code;
+ * else the stored component at the version the run was stamped with (`agno_component_version` in
+ * its metadata, read in the caller's scope), so a continue runs the version the run started on —
+ * a draft's run included, whose component may have no published version; else the path's
+ * component as pathComponent finds it.
+ */
+function componentAtRun(c: ComponentSpec) {
+  return async (input: RunPathInput, context: DataLoaderContext & { principal: Principal | null }): Promise<RuntimeAgent> => {
+    const found = c.find(context.settings, idOf(input.params));
+    if (found) return found;
+    const { db, scope } = await context.data();
+    const sessionId = (input.query as { session_id?: string } | undefined)?.session_id ?? (input.form as { session_id?: string } | undefined)?.session_id;
+    const run = await getRun(db, { scope, runId: input.params.run_id, sessionId: sessionId || undefined });
+    const stamped = (run?.run_data.metadata as Record<string, unknown> | null | undefined)?.[COMPONENT_VERSION_KEY];
+    if (run && typeof stamped === "number") {
+      // The version was the caller's to use when the run was submitted, and the run is theirs.
+      const resolved = await resolveComponent(context.settings, db, { type: c.type, id: idOf(input.params), version: stamped }, { userId: run.user_id ?? null, isAdmin: true });
+      if (resolved) return resolved.agent;
+    }
+    return pathComponent(c)(input, context);
+  };
+}
+
+function idOf(params: ComponentPathInput["params"]): string {
+  return "workflow_id" in params ? params.workflow_id : "team_id" in params ? params.team_id : params.agent_id;
+}
+
+/** The run metadata key holding the stored component version a run uses. */
+export const COMPONENT_VERSION_KEY = "agno_component_version";
+
+/** A run's metadata with the component version it runs stamped in; a client-sent value is never kept. */
+export function stampComponentVersion(metadata: Record<string, unknown> | null | undefined, agent: RuntimeAgent): Record<string, unknown> | null | undefined {
+  const { [COMPONENT_VERSION_KEY]: _sent, ...rest } = metadata ?? {};
+  if (agent.stored) return { ...rest, [COMPONENT_VERSION_KEY]: agent.stored.version };
+  if (!metadata) return metadata;
+  return rest;
 }
 
 /** The path's component once the query's session is found in the caller's scope (404 naming the session otherwise). */
 function componentInSession(c: ComponentSpec) {
-  return async (input: ComponentPathInput & { query: { session_id: string } }, context: DataLoaderContext): Promise<RuntimeAgent> => {
-    const agent = pathComponent(c)(input, context);
+  return async (input: ComponentPathInput & { query: { session_id: string } }, context: DataLoaderContext & { principal: Principal | null }): Promise<RuntimeAgent> => {
+    const agent = await pathComponent(c)(input, context);
     const { db, scope } = await context.data();
     await sessionOr404(db, { scope, sessionId: input.query.session_id });
     return agent;
@@ -77,8 +145,8 @@ function componentInSession(c: ComponentSpec) {
 
 /** A stored run of the path's component (its `run_id`, in the query's session when named); 404 "Run not found" otherwise. */
 function componentRun(c: ComponentSpec) {
-  return async (input: ComponentPathInput & { params: { run_id: string }; query: { session_id?: string } }, context: DataLoaderContext) => {
-    const agent = pathComponent(c)(input, context);
+  return async (input: ComponentPathInput & { params: { run_id: string }; query: { session_id?: string } }, context: DataLoaderContext & { principal: Principal | null }) => {
+    const agent = await componentAtRun(c)(input, context);
     const { db, scope } = await context.data();
     const run = await getRun(db, { scope, runId: input.params.run_id, sessionId: input.query.session_id });
     if (!run || !isRunOf(run, componentOf(agent))) throw new HttpError(404, "Run not found");
@@ -92,6 +160,8 @@ const PLURAL = { agent: "agents", team: "teams", workflow: "workflows" } as cons
 export const readsComponent = (c: ComponentSpec) => ({ tags: [c.tag], access: { permission: `${PLURAL[c.type]}:read`, resourceParam: `${c.type}_id` }, resource: pathComponent(c) }) as const;
 /** A route running the path's component (`agents:<id>:run` / `teams:<id>:run` suffices). */
 const runs = (c: ComponentSpec) => ({ tags: [c.tag], access: { permission: `${PLURAL[c.type]}:run`, resourceParam: `${c.type}_id` }, resource: pathComponent(c) }) as const;
+/** A route acting on one run of the path's component: the component at the run's version. */
+const runsOneRun = (c: ComponentSpec) => ({ ...runs(c), resource: componentAtRun(c) }) as const;
 
 /**
  * The run's owner: a non-admin is always itself; an admin may name a user, else the run is its
@@ -218,7 +288,7 @@ const createRun = (c: ComponentSpec) =>
     data: RUN_DATA_FOR_FORM_USER,
     handler: async ({ input, resource: agent, principal, scope, ownScope, db, settings, request }) => {
       const form = input.form;
-      const metadata = runMetadata(form.metadata);
+      const metadata = stampComponentVersion(runMetadata(form.metadata), agent);
       if (c.type === "workflow") refuseWorkflowInput(agent, form.message, form.version, input.files.files?.length ?? 0);
       const uploads = await classifyUploads(input.files.files ?? []);
       // Before the session or run is stored: an upload the model cannot take is the caller's to fix.
@@ -307,7 +377,7 @@ const cancelRun = (c: ComponentSpec) =>
     method: "POST",
     path: `${c.base}/runs/{run_id}/cancel`,
     summary: `Cancel a run (the intent is kept even if the run has not started yet)${c.type === "team" ? "; its member runs end with it" : ""}`,
-    ...runs(c),
+    ...runsOneRun(c),
     params: c.runParams,
     query: RunSessionQuery,
     response: CancelRunResponseSchema,
@@ -329,7 +399,7 @@ const continueRun = (c: ComponentSpec) =>
     method: "POST",
     path: `${c.base}/runs/{run_id}/continue`,
     summary: "Continue a paused run with the decisions for its requirements",
-    ...runs(c),
+    ...runsOneRun(c),
     params: c.runParams,
     form: ContinueRunForm,
     response: RunOutputSchema,
@@ -367,7 +437,7 @@ const resumeRun = (c: ComponentSpec) =>
     method: "POST",
     path: `${c.base}/runs/{run_id}/resume`,
     summary: "Reconnect to a run's event stream from an event index",
-    ...runs(c),
+    ...runsOneRun(c),
     params: c.runParams,
     form: ResumeRunForm,
     data: RUN_DATA,
@@ -461,11 +531,11 @@ const resumeRun = (c: ComponentSpec) =>
 
 /**
  * A workflow run's input, checked before anything is stored: no uploads (Agno's workflow form has
- * none), no `version` (workflows defined in code have none: 404 as for an unknown version), and a
+ * none), no `version` for a workflow defined in code (it has none: 404 as for an unknown version), and a
  * message matching the workflow's `inputSchema` when it has one (400).
  */
 function refuseWorkflowInput(agent: RuntimeAgent, message: string, version: string | undefined, files: number): void {
-  if (version !== undefined && version !== "") throw new HttpError(404, "Workflow not found");
+  if (version !== undefined && version !== "" && !agent.stored) throw new HttpError(404, "Workflow not found");
   if (files > 0) throw new HttpError(400, "Workflows take no files: send the input as message");
   const schema = agent.workflow?.definition.inputSchema;
   if (!schema) return;

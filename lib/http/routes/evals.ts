@@ -91,7 +91,7 @@ export const runEvalRoute = defineRoute({
   response: EvalSchema,
   data: { db: { selectFrom: "query", tables: EVAL_TABLES } },
   handler: async ({ input: { query, body }, principal, scope, db, settings }) => {
-    const plan = planEvalFor(settings, principal, body);
+    const plan = await planEvalFor(settings, db, principal, body);
     const userId = principal.userId ?? null;
     if (query.background ?? body.background ?? false) {
       const { run } = await startEvalInBackground({ db, settings, plan, scope, userId });

@@ -7,7 +7,7 @@ import { createScheduleFor, disableScheduleFor, enableScheduleFor, scheduleOr404
 import { wakeScheduler } from "../../scheduler/scheduler.ts";
 import { triggerSchedule } from "../../scheduler/trigger.ts";
 import { defineRoute, type DataLoaderContext } from "../route.ts";
-import { requireEndpointPermission, scheduleLimitFor } from "../schedule-access.ts";
+import { refuseUnrunnableTarget, requireEndpointPermission, scheduleLimitFor } from "../schedule-access.ts";
 import { pageOf } from "../schemas/list-query.ts";
 import {
   ListScheduleRunsQuery,
@@ -151,6 +151,7 @@ export const createScheduleRoute = defineRoute({
   handler: async ({ input: { body }, principal, scope, db, settings }) => {
     const owner = ownerOf(principal);
     requireEndpointPermission(principal, body.endpoint, body.method);
+    await refuseUnrunnableTarget(settings, db, principal, { endpoint: body.endpoint, method: body.method, name: body.name });
     const created = await createScheduleFor(db, { scope, owner, definition: body, maxSchedulesPerOwner: scheduleLimitFor(principal, settings) });
     wakeScheduler(settings);
     return toScheduleView(created);
@@ -189,6 +190,9 @@ export const updateScheduleRoute = defineRoute({
     if (updates.endpoint !== undefined || updates.method !== undefined) {
       requireEndpointPermission(principal, updates.endpoint ?? existing.endpoint, updates.method ?? existing.method);
     }
+    if (updates.endpoint !== undefined) {
+      await refuseUnrunnableTarget(settings, db, principal, { endpoint: updates.endpoint, method: updates.method ?? existing.method, name: existing.name || existing.id, repoint: true });
+    }
     const updated = await updateScheduleFor(db, { scope, existing, updates });
     wakeScheduler(settings);
     return toScheduleView(updated);
@@ -223,7 +227,8 @@ export const enableScheduleRoute = defineRoute({
   data: DATA,
   // Re-arming puts the endpoint back on the scheduler: the same permission as creating it.
   resource: permittedPathSchedule,
-  handler: async ({ resource: existing, scope, db, settings }) => {
+  handler: async ({ resource: existing, principal, scope, db, settings }) => {
+    await refuseUnrunnableTarget(settings, db, principal, { endpoint: existing.endpoint, method: existing.method, name: existing.name });
     const enabled = await enableScheduleFor(db, { scope, existing });
     wakeScheduler(settings);
     return stateView(enabled);

@@ -8,6 +8,7 @@ import { defineRoute } from "../route.ts";
 import { TeamParams, TeamResponseSchema, TeamRunParams, type TeamResponse } from "../schemas/agents.ts";
 import { agentResponse } from "./agents.ts";
 import { componentRunRoutes, readsComponent, type ComponentSpec } from "./component-runs.ts";
+import { componentFields, listedStoredComponents } from "./stored-components.ts";
 
 /**
  * Agno's TeamResponse: the leader's settings as an agent's are reported, plus `mode` and the
@@ -44,9 +45,7 @@ export function teamResponse(team: RuntimeAgent, settings: Settings): TeamRespon
     members: leader.members.map((member) => (member.team ? teamResponse(member, settings) : agentResponse(member, settings))),
     metadata: d.metadata ?? null,
     input_schema: null,
-    is_component: false,
-    current_version: null,
-    stage: null,
+    ...componentFields(team),
     model_configured: d.model !== null,
   };
 }
@@ -67,12 +66,15 @@ const TEAM_COMPONENT: ComponentSpec = {
 export const listTeams = defineRoute({
   method: "GET",
   path: "/teams",
-  summary: "List the configured teams",
+  summary: "List the teams: those defined in code, then the stored (Studio) ones the caller may run",
   tags: ["Teams"],
   access: { permission: "teams:read", listFilter: true },
   response: z.array(TeamResponseSchema),
   excludeNone: true,
-  handler: ({ settings, principal }) => settings.teams.filter((t) => hasScope(principal, `teams:${t.id}:read`)).map((t) => teamResponse(findTeam(settings, t.id)!, settings)),
+  handler: async ({ settings, principal }) => [
+    ...settings.teams.filter((t) => hasScope(principal, `teams:${t.id}:read`)).map((t) => teamResponse(findTeam(settings, t.id)!, settings)),
+    ...(await listedStoredComponents(settings, principal, "team")).map((t) => teamResponse(t, settings)),
+  ],
 });
 
 export const getTeam = defineRoute({

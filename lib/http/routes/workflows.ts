@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { hasScope } from "../../auth/principal.ts";
+import { hasScope, type Principal } from "../../auth/principal.ts";
 import type { Settings } from "../../config/settings.ts";
 import type { HumanReview, WorkflowDefinition, WorkflowStep } from "../../config/workflow.ts";
 import type { RuntimeAgent } from "../../runtime/agents.ts";
@@ -12,6 +12,7 @@ import { WorkflowParams, WorkflowResponseSchema, WorkflowRunParams, WorkflowSumm
 import { agentResponse } from "./agents.ts";
 import { componentRunRoutes, readsComponent, type ComponentSpec } from "./component-runs.ts";
 import { teamResponse } from "./teams.ts";
+import { componentFields, listedStoredComponents } from "./stored-components.ts";
 
 /** Agno's HumanReview.to_dict(), field for field. */
 function humanReviewDict(review: HumanReview | undefined) {
@@ -107,9 +108,7 @@ export function workflowResponse(workflow: RuntimeAgent, settings: Settings) {
     workflow_agent: false,
     is_factory: false,
     factory_input_schema: null,
-    is_component: false,
-    current_version: null,
-    stage: null,
+    ...componentFields(workflow),
   };
 }
 
@@ -136,12 +135,15 @@ export function workflowSummary(w: WorkflowDefinition, settings: Settings): z.in
 export const listWorkflows = defineRoute({
   method: "GET",
   path: "/workflows",
-  summary: "List the configured workflows",
+  summary: "List the workflows: those defined in code, then the stored (Studio) ones the caller may run",
   tags: ["Workflows"],
   access: { permission: "workflows:read", listFilter: true },
   response: z.array(WorkflowSummarySchema),
   excludeNone: true,
-  handler: ({ settings, principal }) => settings.workflows.filter((w) => hasScope(principal, `workflows:${w.id}:read`)).map((w) => workflowSummary(w, settings)),
+  handler: async ({ settings, principal }) => [
+    ...settings.workflows.filter((w) => hasScope(principal, `workflows:${w.id}:read`)).map((w) => workflowSummary(w, settings)),
+    ...(await listedStoredComponents(settings, principal, "workflow")).map((w) => ({ ...workflowSummary(w.workflow!.definition, settings), ...componentFields(w) })),
+  ],
 });
 
 export const getWorkflow = defineRoute({
@@ -149,10 +151,11 @@ export const getWorkflow = defineRoute({
   path: "/workflows/{workflow_id}",
   summary: "One workflow, with its steps and input schema",
   ...READS_WORKFLOW,
-  // Workflows defined in code have no versions: any version named is an unknown one.
-  resource: (input: { params: { workflow_id: string }; query: { version?: string } }, context: { settings: Settings }) => {
-    const workflow = READS_WORKFLOW.resource(input, context);
-    if (input.query.version !== undefined) throw new HttpError(404, WORKFLOW_COMPONENT.notFound);
+  // Workflows defined in code have no versions: any version named is an unknown one. A stored
+  // workflow's `version` names one of its versions (a draft for its owner or an admin).
+  resource: async (input: { params: { workflow_id: string }; query: { version?: string } }, context: { settings: Settings; principal: Principal }) => {
+    const workflow = await READS_WORKFLOW.resource(input, context);
+    if (input.query.version !== undefined && !workflow.stored) throw new HttpError(404, WORKFLOW_COMPONENT.notFound);
     return workflow;
   },
   params: WorkflowParams,

@@ -438,3 +438,85 @@ export const SPANS: TableSpec = {
   ],
   indexes: ["trace_id", "parent_span_id", "start_time", "created_at"].map((column) => ix("agno_spans", column)),
 };
+
+/**
+ * Agno v3's stored components (Studio's agents, teams and workflows): one row per component, its
+ * owner in `user_id` (null: shared), `current_version` the live published version (null: draft
+ * only), `deleted_at` set while archived. Times are epoch seconds.
+ */
+/** An index whose `created_at` is kept newest first. */
+const newestFirst = (index: IndexSpec): IndexSpec => ({ ...index, descending: ["created_at"] });
+
+export const COMPONENTS: TableSpec = {
+  name: "agno_components",
+  columns: [
+    col.id("component_id"),
+    col.text("component_type", true),
+    col.text("name"),
+    col.text("user_id"),
+    col.text("description"),
+    col.bigint("current_version"),
+    col.json("metadata"),
+    col.bigint("created_at", true),
+    col.bigint("updated_at"),
+    col.bigint("deleted_at"),
+  ],
+  indexes: [
+    ...["component_type", "name", "user_id", "current_version", "created_at"].map((column) => ix("agno_components", column)),
+    // Agentry's: GET /components reads its page in (created_at DESC, component_id) order from these
+    // (everyone's, one type's, one owner's) instead of sorting the table.
+    newestFirst(ix("agno_components", "created_at", "component_id")),
+    newestFirst(ix("agno_components", "component_type", "created_at", "component_id")),
+    newestFirst(ix("agno_components", "user_id", "created_at", "component_id")),
+  ],
+};
+
+/**
+ * A component's config versions: `version` counts up per component and is never reused (a deleted
+ * draft stays as a `_deleted` tombstone); `stage` `draft` (mutable) or `published` (immutable).
+ */
+export const COMPONENT_CONFIGS: TableSpec = {
+  name: "agno_component_configs",
+  columns: [
+    { name: "component_id", type: "text", notNull: true, references: { table: "agno_components", column: "component_id" } },
+    col.bigint("version", true),
+    col.text("label"),
+    { name: "stage", type: "text", notNull: true, default: "'draft'" },
+    col.json("config", true),
+    col.text("notes"),
+    col.bigint("created_at", true),
+    col.bigint("updated_at"),
+    col.bigint("deleted_at"),
+  ],
+  primaryKey: ["component_id", "version"],
+  indexes: [ix("agno_component_configs", "stage"), ix("agno_component_configs", "created_at")],
+};
+
+/**
+ * What a config version pins: a team's members (`member`, key `member_<i>`) and a workflow's step
+ * agents, teams and workflows (`step_agent`, `step_team`, `step_workflow`, key the step's id or
+ * name). Plain foreign keys to the parent version and the child component.
+ */
+export const COMPONENT_LINKS: TableSpec = {
+  name: "agno_component_links",
+  columns: [
+    col.text("parent_component_id", true),
+    col.bigint("parent_version", true),
+    col.text("link_kind", true),
+    col.text("link_key", true),
+    { name: "child_component_id", type: "text", notNull: true, references: { table: "agno_components", column: "component_id" } },
+    col.bigint("child_version"),
+    col.bigint("position", true),
+    col.json("meta"),
+    col.bigint("created_at"),
+    col.bigint("updated_at"),
+  ],
+  primaryKey: ["parent_component_id", "parent_version", "link_kind", "link_key"],
+  foreignKeys: [{ columns: ["parent_component_id", "parent_version"], table: "agno_component_configs", references: ["component_id", "version"] }],
+  indexes: [
+    ix("agno_component_links", "link_kind"),
+    ix("agno_component_links", "created_at"),
+    // Agentry's: who pins a component (archive, restore and draft deletes ask).
+    ix("agno_component_links", "child_component_id", "child_version"),
+  ],
+};

@@ -6,7 +6,8 @@ import { unsafeSystemScope, type DataScope } from "../../db/scope.ts";
 import { heldJobCancelRequested, settleJobStatement, type JobSettlement } from "../../db/jobs/index.ts";
 import { log } from "../../log.ts";
 import { runAgent, type StartRunRequest } from "../../runtime/agent-run.ts";
-import { findComponent } from "../../runtime/components.ts";
+import { resolveComponent, type ComponentRef } from "../../runtime/component-source.ts";
+import { ComponentRehydrationError } from "../../errors/http-error.ts";
 import type { RunEvent } from "../../live-runs/events.ts";
 import { clearCancel, eventsAfter, requestCancel, RunCancelledSignal, subscribe } from "../../live-runs/run-registry.ts";
 import { emptyMetrics, type RunOutput } from "../../runtime/run-output.ts";
@@ -16,8 +17,9 @@ import type { ExecutorDeps } from "../../queue/catalog.ts";
 import { runJobKind, type RunJobContext, type RunJobExecutor, type RunJobPayload } from "./run-job.ts";
 
 /** A durable agent run's job payload, from the submit (uploads as base64). */
-export function agentJobPayload(request: Pick<StartRunRequest, "message" | "dependencies" | "outputSchema" | "attachments"> & { stream: boolean }): RunJobPayload {
+export function agentJobPayload(request: Pick<StartRunRequest, "message" | "dependencies" | "outputSchema" | "attachments" | "agent"> & { stream: boolean }): RunJobPayload {
   return {
+    ...(request.agent.stored ? { component_version: request.agent.stored.version } : {}),
     message: request.message,
     stream: request.stream,
     dependencies: request.dependencies ?? null,
@@ -58,11 +60,24 @@ export function agentJobExecutor({ db, settings }: { db: Db; settings: Settings 
     // The run's rows are written in its owner's scope, as the submit wrote them.
     const scope: DataScope = unsafeSystemScope("the worker runs the job for the run's owner", { actingAs: stored.user_id ?? null });
     const output = resetForAttempt(stored.run_data as unknown as RunOutput);
-    const agent = findComponent(settings, { type: job.component_type ?? "agent", id: job.component_id });
-    if (!agent) {
+    // A stored component at the version its submit resolved (the submit checked the caller may use it).
+    const agent = await resolveComponent(
+      settings,
+      db,
+      { type: (job.component_type ?? "agent") as ComponentRef["type"], id: job.component_id, version: payload.component_version },
+      { userId: stored.user_id ?? null, isAdmin: true },
+    )
+      .then((r) => r?.agent)
+      .catch((error: unknown) => {
+        if (error instanceof ComponentRehydrationError) return error;
+        throw error;
+      });
+    if (!agent || agent instanceof ComponentRehydrationError) {
       output.status = "ERROR";
       const noun = job.component_type === "team" ? "Team" : job.component_type === "workflow" ? "Workflow" : "Agent";
-      output.error = { message: `${noun} ${job.component_id} is not configured on this worker`, error_type: `${noun.toLowerCase()}_not_found` };
+      output.error = agent
+        ? { message: agent.message, error_type: "component_rehydration_error" }
+        : { message: `${noun} ${job.component_id} is not configured on this worker`, error_type: `${noun.toLowerCase()}_not_found` };
       output.content = output.error.message;
       try {
         await writer.finish(scope, runRow(output), { retryable: false });

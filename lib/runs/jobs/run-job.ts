@@ -33,6 +33,8 @@ export const runJobPayloadSchema = z.looseObject({
   enqueued_at_ms: z.number().optional(),
   /** The run's trace id, chosen at the submit: every attempt's span joins that one trace. */
   trace_id: z.string().optional(),
+  /** A stored (Studio) component's version, resolved at the submit: every attempt runs that one. */
+  component_version: z.number().int().optional(),
 });
 export type RunJobPayload = z.infer<typeof runJobPayloadSchema>;
 

@@ -58,7 +58,24 @@ export class FuzzFailures {
 }
 
 export const FUZZ_SECRET = "route-fuzz-hs256-secret-for-tests-only-0000";
-const FAMILIES = ["agents", "teams", "workflows", "sessions", "memories", "config", "service_accounts", "schedules", "evals", "knowledge", "metrics", "approvals", "learnings", "traces"];
+const FAMILIES = [
+  "agents",
+  "teams",
+  "workflows",
+  "sessions",
+  "memories",
+  "config",
+  "service_accounts",
+  "schedules",
+  "evals",
+  "knowledge",
+  "metrics",
+  "approvals",
+  "learnings",
+  "traces",
+  "registry",
+  "components",
+];
 export const MEMBER_SCOPES = FAMILIES.flatMap((f) => ["read", "write", "delete", "run"].map((a) => `${f}:${a}`));
 
 const key = new TextEncoder().encode(FUZZ_SECRET);
@@ -145,6 +162,21 @@ export async function startFuzzApp({ dialect, agents, limits }: { dialect: TestD
     });
   const account = await newAccount(`fuzz-${tag}`);
   credentials.service_account = `Bearer ${account.token}`;
+  // Studio components of the member's: a published agent (with a newer draft), a draft-only one, a team pinning the first.
+  const publishedAgent = await call("POST", "/components", { name: `Fuzz helper ${tag}`, component_type: "agent", config: { instructions: "Help." }, stage: "published" });
+  await call("POST", `/components/${publishedAgent.component_id}/configs`, { config: { instructions: "Help more." } });
+  const draftAgent = await call("POST", "/components", { name: `Fuzz draft ${tag}`, component_type: "agent", config: { instructions: "Draft." } });
+  const team = await call("POST", "/components", {
+    name: `Fuzz desk ${tag}`,
+    component_type: "team",
+    config: {
+      members: [
+        { type: "agent", agent_id: publishedAgent.component_id },
+        { type: "agent", agent_id: agents[0].id },
+      ],
+    },
+    stage: "published",
+  });
   // The path id cases name is another account's, so a revoke never takes the caller's token away.
   const spare = await newAccount(`fuzz-spare-${tag}`);
   const ctx: FuzzContext = {
@@ -157,6 +189,8 @@ export async function startFuzzApp({ dialect, agents, limits }: { dialect: TestD
         run_id: [runId, ...agnoRows.runs.map((r) => r.runId)],
         memory_id: [memory.memory_id, ...agnoRows.memoryIds],
         learning_id: agnoRows.learningIds,
+        // The configured agent, and the member's stored components.
+        component_id: [agents[0].id, publishedAgent.component_id, draftAgent.component_id, team.component_id],
         // Parallel lists: span_id[i] is a span of trace_id[i].
         trace_id: agnoRows.traces.map((t) => t.traceId),
         span_id: agnoRows.traces.map((t) => t.spanId),

@@ -64,7 +64,7 @@ const POOL_OF: Record<string, string> = {
   job_id: "job_id",
   user_id: "user_id",
   agent_id: "agent_id",
-  component_id: "agent_id",
+  component_id: "component_id",
   db_id: "db_id",
   table: "table",
 };

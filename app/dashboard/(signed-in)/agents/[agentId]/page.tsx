@@ -2,7 +2,7 @@ import { agentSummary } from "@/components/dashboard/playground/agent-summary.ts
 import { PlaygroundPage } from "@/components/dashboard/playground/playground-page.tsx";
 import type { SearchParams } from "@/lib/http/dashboard/search-params.ts";
 import { learningSummaryOf } from "@/lib/http/dashboard/learning-summary.ts";
-import { openPlayground } from "@/lib/http/dashboard/playground-session.ts";
+import { openPlayground, storedVersionOf } from "@/lib/http/dashboard/playground-session.ts";
 import { agentResponse } from "@/lib/http/routes/agents.ts";
 import { findAgent } from "@/lib/runtime/agents.ts";
 
@@ -15,5 +15,5 @@ export const dynamic = "force-dynamic";
 export default async function AgentPlaygroundPage({ params, searchParams }: { params: Promise<{ agentId: string }>; searchParams: Promise<SearchParams> }) {
   const { agentId } = await params;
   const { component, settings, continued } = await openPlayground({ kind: "agent", id: agentId, searchParams, find: findAgent });
-  return <PlaygroundPage agent={{ ...agentSummary(agentResponse(component, settings)), learning: learningSummaryOf(component.definition) }} continued={continued} />;
+  return <PlaygroundPage agent={{ ...agentSummary(agentResponse(component, settings)), learning: learningSummaryOf(component.definition), ...storedVersionOf(component) }} continued={continued} />;
 }

@@ -1,7 +1,7 @@
 import { agentSummary } from "@/components/dashboard/playground/agent-summary.ts";
 import { PlaygroundPage } from "@/components/dashboard/playground/playground-page.tsx";
 import { learningSummaryOf } from "@/lib/http/dashboard/learning-summary.ts";
-import { openPlayground } from "@/lib/http/dashboard/playground-session.ts";
+import { openPlayground, storedVersionOf } from "@/lib/http/dashboard/playground-session.ts";
 import type { SearchParams } from "@/lib/http/dashboard/search-params.ts";
 import { teamResponse } from "@/lib/http/routes/teams.ts";
 import { findTeam } from "@/lib/runtime/team/team-runtime.ts";
@@ -16,5 +16,10 @@ export const dynamic = "force-dynamic";
 export default async function TeamPlaygroundPage({ params, searchParams }: { params: Promise<{ teamId: string }>; searchParams: Promise<SearchParams> }) {
   const { teamId } = await params;
   const { component, settings, continued } = await openPlayground({ kind: "team", id: teamId, searchParams, find: findTeam });
-  return <PlaygroundPage agent={{ ...agentSummary(teamResponse(component, settings)), learning: learningSummaryOf(component.definition, { team: true }) }} continued={continued} />;
+  return (
+    <PlaygroundPage
+      agent={{ ...agentSummary(teamResponse(component, settings)), learning: learningSummaryOf(component.definition, { team: true }), ...storedVersionOf(component) }}
+      continued={continued}
+    />
+  );
 }
