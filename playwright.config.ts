@@ -1,5 +1,5 @@
 import { defineConfig } from "@playwright/test";
-import { E2E_PORTS, E2E_SECURITY_KEY } from "./e2e/fixtures/ports.ts";
+import { E2E_JWT_SECRET, E2E_PORTS, E2E_SECURITY_KEY } from "./e2e/fixtures/ports.ts";
 
 // Debian's Chromium drives the tests (no browser download is possible here). The port is
 // configurable and never reused in CI, so a stray server on the machine is never what we test.
@@ -74,6 +74,15 @@ export default defineConfig({
         AGENTRY_QUEUE_DURABLE: "true",
         AGENTRY_QUEUE_POLL_INTERVAL_MS: "200",
       },
+    },
+    {
+      // The same app verifying JWTs (auth mode `jwt`): Studio's test runs a member's agent over HTTP
+      // with a token for that member, besides the dashboard.
+      command: "node bin/agentry.mjs start",
+      url: `http://127.0.0.1:${E2E_PORTS.jwtApp}/health`,
+      reuseExistingServer: !isCI,
+      timeout: 240_000,
+      env: { ...appEnv, PORT: String(E2E_PORTS.jwtApp), DATABASE_URL: `file:./${OUTPUT_DIR}/e2e-jwt.db`, JWT_VERIFICATION_KEY: E2E_JWT_SECRET },
     },
   ],
 });

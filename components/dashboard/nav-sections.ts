@@ -3,7 +3,8 @@ import type { NavSection } from "./nav-links.tsx";
 /**
  * What the dashboard links to. Admins see everyone's sessions, runs, traces and jobs on the workspace
  * pages (with a user filter); the admin section holds what only admins manage. Schedules, evals, knowledge, metrics and what agents
- * know (learnings) have their own entries in "Workspace".
+ * know (learnings) have their own entries in "Workspace". Studio (agents, teams and workflows made in the dashboard) sits
+ * beside the configured ones.
  */
 export function navSections(isAdmin: boolean): NavSection[] {
   const sections: NavSection[] = [
@@ -11,6 +12,7 @@ export function navSections(isAdmin: boolean): NavSection[] {
       items: [
         { href: "/dashboard", label: "Overview" },
         { href: "/dashboard/agents", label: "Agents, teams and workflows", also: ["/dashboard/teams", "/dashboard/workflows"] },
+        { href: "/dashboard/studio", label: "Studio" },
       ],
     },
     {

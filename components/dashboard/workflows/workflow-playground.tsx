@@ -12,6 +12,8 @@ export interface WorkflowSummary {
   name: string;
   description: string | null;
   steps: { name: string; type: string; description: string | null }[];
+  /** A stored (Studio) workflow's version the playground runs (a draft when trying one); absent for one defined in code. */
+  version?: number;
 }
 
 const STATUS: Record<StepStatus, { label: string; className: string }> = {
@@ -54,7 +56,7 @@ export function WorkflowPlayground({ workflow }: { workflow: WorkflowSummary }) 
   function send(message: string) {
     setInput(message);
     setRun(newWorkflowRun(workflow.steps));
-    void follow((signal) => startRun({ target: { kind: "workflow", id: workflow.id }, message, sessionId: null, signal }));
+    void follow((signal) => startRun({ target: { kind: "workflow", id: workflow.id, version: workflow.version }, message, sessionId: null, signal }));
   }
 
   function answer(answered: Record<string, unknown>) {
