@@ -300,6 +300,18 @@ function checkedConfig(settings: Settings, caller: StoreCaller, type: ComponentT
   return saved;
 }
 
+/**
+ * What a config uses, checked again when a version goes live (publish, set-current, restore): the
+ * registry may have changed since it was saved (a toolkit now admin-only, a model gone), and what a
+ * member could not save now, it cannot share either.
+ */
+function checkUseAtPublish(settings: Settings, caller: StoreCaller, type: ComponentType, config: Record<string, unknown>): void {
+  const issues = configUseIssues(settings, type, config, { isAdmin: caller.isAdmin });
+  const forbidden = issues.filter((i) => i.kind === "forbidden");
+  if (forbidden.length > 0) throw new HttpError(403, `Cannot use in a ${type}: ${forbidden.map((i) => i.message).join("; ")}`);
+  if (issues.length > 0) throw new HttpError(422, `Cannot publish this ${type}: ${issues.map((i) => i.message).join("; ")}`);
+}
+
 function checkedStage(stage: string): "draft" | "published" {
   if (stage !== "draft" && stage !== "published") throw new HttpError(400, `Invalid stage: ${stage}`);
   return stage;
@@ -405,6 +417,8 @@ async function memberLinks(db: Db, settings: Settings, config: Record<string, un
   const unresolved: string[] = [];
   refs.forEach((ref, position) => {
     if (!ref) return;
+    // Defined in code (nested ones included): it wins over any stored row, as at run time.
+    if (ref.type === "agent" ? codeAgent(settings, ref.id) : codeTeam(settings, ref.id)) return;
     const row = stored.get(ref.id);
     if (row) {
       // A draft-only member exists: it is resolved when the team is built, with no pin.
@@ -412,8 +426,7 @@ async function memberLinks(db: Db, settings: Settings, config: Record<string, un
         links.push({ link_kind: "member", link_key: `member_${position}`, child_component_id: ref.id, child_version: row.current_version, position, meta: { type: ref.type } });
       return;
     }
-    const inCode = ref.type === "agent" ? codeAgent(settings, ref.id) : codeTeam(settings, ref.id);
-    if (!inCode) unresolved.push(ref.id);
+    unresolved.push(ref.id);
   });
   return { links, unresolved };
 }
@@ -424,7 +437,7 @@ async function memberLinks(db: Db, settings: Settings, config: Record<string, un
  * branch), pinning a stored child's current version; children that are not stored (defined in
  * code) or have no published version get none. Two different pins under one key: 400.
  */
-async function stepLinks(db: Db, config: Record<string, unknown>): Promise<ComponentLinkInput[]> {
+async function stepLinks(db: Db, settings: Settings, config: Record<string, unknown>): Promise<ComponentLinkInput[]> {
   const specs: ComponentLinkInput[] = [];
   const walk = (step: unknown, position: number, suffix: string) => {
     if (!step || typeof step !== "object") return;
@@ -459,6 +472,8 @@ async function stepLinks(db: Db, config: Record<string, unknown>): Promise<Compo
   const seen = new Map<string, ComponentLinkInput>();
   const links: ComponentLinkInput[] = [];
   for (const spec of specs) {
+    // A step agent or team defined in code wins over any stored row, as at run time.
+    if (spec.link_kind === "step_agent" ? codeAgent(settings, spec.child_component_id) : spec.link_kind === "step_team" ? codeTeam(settings, spec.child_component_id) : undefined) continue;
     const row = stored.get(spec.child_component_id);
     if (!row || row.current_version === null) continue;
     const link = { ...spec, child_version: row.current_version };
@@ -492,7 +507,7 @@ async function derivedLinks(
   if (sent !== undefined) return sent;
   if (!config) return undefined;
   if (component.component_type === "team") return (await memberLinks(db, settings, config)).links;
-  if (component.component_type === "workflow") return stepLinks(db, config);
+  if (component.component_type === "workflow") return stepLinks(db, settings, config);
   return undefined;
 }
 
@@ -736,11 +751,12 @@ export async function createComponent(db: Db, settings: Settings, caller: StoreC
         links = resolved.links;
       }
     } else if (body.component_type === "workflow") {
-      links = await stepLinks(db, config);
+      links = await stepLinks(db, settings, config);
     }
     await refuseForeignReferences(db, caller, id, config, links);
     const stage = checkedStage(body.stage || "draft");
-    if ((await componentRowsByIds(db, [id])).length > 0) throw new HttpError(400, `Component ID ${id} is not available`);
+    // An id defined in code (a team's member, a workflow step's agent included) always wins, so a stored one would never run.
+    if (codeIds(settings).includes(id) || (await componentRowsByIds(db, [id])).length > 0) throw new HttpError(400, `Component ID ${id} is not available`);
     await refuseOverLimit(db, limit);
     if (links.length > 0) await checkLinkTargets(db, id, links);
     if (stage === "published") {
@@ -792,6 +808,7 @@ export async function updateComponent(db: Db, settings: Settings, caller: StoreC
       const target = await getConfigRow(db, id, version, { includeDeleted: true });
       if (!target) throw new HttpError(404, `Config ${id} v${version} not found`);
       if (target.stage !== "published") throw new HttpError(400, `Cannot set draft config ${id} v${version} as current. Only published configs can be current.`);
+      checkUseAtPublish(settings, caller, existing.component_type, target.config ?? {});
       const links = await linksOf(db, id, version);
       await refuseArchivedPins(db, caller, links, `make ${id} v${version} current`);
       Object.assign(fields, projectConfigIdentity(target.config ?? {}));
@@ -849,7 +866,10 @@ export async function restoreComponent(db: Db, settings: Settings, caller: Store
     if (existing.deleted_at === null) throw new HttpError(409, "Component is not archived");
     const own = scopedUser(caller);
     if (own !== null && existing.user_id !== own) throw new HttpError(403, "Cannot modify shared component");
-    if (existing.current_version !== null) await refuseArchivedPins(db, caller, await linksOf(db, id, existing.current_version), `restore ${id}`);
+    if (existing.current_version !== null) {
+      await refuseArchivedPins(db, caller, await linksOf(db, id, existing.current_version), `restore ${id}`);
+      checkUseAtPublish(settings, caller, existing.component_type, (await getConfigRow(db, id, existing.current_version))?.config ?? {});
+    }
     // The limit counts live components: a restored one counts again (its owner's, when an admin restores it).
     const owner = existing.user_id;
     const ownerLimit = limit && owner !== null ? { userId: owner, max: limit.max } : undefined;
@@ -960,6 +980,7 @@ export async function updateConfig(db: Db, settings: Settings, caller: StoreCall
     if (existing.stage === "published") throw new HttpError(400, `Cannot update published config ${id} v${version}`);
     let publish: { fields: ComponentRowFields; lockChildren: string[] } | undefined;
     if (stage === "published") {
+      checkUseAtPublish(settings, caller, component.component_type, config ?? existing.config ?? {});
       const finalLinks = links ?? (await linksOf(db, id, version));
       await checkPinsPublishable(db, caller, finalLinks, publishRefusal(id, version));
       publish = { fields: projectConfigIdentity(config ?? existing.config ?? {}), lockChildren: pinnedChildren(finalLinks) };

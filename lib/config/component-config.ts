@@ -67,7 +67,7 @@ const count = z.number().int().min(0);
 /** Keys agents and teams share. */
 const sharedKeys = {
   id: z.string().optional(),
-  name: z.string().optional(),
+  name: z.string().max(255, "at most 255 characters").optional(),
   description: z.string().nullable().optional(),
   role: z.string().nullable().optional(),
   model: ComponentModelSchema.optional(),
@@ -186,8 +186,8 @@ export interface ComponentStep {
 }
 
 const stepKeys = {
-  name: z.string().nullable().optional(),
-  step_id: z.string().nullable().optional(),
+  name: z.string().max(255, "at most 255 characters").nullable().optional(),
+  step_id: z.string().max(255, "at most 255 characters").nullable().optional(),
   description: z.string().nullable().optional(),
   human_review: ComponentHumanReviewSchema.nullable().optional(),
 };
@@ -222,7 +222,7 @@ export const ComponentStepSchema: z.ZodType<ComponentStep> = z.lazy(() =>
 export const WorkflowComponentConfigSchema = z
   .object({
     id: z.string().optional(),
-    name: z.string().optional(),
+    name: z.string().max(255, "at most 255 characters").optional(),
     description: z.string().nullable().optional(),
     steps: z.array(ComponentStepSchema).optional(),
     db: ComponentDbSchema.nullable().optional(),

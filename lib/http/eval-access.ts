@@ -4,6 +4,7 @@ import type { Db } from "../db/open-database.ts";
 import { HttpError } from "../errors/http-error.ts";
 import type { EvalRunInput } from "../evals/eval-input.ts";
 import { planEval, type EvalPlan } from "../evals/eval-plan.ts";
+import { requireChildRunScopes } from "./routes/component-runs.ts";
 
 /**
  * An eval request checked as the API and the dashboard both check it: Agno's rules (planEval:
@@ -18,5 +19,6 @@ export async function planEvalFor(settings: Settings, db: Db, principal: Princip
   if (!hasScope(principal, `${family}:run`) && !hasScope(principal, `${family}:${id}:run`)) {
     throw new HttpError(403, `Insufficient permissions. Required scope(s): ${family}:run (running an eval runs the ${plan.agent.team ? "team" : "agent"})`);
   }
+  requireChildRunScopes(principal, plan.agent);
   return plan;
 }

@@ -167,6 +167,49 @@ describe.each(DIALECTS)("stored components run on $name", (dialect) => {
       expect(posted.body.agent_id).toBe(id);
     });
 
+    it("ids defined in code are not available, names are bounded, and a team of a stored agent archived since answers 422", async () => {
+      expect(await call("POST", "/components", { principal: a, json: { name: "Squat", component_id: "coded", component_type: "agent", config: agentConfig("squat") } })).toMatchObject({
+        status: 400,
+        body: { detail: "Component ID coded is not available" },
+      });
+      expect((await call("POST", "/components", { principal: a, json: { name: "x".repeat(4000), component_type: "agent", config: agentConfig("long") } })).status).toBe(422);
+      const member = await publishedAgent(a, "Member", "member");
+      const team = await call("POST", "/components", {
+        principal: b,
+        json: {
+          name: "Borrowing team",
+          component_type: "team",
+          stage: "published",
+          config: { model: { provider: "openai-compatible", id: "scripted" }, instructions: "SAY-team", members: [{ type: "agent", agent_id: member }] },
+        },
+      });
+      expect(team.status, JSON.stringify(team.body)).toBe(201);
+      const runTeam = () => call("POST", `/teams/${team.body.component_id}/runs`, { principal: b, form: { message: "hi", stream: "false", session_id: `s-${Math.random().toString(36).slice(2)}` } });
+      expect((await runTeam()).body.content).toBe("said team");
+      // Its owner archives the member another's team pins: that team's runs now say so.
+      expect((await call("DELETE", `/components/${member}`, { principal: a })).status).toBe(204);
+      const refused = await runTeam();
+      expect(refused.status).toBe(422);
+      expect(refused.body).toMatchObject({ error_type: "component_rehydration_error", detail: expect.stringContaining(`'${member}', which is archived`) });
+    });
+
+    it("a stored team does not let a caller confined to some agents run the others through it", async () => {
+      const team = await call("POST", "/components", {
+        principal: admin,
+        json: {
+          name: "Coded team",
+          component_type: "team",
+          stage: "published",
+          config: { model: { provider: "openai-compatible", id: "scripted" }, instructions: "SAY-team", members: [{ type: "agent", agent_id: "coded" }] },
+        },
+      });
+      expect(team.status, JSON.stringify(team.body)).toBe(201);
+      const confined = withScopes(who.a, ["teams:read", "teams:run", "agents:read", "agents:other:run", "sessions:read", "sessions:write"]);
+      const ran = await call("POST", `/teams/${team.body.component_id}/runs`, { principal: confined, form: { message: "hi", stream: "false", session_id: "s-confined" } });
+      expect(ran).toMatchObject({ status: 403, body: { detail: expect.stringMatching(/^Insufficient permissions. Required scope\(s\): agents:run/) } });
+      expect((await call("POST", `/teams/${team.body.component_id}/runs`, { principal: b, form: { message: "hi", stream: "false", session_id: "s-free" } })).status).toBe(200);
+    });
+
     it("schedules refuse a draft-only or archived target with Agno's 409s", async () => {
       const draft = await call("POST", "/components", { principal: a, json: { name: "Unpublished", component_type: "agent", config: agentConfig("x") } });
       const draftId = draft.body.component_id as string;

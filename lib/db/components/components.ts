@@ -507,10 +507,15 @@ export async function tombstoneDraftConfig(db: Db, input: { componentId: string;
   ]);
 }
 
-/** The run endpoint a schedule aimed at a component calls (lib/scheduler's form, with and without a trailing slash). */
-function runEndpoints(type: StoredComponentType, componentId: string): [string, string] {
+/**
+ * The run endpoints a schedule aimed at a component may call it by (lib/scheduler's form, with and
+ * without a trailing slash), its id as written and percent-encoded (an id with letters beyond
+ * ASCII is scheduled encoded).
+ */
+function runEndpoints(type: StoredComponentType, componentId: string): [string, string, string, string] {
   const endpoint = `/${type}s/${componentId}/runs`;
-  return [endpoint, `${endpoint}/`];
+  const encoded = `/${type}s/${encodeURIComponent(componentId)}/runs`;
+  return [endpoint, `${endpoint}/`, encoded, `${encoded}/`];
 }
 
 /**
@@ -527,17 +532,17 @@ export async function archiveComponentRow(
   input: { componentId: string; componentType: StoredComponentType; owner?: string | null; expectedCurrent?: number | null; parentOwner?: string | null; now?: number },
 ): Promise<{ schedulesDisabled: number }> {
   const { componentId: id, componentType: type, now = epochSeconds() } = input;
-  const [endpoint, slashed] = runEndpoints(type, id);
+  const endpoints = runEndpoints(type, id);
   const results = await transaction(db, id, [
     ...lockRows([id]),
     ...assertThat(id, [live, ...ownedBy(input.owner), ...(input.expectedCurrent !== undefined ? [currentIs(input.expectedCurrent)] : []), noActiveDependents(id, { parentOwner: input.parentOwner })]),
     { text: "UPDATE agno_components SET deleted_at = ?, updated_at = ? WHERE component_id = ? AND deleted_at IS NULL", params: [now, now, id] },
     {
       text: `UPDATE agno_schedules SET enabled = ?, disabled_reason = ?, updated_at = ?
-              WHERE ((target_type = ? AND target_id = ?) OR endpoint IN (?, ?)) AND enabled = ?
+              WHERE ((target_type = ? AND target_id = ?) OR endpoint IN (?, ?, ?, ?)) AND enabled = ?
                 AND EXISTS (SELECT 1 FROM agno_components WHERE component_id = ? AND deleted_at = ?)
              RETURNING id`,
-      params: [false, `target_archived:${type}:${id}`, now, type, id, endpoint, slashed, true, id, now],
+      params: [false, `target_archived:${type}:${id}`, now, type, id, ...endpoints, true, id, now],
     },
   ]);
   return { schedulesDisabled: results[results.length - 1]!.length };

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { hasScope, type Principal } from "../../auth/principal.ts";
+import type { TeamDefinition } from "../../config/define.ts";
 import type { Settings } from "../../config/settings.ts";
+import type { WorkflowStep } from "../../config/workflow.ts";
 import { getRun, getRuns } from "../../db/runs/runs.ts";
 import { startAgentRun, type StartedRun } from "../../runtime/agent-run.ts";
 import { ContinueError } from "../../runtime/paused-run.ts";
@@ -109,7 +111,8 @@ function componentAtRun(c: ComponentSpec) {
     const sessionId = (input.query as { session_id?: string } | undefined)?.session_id ?? (input.form as { session_id?: string } | undefined)?.session_id;
     const run = await getRun(db, { scope, runId: input.params.run_id, sessionId: sessionId || undefined });
     const stamped = (run?.run_data.metadata as Record<string, unknown> | null | undefined)?.[COMPONENT_VERSION_KEY];
-    if (run && typeof stamped === "number") {
+    // Only a run of the path's very component says which version of it to use.
+    if (run && typeof stamped === "number" && isRunOf(run, { type: c.type, id: idOf(input.params) })) {
       // The version was the caller's to use when the run was submitted, and the run is theirs.
       const resolved = await resolveComponent(context.settings, db, { type: c.type, id: idOf(input.params), version: stamped }, { userId: run.user_id ?? null, isAdmin: true });
       if (resolved) return resolved.agent;
@@ -158,10 +161,51 @@ const PLURAL = { agent: "agents", team: "teams", workflow: "workflows" } as cons
 
 /** A route reading the path's component (`agents:<id>:read` / `teams:<id>:read` suffices); `resource` is the component. */
 export const readsComponent = (c: ComponentSpec) => ({ tags: [c.tag], access: { permission: `${PLURAL[c.type]}:read`, resourceParam: `${c.type}_id` }, resource: pathComponent(c) }) as const;
+/**
+ * The agents and teams a stored team or workflow runs (members, step agents and teams, nested
+ * ones too): a caller confined to some of them by per-resource scopes (`agents:<id>:run`) may not
+ * reach the others through a component that names them (403 naming the scope). Components defined
+ * in code are the operator's to compose, and are not checked.
+ */
+export function requireChildRunScopes(principal: Principal | null, agent: RuntimeAgent): void {
+  if (!agent.stored || !principal) return;
+  const children: { family: "agents" | "teams"; id: string }[] = [];
+  const walkAgent = (child: RuntimeAgent) => {
+    children.push({ family: child.team ? "teams" : "agents", id: child.definition.id });
+    for (const member of child.team?.members ?? []) walkAgent(member);
+  };
+  const walkTeam = (team: TeamDefinition) => {
+    children.push({ family: "teams", id: team.id });
+    for (const member of team.members) "members" in member ? walkTeam(member) : children.push({ family: "agents", id: member.id });
+  };
+  const walkStep = (step: WorkflowStep) => {
+    if (step.type === "Step") {
+      if (step.agent) children.push({ family: "agents", id: step.agent.id });
+      if (step.team) walkTeam(step.team);
+      return;
+    }
+    for (const inner of step.type === "Router" ? step.choices : [...step.steps, ...(step.type === "Condition" ? (step.elseSteps ?? []) : [])]) walkStep(inner);
+  };
+  for (const member of agent.team?.members ?? []) walkAgent(member);
+  for (const step of agent.workflow?.definition.steps ?? []) walkStep(step);
+  for (const { family, id } of children) {
+    if (!hasScope(principal, `${family}:run`) && !hasScope(principal, `${family}:${id}:run`)) throw new HttpError(403, `Insufficient permissions. Required scope(s): ${family}:run (${agent.definition.id} runs ${id})`);
+  }
+}
+
+/** The path's component for a route that runs it: what the caller may run through it is checked too. */
+function runnableComponent<I extends ComponentPathInput, C extends { settings: Settings; principal: Principal | null }>(load: (input: I, context: C) => Promise<RuntimeAgent>) {
+  return async (input: I, context: C): Promise<RuntimeAgent> => {
+    const agent = await load(input, context);
+    requireChildRunScopes(context.principal, agent);
+    return agent;
+  };
+}
+
 /** A route running the path's component (`agents:<id>:run` / `teams:<id>:run` suffices). */
-const runs = (c: ComponentSpec) => ({ tags: [c.tag], access: { permission: `${PLURAL[c.type]}:run`, resourceParam: `${c.type}_id` }, resource: pathComponent(c) }) as const;
+const runs = (c: ComponentSpec) => ({ tags: [c.tag], access: { permission: `${PLURAL[c.type]}:run`, resourceParam: `${c.type}_id` }, resource: runnableComponent(pathComponent(c)) }) as const;
 /** A route acting on one run of the path's component: the component at the run's version. */
-const runsOneRun = (c: ComponentSpec) => ({ ...runs(c), resource: componentAtRun(c) }) as const;
+const runsOneRun = (c: ComponentSpec) => ({ ...runs(c), resource: runnableComponent(componentAtRun(c)) }) as const;
 
 /**
  * The run's owner: a non-admin is always itself; an admin may name a user, else the run is its

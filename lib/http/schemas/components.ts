@@ -1,5 +1,8 @@
 import { z } from "zod";
 import { COMPONENT_TYPES } from "../../config/component-config.ts";
+
+/** Names, ids and labels are indexed columns: longer ones would exceed PostgreSQL's index entry size, so they are refused first (422). */
+const NAME_MAX = 255;
 import { BoolQuery, JsonObject, paginated } from "./list-query.ts";
 
 /** Request and response shapes of Agno's Components API (`/components`). */
@@ -33,13 +36,13 @@ export const ComponentGuardSchema = z.object({
 
 /** Agno's ComponentCreate (`set_current` accepted and ignored). */
 export const CreateComponentBody = z.object({
-  name: z.string(),
-  component_id: z.string().nullish(),
+  name: z.string().max(NAME_MAX, `at most ${NAME_MAX} characters`),
+  component_id: z.string().max(NAME_MAX, `at most ${NAME_MAX} characters`).nullish(),
   component_type: ComponentTypeSchema,
   description: z.string().nullish(),
   metadata: JsonObject.nullish(),
   config: JsonObject.nullish(),
-  label: z.string().nullish(),
+  label: z.string().max(NAME_MAX, `at most ${NAME_MAX} characters`).nullish(),
   stage: z.string().default("draft"),
   notes: z.string().nullish(),
   set_current: z.boolean().default(true),
@@ -47,7 +50,7 @@ export const CreateComponentBody = z.object({
 
 /** Agno's ComponentUpdate. */
 export const UpdateComponentBody = z.object({
-  name: z.string().nullish(),
+  name: z.string().max(NAME_MAX, `at most ${NAME_MAX} characters`).nullish(),
   description: z.string().nullish(),
   component_type: z.string().nullish(),
   metadata: JsonObject.nullish(),
@@ -59,7 +62,7 @@ export const UpdateComponentBody = z.object({
 export const CreateConfigBody = z.object({
   config: JsonObject,
   version: z.number().int().nullish(),
-  label: z.string().nullish(),
+  label: z.string().max(NAME_MAX, `at most ${NAME_MAX} characters`).nullish(),
   stage: z.string().default("draft"),
   notes: z.string().nullish(),
   links: z.array(JsonObject).nullish(),
@@ -70,7 +73,7 @@ export const CreateConfigBody = z.object({
 /** Agno's ConfigUpdate. */
 export const UpdateConfigBody = z.object({
   config: JsonObject.nullish(),
-  label: z.string().nullish(),
+  label: z.string().max(NAME_MAX, `at most ${NAME_MAX} characters`).nullish(),
   stage: z.string().nullish(),
   notes: z.string().nullish(),
   links: z.array(JsonObject).nullish(),
