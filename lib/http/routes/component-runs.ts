@@ -189,7 +189,8 @@ export function requireChildRunScopes(principal: Principal | null, agent: Runtim
   for (const member of agent.team?.members ?? []) walkAgent(member);
   for (const step of agent.workflow?.definition.steps ?? []) walkStep(step);
   for (const { family, id } of children) {
-    if (!hasScope(principal, `${family}:run`) && !hasScope(principal, `${family}:${id}:run`)) throw new HttpError(403, `Insufficient permissions. Required scope(s): ${family}:run (${agent.definition.id} runs ${id})`);
+    if (!hasScope(principal, `${family}:run`) && !hasScope(principal, `${family}:${id}:run`))
+      throw new HttpError(403, `Insufficient permissions. Required scope(s): ${family}:run (${agent.definition.id} runs ${id})`);
   }
 }
 
