@@ -221,6 +221,9 @@ describe.each(DIALECTS)("stored components run on $name", (dialect) => {
       const archived = await publishedAgent(a, "Retired", "x");
       const made = await call("POST", "/schedules", { principal: a, json: schedule("hourly", archived) });
       expect(made.status, JSON.stringify(made.body)).toBe(201);
+      // A fire runs the stored agent for the schedule's owner.
+      const fired = await call("POST", `/schedules/${made.body.id}/trigger`, { principal: a });
+      expect(fired.body).toMatchObject({ status: "success", status_code: 200, user_id: who.userA, output: { content: "said x" } });
       expect((await call("DELETE", `/components/${archived}`, { principal: a })).status).toBe(204);
       // Archiving disabled the schedule in the same transaction.
       const after = await call("GET", `/schedules/${made.body.id}`, { principal: a });
