@@ -29,54 +29,33 @@
  *          --runs=300 --warmup=16 --url=postgresql://… --keep
  * See bench/README.md ("Learning (issue 31)").
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 
 import { messageText, startModelServer, type AnswerStep, type ChatCompletionRequest, type ModelServer } from "../e2e/fixtures/model-server.ts";
-import { fmtBytes, table } from "./report.ts";
+import { checkArgs, flag, intOption, listOption, option, postgresUrlOption } from "./cli.ts";
+import { cleanUpOnSignals, cleanupAll, cleanups, git, interrupted, machineLine, removeOnCleanup, runMain, writeResults } from "./harness.ts";
+import { fmtBytes, load, ms, ratio, signed, table, verdict } from "./report.ts";
+import { percentile, sum } from "./stats.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Options
 // ---------------------------------------------------------------------------------------------
 
-const DEFAULT_PG_URL = "postgresql://postgres@127.0.0.1:5432/test";
-const args = process.argv.slice(2);
-const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-const unknownArgs = args.filter((a) => !/^--(keep|help|dialects=.+|paces=.+|users=.+|session-runs=.+|paced-runs=.+|runs=.+|warmup=.+|url=.+)$/.test(a));
-if (args.includes("--help") || unknownArgs.length > 0) {
-  if (unknownArgs.length > 0) console.error(`Unknown argument(s): ${unknownArgs.join(" ")}`);
-  console.error(
-    "usage: tsx bench/learning.ts [--dialects=sqlite,postgres] [--paces=150,25] [--users=8] [--session-runs=4]\n" +
-      "                             [--paced-runs=160] [--runs=300] [--warmup=16] [--url=postgresql://…] [--keep]\n" +
-      "       BENCH_DATABASE_URL sets the PostgreSQL server too.",
-  );
-  process.exit(unknownArgs.length > 0 ? 2 : 0);
-}
-const intOption = (name: string, fallback: number, min: number): number => {
-  const raw = option(name);
-  const value = raw === undefined ? fallback : Number(raw.replace(/_/g, ""));
-  if (!Number.isInteger(value) || value < min) {
-    console.error(`--${name} must be an integer >= ${min}, got '${raw}'`);
-    process.exit(2);
-  }
-  return value;
-};
+checkArgs(
+  /^--(keep|help|dialects=.+|paces=.+|users=.+|session-runs=.+|paced-runs=.+|runs=.+|warmup=.+|url=.+)$/,
+  "usage: tsx bench/learning.ts [--dialects=sqlite,postgres] [--paces=150,25] [--users=8] [--session-runs=4]\n" +
+    "                             [--paced-runs=160] [--runs=300] [--warmup=16] [--url=postgresql://…] [--keep]\n" +
+    "       BENCH_DATABASE_URL sets the PostgreSQL server too.",
+);
 
 type Dialect = "sqlite" | "postgres";
-const DIALECTS: Dialect[] = (() => {
-  const raw = option("dialects");
-  const picked = raw === undefined ? ["sqlite", "postgres"] : raw.split(",").map((s) => s.trim());
-  if (picked.length === 0 || picked.some((p) => p !== "sqlite" && p !== "postgres")) {
-    console.error(`--dialects takes sqlite,postgres; got '${raw}'`);
-    process.exit(2);
-  }
-  return (["sqlite", "postgres"] as const).filter((d) => picked.includes(d));
-})();
+const DIALECTS = listOption<Dialect>("dialects", ["sqlite", "postgres"]);
 /** ms between streamed chunks, one paced series each. */
 const PACES: number[] = (() => {
   const raw = option("paces") ?? "150,25";
@@ -95,12 +74,8 @@ const PACED_RUNS = intOption("paced-runs", 160, 4);
 const RUNS = intOption("runs", 300, 4);
 /** Warm-up runs per side, instant, before anything is measured (they also make every user's profile). */
 const WARMUP = intOption("warmup", 16, 0);
-const KEEP = args.includes("--keep");
-const PG_URL = option("url") ?? process.env.BENCH_DATABASE_URL ?? DEFAULT_PG_URL;
-if (!/^postgres(ql)?:\/\//i.test(PG_URL)) {
-  console.error("--url / BENCH_DATABASE_URL must be a postgresql:// URL (SQLite always runs in a temporary directory)");
-  process.exit(2);
-}
+const KEEP = flag("keep");
+const PG_URL = postgresUrlOption();
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, "..");
@@ -110,19 +85,6 @@ const TARGET_P50 = 1.05;
 // ---------------------------------------------------------------------------------------------
 // Statistics and formatting
 // ---------------------------------------------------------------------------------------------
-
-/** Nearest rank. */
-function percentile(values: readonly number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
-const ms = (x: number) => (!Number.isFinite(x) ? "n/a" : Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2));
-const signed = (x: number) => `${x < 0 ? "-" : "+"}${ms(Math.abs(x))}`;
-const ratio = (x: number) => (Number.isFinite(x) ? `${x.toFixed(3)}x` : "n/a");
-const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
-const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(" ");
 
 // ---------------------------------------------------------------------------------------------
 // The conversation: users, their messages, and the scripted model's answers
@@ -258,11 +220,6 @@ interface Server {
 
 const stamp = `${process.pid}_${Date.now()}`;
 const tempDir = join(tmpdir(), `agentry-bench-learning-${stamp}`);
-let interrupted = false;
-const cleanups: (() => Promise<void>)[] = [];
-async function cleanupAll(): Promise<void> {
-  while (cleanups.length > 0) await cleanups.pop()!().catch((e) => console.error(`cleanup: ${e}`));
-}
 
 async function dropSchema(schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: PG_URL });
@@ -412,7 +369,7 @@ async function withCpu(servers: Record<Side, Server>, series: Record<Side, Serie
 
 /** One run at a time, alternating ABBA, users in turn. */
 async function sequential(servers: Record<Side, Server>, runsPerSide: number, series?: Record<Side, Series>): Promise<void> {
-  for (let k = 0; k < runsPerSide * 2 && !interrupted; k++) {
+  for (let k = 0; k < runsPerSide * 2 && !interrupted(); k++) {
     const side = sideOf(k);
     const times = await streamedRun(servers[side], users[Math.floor(k / 2) % users.length]);
     series?.[side].runs.push(times);
@@ -424,7 +381,7 @@ async function concurrent(servers: Record<Side, Server>, runsPerSide: number, se
   const perUser = Math.ceil((runsPerSide * 2) / users.length / 4) * 4;
   await Promise.all(
     users.map(async (user, u) => {
-      for (let r = 0; r < perUser && !interrupted; r++) {
+      for (let r = 0; r < perUser && !interrupted(); r++) {
         const side = sideOf(r + u);
         series[side].runs.push(await streamedRun(servers[side], user));
       }
@@ -575,7 +532,7 @@ async function runDialect(dialect: Dialect, model: ModelServer) {
     // 1. Paced series.
     const paced = [];
     for (const p of PACES) {
-      if (interrupted) break;
+      if (interrupted()) break;
       pace = p;
       const series = emptySeries();
       process.stderr.write(`  … ${dialect}: paced ${p} ms/chunk, ${users.length} users at once, ~${PACED_RUNS} runs per side\n`);
@@ -750,25 +707,9 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const model = await startModelServer({ respond });
   cleanups.push(() => model.close());
-  cleanups.push(async () => {
-    if (!KEEP) rmSync(tempDir, { recursive: true, force: true });
-  });
-  const onSignal = () => {
-    if (interrupted) return;
-    interrupted = true;
-    console.error("\ninterrupted: cleaning up");
-    void cleanupAll().finally(() => process.exit(130));
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  removeOnCleanup(tempDir, KEEP);
+  cleanUpOnSignals();
 
-  const git = (...a: string[]) => {
-    try {
-      return execFileSync("git", a, { cwd: ROOT, encoding: "utf8" }).trim();
-    } catch {
-      return "";
-    }
-  };
   const commit = git("rev-parse", "--short", "HEAD") || "unknown";
   const changed = git("status", "--porcelain", "--", "lib/learning", "lib/runtime", "lib/db/learnings", "lib/server/features.ts")
     .split("\n")
@@ -777,10 +718,7 @@ async function main(): Promise<void> {
   const load0 = loadavg();
   console.log("Learning benchmark (issue 31)");
   console.log(`  code     : commit ${commit}${changed.length > 0 ? ` + working-tree changes in ${changed.join(", ")}` : ""}`);
-  console.log(
-    `  machine  : ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, node ${process.version}, load average ${load(load0)} at start` +
-      (load0[0] >= cpus().length ? " — the machine is busy, timings may be noisy" : ""),
-  );
+  console.log(machineLine(load0));
   console.log(`  servers  : two processes (bench/learning-server.ts: serveApi on node:http), the sample agent with learning: true / without; each its own database`);
   console.log(`  databases: SQLite in ${tempDir}; PostgreSQL ${PG_URL.replace(/:[^:@/]*@/, ":***@")} in schemas bench_learning_*_${stamp} (dropped at the end${KEEP ? " unless --keep" : ""})`);
   console.log(
@@ -791,7 +729,7 @@ async function main(): Promise<void> {
   const results = [];
   try {
     for (const dialect of DIALECTS) {
-      if (interrupted) break;
+      if (interrupted()) break;
       results.push(await runDialect(dialect, model));
     }
     const load1 = loadavg();
@@ -818,37 +756,19 @@ async function main(): Promise<void> {
     console.log(`  load average ${load(load0)} -> ${load(load1)}; total ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`);
     console.log(`  overall: ${verdict(failed.length === 0)} (the latency target; the same-user burst is reported)`);
 
-    const outDir = join(HERE, "results");
-    mkdirSync(outDir, { recursive: true });
-    const outFile = join(outDir, "learning.json");
-    writeFileSync(
-      outFile,
-      `${JSON.stringify(
-        {
-          benchmark: "learning",
-          startedAt: startedAt.toISOString(),
-          code: { commit, changed },
-          machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version, loadAverageStart: load0, loadAverageEnd: load1 },
-          options: { dialects: DIALECTS, paces: PACES, users: users.length, sessionRuns: SESSION_RUNS, pacedRuns: PACED_RUNS, runs: RUNS, warmup: WARMUP },
-          targets: { lastByteP50RatioMax: TARGET_P50 },
-          results,
-          pass: failed.length === 0,
-        },
-        null,
-        2,
-      )}\n`,
-    );
-    console.log(`\nResults written to ${resolve(outFile)}`);
+    writeResults("learning", {
+      benchmark: "learning",
+      startedAt: startedAt.toISOString(),
+      code: { commit, changed },
+      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version, loadAverageStart: load0, loadAverageEnd: load1 },
+      options: { dialects: DIALECTS, paces: PACES, users: users.length, sessionRuns: SESSION_RUNS, pacedRuns: PACED_RUNS, runs: RUNS, warmup: WARMUP },
+      targets: { lastByteP50RatioMax: TARGET_P50 },
+      results,
+      pass: failed.length === 0,
+    });
   } finally {
     await cleanupAll();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    if (interrupted) return;
-    console.error(error);
-    process.exit(1);
-  },
-);
+runMain(main);

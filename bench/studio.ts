@@ -31,13 +31,9 @@
  *          --url=postgresql://… --keep
  * See bench/README.md ("Studio (issue 32)").
  */
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import type { Server } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { SignJWT } from "jose";
 import pg from "pg";
 
@@ -46,85 +42,53 @@ import { MEMBER_SCOPES } from "../lib/auth/dashboard/member-scopes.ts";
 import type { Principal } from "../lib/auth/principal.ts";
 import { listComponents, storeCaller, unsafeComponentHead } from "../lib/components/store.ts";
 import type { AgentDefinition } from "../lib/config/define.ts";
-import { parseEnv, readEnv } from "../lib/config/env.ts";
-import { resolveSettings, type Settings } from "../lib/config/settings.ts";
+import { readEnv } from "../lib/config/env.ts";
 import type { Db } from "../lib/db/open-database.ts";
-import { toPostgresPlaceholders, type SqlExecutor } from "../lib/db/sql.ts";
-import { serveApi } from "../lib/http/node-server.ts";
-import { stopSchedulers } from "../lib/scheduler/scheduler.ts";
-import { appState, getDatabase } from "../lib/server/app-context.ts";
-import { flushTracing } from "../lib/tracing/setup.ts";
+import { toPostgresPlaceholders } from "../lib/db/sql.ts";
+import { checkArgs, flag, intOption, listOption, postgresUrlOption } from "./cli.ts";
 import { postgresPlans, type PlannedStatement } from "./dashboard-plans.ts";
-import { table } from "./report.ts";
+import { recording } from "./dashboard-storage.ts";
+import { openInProcessApp, type InProcessApp } from "./in-process-app.ts";
+import { cleanUpOnSignals, cleanupAll, cleanups, git, interrupted, machineLine, removeOnCleanup, runMain, writeResults } from "./harness.ts";
+import { int, load, ms, ratio, signed, table, verdict } from "./report.ts";
+import { percentile, stats, type Stats } from "./stats.ts";
+import { prng } from "./synthetic-text.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Options
 // ---------------------------------------------------------------------------------------------
 
-const DEFAULT_PG_URL = "postgresql://postgres@127.0.0.1:5432/test";
-const args = process.argv.slice(2);
-const flag = (name: string) => args.includes(`--${name}`);
-const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-const unknownArgs = args.filter((a) => !/^--(keep|help|dialects=.+|phases=.+|rounds=.+|block=.+|warmup=.+|publishes=.+|components=.+|iterations=.+|read-warmup=.+|limit=.+|url=.+)$/.test(a));
-if (flag("help") || unknownArgs.length > 0) {
-  if (unknownArgs.length > 0) console.error(`Unknown argument(s): ${unknownArgs.join(" ")}`);
-  console.error(
-    "usage: tsx bench/studio.ts [--dialects=sqlite,postgres] [--phases=runs,publish,list] [--rounds=1000] [--block=1] [--warmup=20]\n" +
-      "                           [--publishes=50] [--components=10000] [--iterations=300] [--read-warmup=30] [--limit=20]\n" +
-      "                           [--url=postgresql://…] [--keep]\n" +
-      "       BENCH_DATABASE_URL sets the PostgreSQL server too.",
-  );
-  process.exit(unknownArgs.length > 0 ? 2 : 0);
-}
-const intOption = (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
-  const raw = option(name);
-  const value = raw === undefined ? fallback : Number(raw.replace(/_/g, ""));
-  if (!Number.isInteger(value) || value < min || value > max) {
-    console.error(`--${name} must be an integer from ${min} to ${max}, got '${raw}'`);
-    process.exit(2);
-  }
-  return value;
-};
-const listOption = <T extends string>(name: string, all: readonly T[]): T[] => {
-  const raw = option(name);
-  if (raw === undefined) return [...all];
-  const picked = raw.split(",").map((s) => s.trim()) as T[];
-  const bad = picked.filter((p) => !all.includes(p));
-  if (bad.length > 0 || picked.length === 0) {
-    console.error(`--${name} takes ${all.join(",")}; got '${raw}'`);
-    process.exit(2);
-  }
-  return all.filter((a) => picked.includes(a));
-};
+checkArgs(
+  /^--(keep|help|dialects=.+|phases=.+|rounds=.+|block=.+|warmup=.+|publishes=.+|components=.+|iterations=.+|read-warmup=.+|limit=.+|url=.+)$/,
+  "usage: tsx bench/studio.ts [--dialects=sqlite,postgres] [--phases=runs,publish,list] [--rounds=1000] [--block=1] [--warmup=20]\n" +
+    "                           [--publishes=50] [--components=10000] [--iterations=300] [--read-warmup=30] [--limit=20]\n" +
+    "                           [--url=postgresql://…] [--keep]\n" +
+    "       BENCH_DATABASE_URL sets the PostgreSQL server too.",
+);
+/** An integer option; its message names the range ("from 1 to 9007199254740991" when there is no upper bound). */
+const intArg = (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) => intOption(name, fallback, min, max);
 
 type Dialect = "sqlite" | "postgres";
 type Phase = "runs" | "publish" | "list";
 const DIALECTS = listOption<Dialect>("dialects", ["sqlite", "postgres"]);
 const PHASES = listOption<Phase>("phases", ["runs", "publish", "list"]);
 /** Warm runs: rounds of one block per side, the order alternating (ABBA); by default single runs, so both sides see the same moment of a busy machine. */
-const ROUNDS = intOption("rounds", 1000, 1);
-const BLOCK = intOption("block", 1, 1);
+const ROUNDS = intArg("rounds", 1000, 1);
+const BLOCK = intArg("block", 1, 1);
 /** Warm-up runs per side before anything is measured. */
-const WARMUP = intOption("warmup", 20, 1);
-const PUBLISHES = intOption("publishes", 50, 1);
-const COMPONENTS = intOption("components", 10_000, 100);
+const WARMUP = intArg("warmup", 20, 1);
+const PUBLISHES = intArg("publishes", 50, 1);
+const COMPONENTS = intArg("components", 10_000, 100);
 /** List: measured requests per case (and per baseline), after READ_WARMUP. */
-const ITERATIONS = intOption("iterations", 300, 10);
-const READ_WARMUP = intOption("read-warmup", 30, 0);
+const ITERATIONS = intArg("iterations", 300, 10);
+const READ_WARMUP = intArg("read-warmup", 30, 0);
 /** GET /components' page size (Agno's default 20; at most 100). */
-const LIMIT = intOption("limit", 20, 1, 100);
+const LIMIT = intArg("limit", 20, 1, 100);
 const KEEP = flag("keep");
-const PG_URL = option("url") ?? process.env.BENCH_DATABASE_URL ?? DEFAULT_PG_URL;
-if (!/^postgres(ql)?:\/\//i.test(PG_URL)) {
-  console.error("--url / BENCH_DATABASE_URL must be a postgresql:// URL (SQLite always runs in a temporary directory)");
-  process.exit(2);
-}
+const PG_URL = postgresUrlOption();
 
 // Quiet the "[migrate] …" info lines unless a level is set (the cached environment is what lib/log reads).
 if (!process.env.AGENTRY_LOG_LEVEL) readEnv().AGENTRY_LOG_LEVEL = "warn";
-
-const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(HERE, "..");
 
 /** Targets (issue 32). */
 const TARGET_WARM_P50 = 1.05;
@@ -135,45 +99,11 @@ const TARGET_LIST_P99_MS = 20;
 // Statistics and formatting
 // ---------------------------------------------------------------------------------------------
 
-/** Nearest rank. */
-function percentile(values: readonly number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-interface Stats {
-  n: number;
-  mean: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-}
-function stats(samples: readonly number[]): Stats {
-  const total = samples.reduce((a, b) => a + b, 0);
-  return { n: samples.length, mean: total / samples.length, p50: percentile(samples, 50), p90: percentile(samples, 90), p99: percentile(samples, 99), max: Math.max(...samples) };
-}
-const ms = (x: number) => (!Number.isFinite(x) ? "n/a" : Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2));
-const signed = (x: number) => `${x < 0 ? "-" : "+"}${ms(Math.abs(x))}`;
-const ratio = (x: number) => (Number.isFinite(x) ? `${x.toFixed(3)}x` : "n/a");
-const int = (n: number) => Math.round(n).toLocaleString("en-US");
-const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
-const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(" ");
 const statsRow = (name: string, s: Stats) => [name, String(s.n), ms(s.mean), ms(s.p50), ms(s.p90), ms(s.p99), ms(s.max)];
 const STATS_HEADERS = ["series", "n", "mean ms", "p50 ms", "p90 ms", "p99 ms", "max ms"];
 
 /** Every target checked, for the summary. */
 const checks: { line: string; pass: boolean }[] = [];
-
-// ---------------------------------------------------------------------------------------------
-// Clean-up (also on Ctrl-C)
-// ---------------------------------------------------------------------------------------------
-
-let interrupted = false;
-const cleanups: (() => Promise<void>)[] = [];
-async function cleanupAll(): Promise<void> {
-  while (cleanups.length > 0) await cleanups.pop()!().catch((e) => console.error(`cleanup: ${e}`));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Callers: JWT bearer tokens (HS256) for an admin and for members
@@ -234,62 +164,30 @@ const componentConfig = (version: number) => ({ name: AGENT_NAME, model: { provi
 // An Agentry app: settings, its database (migrated), the API over node:http
 // ---------------------------------------------------------------------------------------------
 
-interface App {
-  dialect: Dialect;
-  label: string;
-  settings: Settings;
-  db: Db;
-  origin: string;
-  where: string;
-  pgSchema: string | null;
-  close(): Promise<void>;
-}
+type App = InProcessApp;
 
 const stamp = `${process.pid}_${Date.now()}`;
 const tempDir = join(tmpdir(), `agentry-bench-studio-${stamp}`);
 
-async function openApp(dialect: Dialect, label: string, model: ModelServer): Promise<App> {
-  const id = `bench-studio-${label}-${stamp}`;
-  const sqliteFile = dialect === "sqlite" ? join(tempDir, `${label}.db`) : null;
-  const pgSchema = dialect === "postgres" ? `bench_studio_${label}_${stamp}` : null;
-  if (sqliteFile) mkdirSync(tempDir, { recursive: true });
-  const env: Record<string, string> = {
-    // Responses are checked against their schemas only outside production (lib/http/route.ts): measured as production runs.
-    AGENTRY_CHECK_RESPONSES: "false",
-    JWT_VERIFICATION_KEY: JWT_SECRET,
-    ...(sqliteFile ? { DATABASE_URL: `file:${sqliteFile}` } : { DATABASE_URL: PG_URL, AGENTRY_DB_SCHEMA: pgSchema! }),
-  };
+function openApp(dialect: Dialect, label: string, model: ModelServer): Promise<App> {
   // Tracing as shipped (on both sides alike); no scheduler or metrics refresh in the background.
-  const settings = resolveSettings({
-    env: parseEnv(env),
+  return openInProcessApp({
+    bench: "studio",
+    dialect,
+    label,
+    stamp,
+    tempDir,
+    pgUrl: PG_URL,
+    keep: KEEP,
+    env: { JWT_VERIFICATION_KEY: JWT_SECRET },
     file: {
-      database: { id },
       agents: [codeAgent(model)],
       registry: { models: [{ provider: "openai-compatible", id: "scripted", baseUrl: model.url, apiKey: "x" }], environmentModel: false },
       scheduler: false,
       metrics: { dailyRefresh: false },
     },
+    flushTracingOnClose: true,
   });
-  const db = await getDatabase(settings); // migrates
-  const { server, origin } = await serveApi({ settings });
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    await new Promise<void>((ok) => {
-      (server as Server).close(() => ok());
-      server.closeAllConnections();
-    });
-    await flushTracing().catch(() => undefined);
-    await stopSchedulers(id).catch(() => undefined);
-    if (KEEP) console.log(`  --keep: left ${sqliteFile ?? `schema ${pgSchema}`} in place`);
-    else if (pgSchema) await db.sql.exec(`DROP SCHEMA IF EXISTS "${pgSchema}" CASCADE`).catch((e) => console.error(`could not drop schema ${pgSchema}: ${e}`));
-    appState().databases.delete(id);
-    await db.close().catch(() => undefined);
-    if (sqliteFile && !KEEP) for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(sqliteFile + suffix, { force: true });
-  };
-  cleanups.push(close);
-  return { dialect, label, settings, db, origin, where: sqliteFile ?? `${db.location}, schema ${pgSchema}`, pgSchema, close };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are read field by field
@@ -380,7 +278,7 @@ async function warmPhase(app: App, admin: string, componentId: string) {
   let stamped = 0;
   const l0 = loadavg();
   const wall0 = performance.now();
-  for (let r = 0; r < ROUNDS && !interrupted; r++) {
+  for (let r = 0; r < ROUNDS && !interrupted(); r++) {
     const round = { code: 0, component: 0 };
     for (const side of r % 2 === 0 ? (["code", "component"] as const) : (["component", "code"] as const)) {
       for (let i = 0; i < BLOCK; i++) {
@@ -459,7 +357,7 @@ async function publishPhase(app: App, admin: string, componentId: string, firstV
   const publishMs: number[] = [];
   let stamped = 0;
   const l0 = loadavg();
-  for (let i = 0; i < PUBLISHES && !interrupted; i++) {
+  for (let i = 0; i < PUBLISHES && !interrupted(); i++) {
     const version = firstVersion + i;
     const p = await publish(app, admin, componentId, version);
     publishMs.push(p.ms);
@@ -537,18 +435,6 @@ async function publishPhase(app: App, admin: string, componentId: string, firstV
 // ---------------------------------------------------------------------------------------------
 // 3. GET /components at 10,000 components: seeding
 // ---------------------------------------------------------------------------------------------
-
-/** A small deterministic PRNG (mulberry32), so every run seeds the same rows. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NAMES = ["Support Bot", "Researcher", "SQL Analyst", "Writer", "Planner", "Travel Agent", "Billing Helper", "Code Reviewer", "Translator", "Summarizer", "Triage", "Tutor"];
 const slug = (name: string) =>
@@ -638,21 +524,6 @@ async function insertRows(db: Db, rows: SeedRow[]): Promise<number> {
   await db.sql.batch(statements);
   if (db.dialect === "postgres") await db.sql.exec("ANALYZE agno_components, agno_component_configs");
   return (performance.now() - t0) / 1000;
-}
-
-/** A Db whose `query` calls are recorded: the statements a store function runs, with their parameters. */
-function recording(db: Db): { db: Db; take(): PlannedStatement[] } {
-  const seen: PlannedStatement[] = [];
-  const sql: SqlExecutor = {
-    query: (text, params = []) => {
-      seen.push({ text, params: [...params] });
-      return db.sql.query(text, params);
-    },
-    exec: (text, params) => db.sql.exec(text, params),
-    batch: (statements) => db.sql.batch(statements),
-    batchRows: (statements) => db.sql.batchRows(statements),
-  };
-  return { db: { ...db, sql }, take: () => seen.splice(0) };
 }
 
 /** What a list should answer, from the seed: rows the caller sees, newest first (ties by id). */
@@ -772,7 +643,7 @@ async function listPhase(dialect: Dialect, model: ModelServer) {
 
     process.stderr.write(`  … ${cases.length} cases x (${READ_WARMUP} warm-up + ${ITERATIONS} measured) x (route, SQL, /health)\n`);
     const l0 = loadavg();
-    for (let round = 0; round < READ_WARMUP + ITERATIONS && !interrupted; round++) {
+    for (let round = 0; round < READ_WARMUP + ITERATIONS && !interrupted(); round++) {
       const order = round % 2 === 0 ? cases : [...cases].reverse();
       for (const c of order) {
         const sides = round % 2 === 0 ? (["app", "sql", "health"] as const) : (["health", "sql", "app"] as const);
@@ -904,7 +775,7 @@ async function runsPhases(dialect: Dialect, model: ModelServer) {
     console.log("");
     console.log(`  ${dialect}: component '${componentId}' created (version 1, published); first runs in the fresh process: code ${ms(coldCode)} ms, component ${ms(coldComponent)} ms`);
     const warm = PHASES.includes("runs") ? await warmPhase(app, admin, componentId) : null;
-    const published = PHASES.includes("publish") && !interrupted ? await publishPhase(app, admin, componentId, 2, warm?.code.p50 ?? null) : null;
+    const published = PHASES.includes("publish") && !interrupted() ? await publishPhase(app, admin, componentId, 2, warm?.code.p50 ?? null) : null;
     return { componentId, cold: { code: coldCode, component: coldComponent }, warm, published };
   } finally {
     await app.close();
@@ -915,44 +786,25 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const model = await startModelServer({ respond });
   cleanups.push(() => model.close());
-  cleanups.push(async () => {
-    if (!KEEP) rmSync(tempDir, { recursive: true, force: true });
-  });
-  const onSignal = () => {
-    if (interrupted) return;
-    interrupted = true;
-    console.error("\ninterrupted: cleaning up");
-    void cleanupAll().finally(() => process.exit(130));
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  removeOnCleanup(tempDir, KEEP);
+  cleanUpOnSignals();
 
-  const git = (...a: string[]) => {
-    try {
-      return execFileSync("git", a, { cwd: ROOT, encoding: "utf8" }).trim();
-    } catch {
-      return "";
-    }
-  };
   const commit = git("rev-parse", "--short", "HEAD") || "unknown";
   const changed = git("status", "--porcelain", "--", "lib/components", "lib/db/components", "lib/http/routes", "lib/runtime", "lib/migrations").split("\n").filter(Boolean).length;
   const load0 = loadavg();
   console.log("Studio benchmark (issue 32)");
   console.log(`  code     : commit ${commit}${changed > 0 ? ` + ${changed} changed files in the working tree (lib/components, lib/db/components, lib/http/routes, lib/runtime, lib/migrations)` : ""}`);
-  console.log(
-    `  machine  : ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, node ${process.version}, load average ${load(load0)} at start` +
-      (load0[0] >= cpus().length ? " — the machine is busy, timings may be noisy" : ""),
-  );
+  console.log(machineLine(load0));
   console.log(`  server   : the API on node:http in this process (lib/http/node-server.ts), JWT auth (HS256); the scripted model (e2e/fixtures/model-server.ts) in this process`);
   console.log(`  databases: SQLite in ${tempDir}; PostgreSQL ${PG_URL.replace(/:[^:@/]*@/, ":***@")} in schemas bench_studio_*_${stamp} (dropped at the end${KEEP ? " unless --keep" : ""})`);
 
   const results: Record<string, unknown>[] = [];
   try {
     for (const dialect of DIALECTS) {
-      if (interrupted) break;
+      if (interrupted()) break;
       const runs = PHASES.includes("runs") || PHASES.includes("publish") ? await runsPhases(dialect, model) : null;
       model.reset();
-      const list = PHASES.includes("list") && !interrupted ? await listPhase(dialect, model) : null;
+      const list = PHASES.includes("list") && !interrupted() ? await listPhase(dialect, model) : null;
       results.push({ dialect, runs, list });
     }
     const load1 = loadavg();
@@ -964,50 +816,32 @@ async function main(): Promise<void> {
     console.log(`  load average ${load(load0)} -> ${load(load1)}; total ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`);
     console.log(`  overall: ${verdict(failed.length === 0)}`);
 
-    const outDir = join(HERE, "results");
-    mkdirSync(outDir, { recursive: true });
-    const outFile = join(outDir, "studio.json");
-    writeFileSync(
-      outFile,
-      `${JSON.stringify(
-        {
-          benchmark: "studio",
-          startedAt: startedAt.toISOString(),
-          code: { commit, changedFiles: changed },
-          machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version, loadAverageStart: load0, loadAverageEnd: load1 },
-          options: {
-            dialects: DIALECTS,
-            phases: PHASES,
-            rounds: ROUNDS,
-            block: BLOCK,
-            warmup: WARMUP,
-            publishes: PUBLISHES,
-            components: COMPONENTS,
-            iterations: ITERATIONS,
-            readWarmup: READ_WARMUP,
-            limit: LIMIT,
-          },
-          targets: { warmP50Ratio: TARGET_WARM_P50, firstRunP50Ratio: TARGET_FIRST_RUN_P50, listP99Ms: TARGET_LIST_P99_MS },
-          checks,
-          results,
-          pass: failed.length === 0,
-        },
-        null,
-        2,
-      )}\n`,
-    );
-    console.log(`\nResults written to ${resolve(outFile)}`);
+    writeResults("studio", {
+      benchmark: "studio",
+      startedAt: startedAt.toISOString(),
+      code: { commit, changedFiles: changed },
+      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version, loadAverageStart: load0, loadAverageEnd: load1 },
+      options: {
+        dialects: DIALECTS,
+        phases: PHASES,
+        rounds: ROUNDS,
+        block: BLOCK,
+        warmup: WARMUP,
+        publishes: PUBLISHES,
+        components: COMPONENTS,
+        iterations: ITERATIONS,
+        readWarmup: READ_WARMUP,
+        limit: LIMIT,
+      },
+      targets: { warmP50Ratio: TARGET_WARM_P50, firstRunP50Ratio: TARGET_FIRST_RUN_P50, listP99Ms: TARGET_LIST_P99_MS },
+      checks,
+      results,
+      pass: failed.length === 0,
+    });
     process.exitCode = failed.length === 0 ? 0 : 1;
   } finally {
     await cleanupAll();
   }
 }
 
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (error) => {
-    if (interrupted) return;
-    console.error(error);
-    void cleanupAll().finally(() => process.exit(1));
-  },
-);
+runMain(main);

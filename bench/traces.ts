@@ -23,12 +23,8 @@
  *          --spans-per-trace=10 --clients=16 --export-spans=20480 --url=postgresql://… --keep
  * See bench/README.md ("Traces (issue 30)").
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import type { Server } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { ROOT_CONTEXT, SpanStatusCode, trace, type Attributes } from "@opentelemetry/api";
 import { ExportResultCode } from "@opentelemetry/core";
 import { BasicTracerProvider, type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
@@ -37,8 +33,7 @@ import pg from "pg";
 
 import { startModelServer, type ChatCompletionRequest, type ModelServer, type ScriptStep } from "../e2e/fixtures/model-server.ts";
 import type { AgentDefinition } from "../lib/config/define.ts";
-import { parseEnv, readEnv } from "../lib/config/env.ts";
-import { resolveSettings, type Settings } from "../lib/config/settings.ts";
+import { readEnv } from "../lib/config/env.ts";
 import type { Db } from "../lib/db/open-database.ts";
 import { unsafeSystemScope, type DataScope } from "../lib/db/scope.ts";
 import { toPostgresPlaceholders } from "../lib/db/sql.ts";
@@ -46,60 +41,31 @@ import { traceTime } from "../lib/db/traces/trace-rows.ts";
 import { listTraceRowsForDashboard, listTraces, searchTraces, sumDroppedSpans, getSpansOfTraces, writeTraceBatch } from "../lib/db/traces/traces.ts";
 import { parseTraceFilter } from "../lib/db/traces/trace-filter.ts";
 import { PAGE_SIZE as DASHBOARD_PAGE_SIZE } from "../lib/http/dashboard/list-params.ts";
-import { serveApi } from "../lib/http/node-server.ts";
 import { calculatorToolkit } from "../lib/runtime/tools/calculator/calculator.ts";
 import { hostToolkit } from "../lib/runtime/tools/host/host.ts";
-import { stopSchedulers } from "../lib/scheduler/scheduler.ts";
-import { appState, getDatabase } from "../lib/server/app-context.ts";
 import { boundSpan } from "../lib/tracing/bounded-attributes.ts";
 import { DatabaseSpanExporter } from "../lib/tracing/database-exporter.ts";
 import { flushTracing, pendingDroppedSpans, secretsOf, setTracingEnabled } from "../lib/tracing/setup.ts";
 import { toSpanRow, traceRowsOf } from "../lib/tracing/span-rows.ts";
+import { checkArgs, flag, intOption, listOption, postgresUrlOption } from "./cli.ts";
 import { postgresPlans, type Plan } from "./dashboard-plans.ts";
 import { recording } from "./dashboard-storage.ts";
-import { fmtBytes, table } from "./report.ts";
+import { cleanUpOnSignals, cleanupAll, cleanups, git, interrupted, machineLine, removeOnCleanup, runMain, writeResults } from "./harness.ts";
+import { openInProcessApp, type InProcessApp } from "./in-process-app.ts";
+import { fmtBytes, int, load, table, verdict } from "./report.ts";
+import { percentile, stats, type Stats } from "./stats.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Options
 // ---------------------------------------------------------------------------------------------
 
-const DEFAULT_PG_URL = "postgresql://postgres@127.0.0.1:5432/test";
-const args = process.argv.slice(2);
-const flag = (name: string) => args.includes(`--${name}`);
-const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-const unknownArgs = args.filter(
-  (a) => !/^--(keep|help|dialects=.+|phases=.+|rounds=.+|block=.+|warmup=.+|iterations=.+|read-warmup=.+|traces=.+|sqlite-traces=.+|spans-per-trace=.+|clients=.+|export-spans=.+|url=.+)$/.test(a),
+checkArgs(
+  /^--(keep|help|dialects=.+|phases=.+|rounds=.+|block=.+|warmup=.+|iterations=.+|read-warmup=.+|traces=.+|sqlite-traces=.+|spans-per-trace=.+|clients=.+|export-spans=.+|url=.+)$/,
+  "usage: tsx bench/traces.ts [--dialects=sqlite,postgres] [--phases=overhead,export,load,reads] [--rounds=25] [--block=20] [--warmup=40]\n" +
+    "                           [--iterations=200] [--read-warmup=20] [--traces=100000] [--sqlite-traces=10000] [--spans-per-trace=10]\n" +
+    "                           [--clients=16] [--export-spans=20480] [--url=postgresql://…] [--keep]\n" +
+    "       BENCH_TRACES_SECONDS=60 sets the length of the 16-client load; BENCH_DATABASE_URL the PostgreSQL server.",
 );
-if (flag("help") || unknownArgs.length > 0) {
-  if (unknownArgs.length > 0) console.error(`Unknown argument(s): ${unknownArgs.join(" ")}`);
-  console.error(
-    "usage: tsx bench/traces.ts [--dialects=sqlite,postgres] [--phases=overhead,export,load,reads] [--rounds=25] [--block=20] [--warmup=40]\n" +
-      "                           [--iterations=200] [--read-warmup=20] [--traces=100000] [--sqlite-traces=10000] [--spans-per-trace=10]\n" +
-      "                           [--clients=16] [--export-spans=20480] [--url=postgresql://…] [--keep]\n" +
-      "       BENCH_TRACES_SECONDS=60 sets the length of the 16-client load; BENCH_DATABASE_URL the PostgreSQL server.",
-  );
-  process.exit(unknownArgs.length > 0 ? 2 : 0);
-}
-const intOption = (name: string, fallback: number, min: number): number => {
-  const raw = option(name);
-  const value = raw === undefined ? fallback : Number(raw.replace(/_/g, ""));
-  if (!Number.isInteger(value) || value < min) {
-    console.error(`--${name} must be an integer >= ${min}, got '${raw}'`);
-    process.exit(2);
-  }
-  return value;
-};
-const listOption = <T extends string>(name: string, all: readonly T[]): T[] => {
-  const raw = option(name);
-  if (raw === undefined) return [...all];
-  const picked = raw.split(",").map((s) => s.trim()) as T[];
-  const bad = picked.filter((p) => !all.includes(p));
-  if (bad.length > 0 || picked.length === 0) {
-    console.error(`--${name} takes ${all.join(",")}; got '${raw}'`);
-    process.exit(2);
-  }
-  return all.filter((a) => picked.includes(a));
-};
 
 type Dialect = "sqlite" | "postgres";
 type Phase = "overhead" | "export" | "load" | "reads";
@@ -127,16 +93,11 @@ const LOAD_SECONDS = (() => {
   return value;
 })();
 const KEEP = flag("keep");
-const PG_URL = option("url") ?? process.env.BENCH_DATABASE_URL ?? DEFAULT_PG_URL;
-if (!/^postgres(ql)?:\/\//i.test(PG_URL)) {
-  console.error("--url / BENCH_DATABASE_URL must be a postgresql:// URL (SQLite always runs in a temporary directory)");
-  process.exit(2);
-}
+const PG_URL = postgresUrlOption();
 
 // Quiet the "[migrate] …" info lines unless a level is set (the cached environment is what lib/log reads).
 if (!process.env.AGENTRY_LOG_LEVEL) readEnv().AGENTRY_LOG_LEVEL = "warn";
 
-const HERE = dirname(fileURLToPath(import.meta.url));
 const ADMIN: DataScope = unsafeSystemScope("the benchmark reads every trace it seeded");
 
 /** Targets (issue 30). */
@@ -157,97 +118,36 @@ const ANSWER = "4711 plus 289 is 5000.";
 // Statistics and formatting
 // ---------------------------------------------------------------------------------------------
 
-/** Nearest rank. */
-function percentile(values: readonly number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-interface Stats {
-  n: number;
-  mean: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-}
-function stats(samples: readonly number[]): Stats {
-  const sum = samples.reduce((a, b) => a + b, 0);
-  return { n: samples.length, mean: sum / samples.length, p50: percentile(samples, 50), p90: percentile(samples, 90), p99: percentile(samples, 99), max: Math.max(...samples) };
-}
+/** Milliseconds: 2 decimals below 10, 1 below 100, none above. */
 const ms = (x: number) => (!Number.isFinite(x) ? "n/a" : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+/** A ratio to 2 decimals: "1.02x". */
 const ratio = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}x` : "n/a");
-const int = (n: number) => Math.round(n).toLocaleString("en-US");
-const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
 
 /** Every target checked, for the summary. */
 const checks: { line: string; pass: boolean | null }[] = [];
 
 // ---------------------------------------------------------------------------------------------
-// Clean-up (also on Ctrl-C)
-// ---------------------------------------------------------------------------------------------
-
-let interrupted = false;
-const cleanups: (() => Promise<void>)[] = [];
-async function cleanupAll(): Promise<void> {
-  while (cleanups.length > 0) await cleanups.pop()!().catch((e) => console.error(`cleanup: ${e}`));
-}
-
-// ---------------------------------------------------------------------------------------------
 // An Agentry app: settings, its database (migrated, tracing bound to it), the API over node:http
 // ---------------------------------------------------------------------------------------------
 
-interface App {
-  dialect: Dialect;
-  label: string;
-  settings: Settings;
-  db: Db;
-  origin: string;
-  /** SQLite: the file; PostgreSQL: the schema. */
-  where: string;
-  sqliteFile: string | null;
-  pgSchema: string | null;
-  close(): Promise<void>;
-}
+type App = InProcessApp;
 
 const stamp = `${process.pid}_${Date.now()}`;
 const tempDir = join(tmpdir(), `agentry-bench-traces-${stamp}`);
 
-async function openApp(dialect: Dialect, label: string, agents: AgentDefinition[]): Promise<App> {
-  const id = `bench-traces-${label}-${stamp}`;
-  const sqliteFile = dialect === "sqlite" ? join(tempDir, `${label}.db`) : null;
-  const pgSchema = dialect === "postgres" ? `bench_traces_${label}_${stamp}` : null;
-  if (sqliteFile) mkdirSync(tempDir, { recursive: true });
-  const env: Record<string, string> = {
-    // Responses are checked against their schemas only outside production (lib/http/route.ts): measured as production runs.
-    AGENTRY_CHECK_RESPONSES: "false",
-    ...(sqliteFile ? { DATABASE_URL: `file:${sqliteFile}` } : { DATABASE_URL: PG_URL, AGENTRY_DB_SCHEMA: pgSchema! }),
-  };
+function openApp(dialect: Dialect, label: string, agents: AgentDefinition[]): Promise<App> {
   // Tracing as shipped (on, queue 8,192, 16 KiB attributes) but no retention: the seeded traces span 30 days.
   // No scheduler or metrics refresh: nothing in the background but the exporter.
-  const settings = resolveSettings({
-    env: parseEnv(env),
-    file: { database: { id }, agents, tracing: { retentionDays: 0 }, scheduler: false, metrics: { dailyRefresh: false } },
+  return openInProcessApp({
+    bench: "traces",
+    dialect,
+    label,
+    stamp,
+    tempDir,
+    pgUrl: PG_URL,
+    keep: KEEP,
+    file: { agents, tracing: { retentionDays: 0 }, scheduler: false, metrics: { dailyRefresh: false } },
   });
-  const db = await getDatabase(settings); // migrates, and binds tracing's exporter to this database
-  const { server, origin } = await serveApi({ settings });
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    await new Promise<void>((ok) => {
-      (server as Server).close(() => ok());
-      server.closeAllConnections();
-    });
-    await stopSchedulers(id).catch(() => undefined);
-    if (KEEP) console.log(`  --keep: left ${sqliteFile ?? `schema ${pgSchema}`} in place`);
-    else if (pgSchema) await db.sql.exec(`DROP SCHEMA IF EXISTS "${pgSchema}" CASCADE`).catch((e) => console.error(`could not drop schema ${pgSchema}: ${e}`));
-    appState().databases.delete(id);
-    await db.close().catch(() => undefined);
-    if (sqliteFile && !KEEP) for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(sqliteFile + suffix, { force: true });
-  };
-  cleanups.push(close);
-  return { dialect, label, settings, db, origin, where: sqliteFile ?? `${db.location}, schema ${pgSchema}`, sqliteFile, pgSchema, close };
 }
 
 const countRows = async (db: Db, tableName: string) => Number((await db.sql.query<{ n: number }>(`SELECT COUNT(*) AS n FROM ${tableName}`))[0].n);
@@ -540,7 +440,7 @@ async function loadPhase(app: App, model: ModelServer, spansPerRun: number) {
   try {
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
-        while (performance.now() < deadline && !interrupted) {
+        while (performance.now() < deadline && !interrupted()) {
           try {
             samples.push(await timedRun(app.origin));
           } catch (error) {
@@ -1171,7 +1071,7 @@ async function readsPhase(dialect: Dialect, traces: number) {
     console.log(
       `  baseline: hand-written SQL on the benchmark's own ${dialect === "postgres" ? "pg pool (2 connections, named statements; page and count concurrently)" : "better-sqlite3 connection"}`,
     );
-    console.log(`  load average ${l0.map((l) => l.toFixed(2)).join(" ")} -> ${l1.map((l) => l.toFixed(2)).join(" ")}`);
+    console.log(`  load average ${load(l0)} -> ${load(l1)}`);
     for (const { c, appStats, baseStats, pass, judged } of results) {
       checks.push({
         line: `reads ${dialect} ${c.label}: p99 ${ms(appStats.p99)} ms (target <= ${TARGET_READ_P99_MS} ms), p50 ${ms(appStats.p50)} ms; / baseline p50 ${ratio(appStats.p50 / baseStats.p50)}, p99 ${ratio(appStats.p99 / baseStats.p99)}`,
@@ -1246,28 +1146,13 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const model = await startModelServer({ respond });
   cleanups.push(() => model.close());
-  cleanups.push(async () => {
-    if (!KEEP) rmSync(tempDir, { recursive: true, force: true });
-  });
-  const onSignal = () => {
-    if (interrupted) return;
-    interrupted = true;
+  removeOnCleanup(tempDir, KEEP);
+  cleanUpOnSignals(() => {
     readEnv().AGENTRY_LOG_LEVEL = "silent";
-    console.error("\ninterrupted: cleaning up");
-    void cleanupAll().finally(() => process.exit(130));
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  });
 
   const load0 = loadavg();
   // Which code is measured: the commit, and the tracing files changed in the working tree since.
-  const git = (...a: string[]) => {
-    try {
-      return execFileSync("git", a, { cwd: join(HERE, ".."), encoding: "utf8" }).trim();
-    } catch {
-      return "";
-    }
-  };
   const commit = git("rev-parse", "--short", "HEAD") || "unknown";
   const changed = git("status", "--porcelain", "--", "lib/db/traces", "lib/tracing", "lib/runtime/run-trace.ts", "lib/migrations/tables/specs.ts", "lib/http/routes/traces.ts")
     .split("\n")
@@ -1275,10 +1160,7 @@ async function main(): Promise<void> {
     .map((l) => l.slice(3));
   console.log("Traces benchmark (issue 30)");
   console.log(`  code     : commit ${commit}${changed.length > 0 ? ` + working-tree changes in ${changed.join(", ")}` : ""}`);
-  console.log(
-    `  machine  : ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, node ${process.version}, load average ${load0.map((l) => l.toFixed(2)).join(" ")} at start` +
-      (load0[0] >= cpus().length ? " — the machine is busy, timings may be noisy" : ""),
-  );
+  console.log(machineLine(load0));
   console.log(
     `  databases: SQLite in ${tempDir}; PostgreSQL ${PG_URL.replace(/:[^:@/]*@/, ":***@")} in throw-away schemas bench_traces_*_${stamp} (dropped at the end${KEEP ? " unless --keep" : ""})`,
   );
@@ -1326,58 +1208,40 @@ async function main(): Promise<void> {
     for (const c of checks) console.log(`  ${c.pass === null ? "INFO" : verdict(c.pass)} ${c.line}`);
     const judged = checks.filter((c) => c.pass !== null);
     const failed = judged.filter((c) => !c.pass);
-    console.log(`  load average ${load0.map((l) => l.toFixed(2)).join(" ")} -> ${load1.map((l) => l.toFixed(2)).join(" ")}; total ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`);
+    console.log(`  load average ${load(load0)} -> ${load(load1)}; total ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`);
     console.log(`  overall: ${verdict(failed.length === 0)} (${judged.length - failed.length} of ${judged.length} targets met)`);
 
-    const outDir = join(HERE, "results");
-    mkdirSync(outDir, { recursive: true });
-    const outFile = join(outDir, "traces.json");
-    writeFileSync(
-      outFile,
-      `${JSON.stringify(
-        {
-          benchmark: "traces",
-          startedAt: startedAt.toISOString(),
-          code: { commit, changed },
-          machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version, loadAverageStart: load0, loadAverageEnd: load1 },
-          options: {
-            dialects: DIALECTS,
-            phases: PHASES,
-            rounds: ROUNDS,
-            block: BLOCK,
-            warmup: WARMUP,
-            iterations: ITERATIONS,
-            readWarmup: READ_WARMUP,
-            pgTraces: PG_TRACES,
-            sqliteTraces: SQLITE_TRACES,
-            spansPerTrace: SPANS_PER_TRACE,
-            clients: CLIENTS,
-            loadSeconds: LOAD_SECONDS,
-            exportSpans: EXPORT_SPANS,
-          },
-          targets: { overheadP50RatioMax: TARGET_OVERHEAD_P50, readP99MsMax: TARGET_READ_P99_MS, droppedOnPostgres: 0 },
-          overhead,
-          export: exports,
-          load: loads,
-          reads,
-          checks,
-          pass: failed.length === 0,
-        },
-        null,
-        2,
-      )}\n`,
-    );
-    console.log(`\nResults written to ${resolve(outFile)}`);
+    writeResults("traces", {
+      benchmark: "traces",
+      startedAt: startedAt.toISOString(),
+      code: { commit, changed },
+      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version, loadAverageStart: load0, loadAverageEnd: load1 },
+      options: {
+        dialects: DIALECTS,
+        phases: PHASES,
+        rounds: ROUNDS,
+        block: BLOCK,
+        warmup: WARMUP,
+        iterations: ITERATIONS,
+        readWarmup: READ_WARMUP,
+        pgTraces: PG_TRACES,
+        sqliteTraces: SQLITE_TRACES,
+        spansPerTrace: SPANS_PER_TRACE,
+        clients: CLIENTS,
+        loadSeconds: LOAD_SECONDS,
+        exportSpans: EXPORT_SPANS,
+      },
+      targets: { overheadP50RatioMax: TARGET_OVERHEAD_P50, readP99MsMax: TARGET_READ_P99_MS, droppedOnPostgres: 0 },
+      overhead,
+      export: exports,
+      load: loads,
+      reads,
+      checks,
+      pass: failed.length === 0,
+    });
   } finally {
     await cleanupAll();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    if (interrupted) return;
-    console.error(error);
-    process.exit(1);
-  },
-);
+runMain(main);
