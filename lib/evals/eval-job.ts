@@ -7,7 +7,11 @@ import { planEval } from "./eval-plan.ts";
 import { EvalFailedError, EvalStoppedError, executeEval } from "./run-eval.ts";
 
 /** What an eval job carries: the request as `POST /eval-runs` took it (checked again by the same schema). */
-export const EvalJobPayload = z.object({ input: EvalRunInputSchema });
+export const EvalJobPayload = z.object({
+  input: EvalRunInputSchema,
+  /** A stored (Studio) agent's or team's version, resolved at the submit: the job evaluates that one. */
+  component_version: z.number().int().optional(),
+});
 export type EvalJobPayload = z.infer<typeof EvalJobPayload>;
 
 /**
@@ -33,7 +37,8 @@ export const EVAL_JOB_KIND = defineJobKind<EvalJobPayload>({
       try {
         if (!settings) throw new Error("This worker has no OS settings, so it cannot find the eval's agent");
         // Checked as the caller when it was submitted (an admin's request may name any model).
-        plan = await planEval(settings, payload.input, { anyModel: true, db, caller: { userId: job.user_id, isAdmin: false } });
+        // The submit resolved the version (a stored component's): the version is the caller's to use.
+        plan = await planEval(settings, payload.input, { anyModel: true, db, caller: { userId: job.user_id, isAdmin: payload.component_version !== undefined }, version: payload.component_version });
       } catch (error) {
         // The agent or a model went away since the submit: the eval says why, and the job fails.
         const message = error instanceof Error ? error.message : String(error);

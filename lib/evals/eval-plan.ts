@@ -28,11 +28,16 @@ const JUDGED = new Set(["accuracy", "agent_as_judge"]);
  * naming the fix), and so must the judge. `anyModel`: the request may name a model that is not
  * configured (admins; an eval job whose request was checked when it was submitted).
  */
-export async function planEval(settings: Settings, input: EvalRunInput, { anyModel, db, caller }: { anyModel: boolean; db: Db; caller: ComponentCaller }): Promise<EvalPlan> {
+export async function planEval(
+  settings: Settings,
+  input: EvalRunInput,
+  { anyModel, db, caller, version }: { anyModel: boolean; db: Db; caller: ComponentCaller; version?: number },
+): Promise<EvalPlan> {
   const target = targetProblem(input);
   if (target) throw target;
-  // Defined in code, else a stored (Studio) agent or team at its current published version.
-  const configured = (await resolveComponent(settings, db, input.team_id ? { type: "team", id: input.team_id } : { type: "agent", id: input.agent_id! }, caller))?.agent;
+  // Defined in code, else a stored (Studio) agent or team at its current published version (or `version`, a background eval's, resolved at its submit).
+  const ref = input.team_id ? { type: "team" as const, id: input.team_id, version } : { type: "agent" as const, id: input.agent_id!, version };
+  const configured = (await resolveComponent(settings, db, ref, caller))?.agent;
   if (!configured) throw new HttpError(404, input.team_id ? `Team with id '${input.team_id}' not found` : `Agent with id '${input.agent_id}' not found`);
   // A team's leader and members run on their own models: a request cannot swap the leader's alone.
   if (configured.team && input.model_id) throw new HttpError(400, "model_id and model_provider apply to an agent's eval; a team runs on its own models");

@@ -92,7 +92,7 @@ export async function startEvalInBackground({
         componentType: EVAL_JOB_KIND.jobType,
         componentId: runId,
         deploymentId: settings.queue.deploymentId ?? null,
-        payload: EVAL_JOB_KIND.payload.parse({ input: plan.input }) as Record<string, unknown>,
+        payload: EVAL_JOB_KIND.payload.parse({ input: plan.input, ...(plan.agent.stored ? { component_version: plan.agent.stored.version } : {}) }) as Record<string, unknown>,
         maxAttempts: EVAL_JOB_KIND.maxAttempts?.(settings.queue) ?? settings.queue.maxAttempts,
       },
     });

@@ -165,6 +165,13 @@ describe.each(DIALECTS)("stored components run on $name", (dialect) => {
       const posted = await call("POST", "/eval-runs", { principal: b, json: { agent_id: id, eval_type: "performance", input: "go", num_iterations: 1, warmup_runs: 0 } });
       expect(posted.status, JSON.stringify(posted.body)).toBe(200);
       expect(posted.body.agent_id).toBe(id);
+      // In the background, the job carries the version resolved at the submit and evaluates that one.
+      const queued = await call("POST", "/eval-runs?background=true", { principal: b, json: { agent_id: id, eval_type: "performance", input: "go", num_iterations: 1, warmup_runs: 0 } });
+      expect(queued.status, JSON.stringify(queued.body)).toBe(202);
+      const job = await db.sql.query<{ payload: unknown }>("SELECT payload FROM agno_jobs WHERE id = ?", [queued.body.id]);
+      const payload = typeof job[0]!.payload === "string" ? JSON.parse(job[0]!.payload) : job[0]!.payload;
+      expect(payload).toMatchObject({ component_version: 1 });
+      await until("the eval job completes", async () => (await call("GET", `/eval-runs/${queued.body.id}`, { principal: b })).body.status === "COMPLETED", 20_000);
     });
 
     it("ids defined in code are not available, names are bounded, and a team of a stored agent archived since answers 422", async () => {
