@@ -266,8 +266,10 @@ for (const dialect of DIALECTS) {
       const shared = await storedRow(null, "/config?x=1", { method: "GET", cron_expr: "* * * * *", next_run_at: Math.floor(Date.now() / 1000) - 1 });
       wakeScheduler(app.settings);
       for (const schedule of [due, shared]) {
-        await until(`the fire of ${schedule.endpoint} was refused`, async () => (await unsafeScheduleById(db, schedule.id))?.enabled === false);
-        const { runs } = await listScheduleRuns(db, { scope: adminScope(), scheduleId: schedule.id, page: 1, limit: 10 });
+        // The schedule is disabled and its run row ended in two writes: wait for both (a loaded machine can read between them).
+        const settled = async () => (await listScheduleRuns(db, { scope: adminScope(), scheduleId: schedule.id, page: 1, limit: 10 })).runs;
+        await until(`the fire of ${schedule.endpoint} was refused`, async () => (await unsafeScheduleById(db, schedule.id))?.enabled === false && (await settled())[0]?.status !== "running");
+        const runs = await settled();
         expect(runs).toHaveLength(1);
         expect(runs[0]).toMatchObject({ status: "failed", run_id: null, status_code: null });
         expect(runs[0]!.error).toMatch(/cannot be fired: Endpoint must not contain '[\\?]'/);

@@ -23,6 +23,8 @@ export async function listedStoredComponents(settings: Settings, principal: Prin
   const inCode = new Set((type === "agent" ? settings.agents : type === "team" ? settings.teams : settings.workflows).map((c) => c.id));
   const db = await getDatabase(settings);
   const caller = storeCaller(principal, settings);
+  // A scoped caller with no identity (a JWT without `sub`) sees only what is defined in code, as GET /agents always answered it.
+  if (caller.scoped && caller.userId === null) return [];
   const listed: RuntimeAgent[] = [];
   for (let page = 1; (page - 1) * PAGE < MAX_LISTED; page++) {
     const { data } = await listComponents(db, settings, caller, { componentType: type, page, limit: PAGE, includeDeleted: false });
