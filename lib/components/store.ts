@@ -291,25 +291,23 @@ function checkedConfig(settings: Settings, caller: StoreCaller, type: ComponentT
   if (chars > limits.maxInstructionsChars) {
     throw new HttpError(422, `The instructions are ${chars} characters; the limit is ${limits.maxInstructionsChars} characters (studio.limits.maxInstructionsChars)`);
   }
-  const issues = configUseIssues(settings, type, parsed.config, { isAdmin: caller.isAdmin });
-  const forbidden = issues.filter((i) => i.kind === "forbidden");
-  if (forbidden.length > 0) throw new HttpError(403, `Cannot use in a ${type}: ${forbidden.map((i) => i.message).join("; ")}`);
-  if (issues.length > 0) throw new HttpError(422, `Cannot save this ${type}: ${issues.map((i) => i.message).join("; ")}`);
+  refuseUnusable(settings, caller, type, parsed.config, "save");
   const saved = { ...config };
   if ("db" in saved && saved.db === null) delete saved.db;
   return saved;
 }
 
 /**
- * What a config uses, checked again when a version goes live (publish, set-current, restore): the
- * registry may have changed since it was saved (a toolkit now admin-only, a model gone), and what a
- * member could not save now, it cannot share either.
+ * What a config uses, against the registry and the caller: 403 for what is admin-only, 422 for what
+ * the registry lacks. Checked at save, and again when a version goes live (publish, set-current,
+ * restore): the registry may have changed since it was saved (a toolkit now admin-only, a model
+ * gone), and what a member could not save now, it cannot share either.
  */
-function checkUseAtPublish(settings: Settings, caller: StoreCaller, type: ComponentType, config: Record<string, unknown>): void {
+function refuseUnusable(settings: Settings, caller: StoreCaller, type: ComponentType, config: Record<string, unknown>, verb: "save" | "publish"): void {
   const issues = configUseIssues(settings, type, config, { isAdmin: caller.isAdmin });
   const forbidden = issues.filter((i) => i.kind === "forbidden");
   if (forbidden.length > 0) throw new HttpError(403, `Cannot use in a ${type}: ${forbidden.map((i) => i.message).join("; ")}`);
-  if (issues.length > 0) throw new HttpError(422, `Cannot publish this ${type}: ${issues.map((i) => i.message).join("; ")}`);
+  if (issues.length > 0) throw new HttpError(422, `Cannot ${verb} this ${type}: ${issues.map((i) => i.message).join("; ")}`);
 }
 
 function checkedStage(stage: string): "draft" | "published" {
@@ -808,7 +806,7 @@ export async function updateComponent(db: Db, settings: Settings, caller: StoreC
       const target = await getConfigRow(db, id, version, { includeDeleted: true });
       if (!target) throw new HttpError(404, `Config ${id} v${version} not found`);
       if (target.stage !== "published") throw new HttpError(400, `Cannot set draft config ${id} v${version} as current. Only published configs can be current.`);
-      checkUseAtPublish(settings, caller, existing.component_type, target.config ?? {});
+      refuseUnusable(settings, caller, existing.component_type, target.config ?? {}, "publish");
       const links = await linksOf(db, id, version);
       await refuseArchivedPins(db, caller, links, `make ${id} v${version} current`);
       Object.assign(fields, projectConfigIdentity(target.config ?? {}));
@@ -868,7 +866,7 @@ export async function restoreComponent(db: Db, settings: Settings, caller: Store
     if (own !== null && existing.user_id !== own) throw new HttpError(403, "Cannot modify shared component");
     if (existing.current_version !== null) {
       await refuseArchivedPins(db, caller, await linksOf(db, id, existing.current_version), `restore ${id}`);
-      checkUseAtPublish(settings, caller, existing.component_type, (await getConfigRow(db, id, existing.current_version))?.config ?? {});
+      refuseUnusable(settings, caller, existing.component_type, (await getConfigRow(db, id, existing.current_version))?.config ?? {}, "publish");
     }
     // The limit counts live components: a restored one counts again (its owner's, when an admin restores it).
     const owner = existing.user_id;
@@ -980,7 +978,7 @@ export async function updateConfig(db: Db, settings: Settings, caller: StoreCall
     if (existing.stage === "published") throw new HttpError(400, `Cannot update published config ${id} v${version}`);
     let publish: { fields: ComponentRowFields; lockChildren: string[] } | undefined;
     if (stage === "published") {
-      checkUseAtPublish(settings, caller, component.component_type, config ?? existing.config ?? {});
+      refuseUnusable(settings, caller, component.component_type, config ?? existing.config ?? {}, "publish");
       const finalLinks = links ?? (await linksOf(db, id, version));
       await checkPinsPublishable(db, caller, finalLinks, publishRefusal(id, version));
       publish = { fields: projectConfigIdentity(config ?? existing.config ?? {}), lockChildren: pinnedChildren(finalLinks) };

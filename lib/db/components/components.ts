@@ -408,9 +408,7 @@ export async function appendConfig(
     ...insertLinks(id, version, input.links ?? [], now),
     ...(input.publish ? publishStatements(id, version, input.publish.fields, now) : []),
   ];
-  const results = await transaction(db, id, statements);
-  const inserted = results.find((rows) => rows.length > 0 && "stage" in rows[0]!);
-  return toConfigRow(inserted![0]!);
+  return configRowOf(await transaction(db, id, statements));
 }
 
 /**
@@ -457,9 +455,13 @@ export async function updateDraftConfig(
       : []),
     ...(input.publish ? publishStatements(id, version, input.publish.fields, now) : []),
   ];
-  const results = await transaction(db, id, statements);
-  const updated = results.find((rows) => rows.length > 0 && "stage" in rows[0]!);
-  return toConfigRow(updated![0]!);
+  return configRowOf(await transaction(db, id, statements));
+}
+
+/** The config row a transaction's statements returned (the one statement whose rows carry a `stage`). */
+function configRowOf(results: Awaited<ReturnType<typeof transaction>>): ComponentConfigRow {
+  const rows = results.find((r) => r.length > 0 && "stage" in r[0]!);
+  return toConfigRow(rows![0]!);
 }
 
 /**
