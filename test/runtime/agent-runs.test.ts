@@ -239,9 +239,15 @@ describe("agent runs through the API (scripted model, SQLite)", () => {
     expect(events.at(-1)).toMatchObject({ event: "RunError", error_type: "model_auth_error" });
     expect(String(events.at(-1)!.content)).toContain("Incorrect API key provided");
     server.script([{ error: { status: 401, message: "Incorrect API key provided" } }]);
+    // Not streamed: 200 with the RunOutput, as Agno answers (`run_response.to_dict()` whatever its status).
     const nonStream = await app.call("POST", "/agents/helper/runs", form({ message: "hi", stream: "false" }));
-    expect(nonStream.status).toBe(502);
-    expect(await nonStream.json()).toMatchObject({ error_type: "model_auth_error" });
+    expect(nonStream.status).toBe(200);
+    const failed = (await nonStream.json()) as Json;
+    expect(failed).toMatchObject({ status: "ERROR", agent_id: "helper", error: { error_type: events.at(-1)!.error_type } });
+    expect(String(failed.content)).toContain("Incorrect API key provided");
+    expect((failed.error as Json).message).toBe(failed.content);
+    const polled = (await (await app.call("GET", `/agents/helper/runs/${failed.run_id}?session_id=${failed.session_id}`)).json()) as Json;
+    expect(polled).toMatchObject({ run_id: failed.run_id, status: "ERROR", content: failed.content });
     const unconfigured = await app.call("POST", "/agents/unconfigured/runs", form({ message: "hi", stream: "false" }));
     expect(unconfigured.status).toBe(503);
     expect(((await unconfigured.json()) as Json).detail).toMatch(/OPENAI_API_KEY.*ANTHROPIC_API_KEY.*OPENAI_COMPATIBLE_BASE_URL/);

@@ -231,22 +231,38 @@ const RUN_DATA = { db: "default" } as const;
 const RUN_DATA_FOR_FORM_USER = { db: "default", userFrom: "form" } as const;
 
 /**
- * Status for a non-streamed run that ended in ERROR: input the model cannot take is the caller's
- * (415 for a media type, 422 for the conversation), the provider's fault a 502, a missing
- * provider a 503.
+ * The status a non-streamed run that ended in ERROR answers with when it is not 200: the caller
+ * must act — no model provider configured (503), input the model cannot take (415 for a media
+ * type, 422 for the conversation). Keyed on the part of the `error_type` that names the cause
+ * (`model_not_configured_error`, `model_unsupported_input_error`, `model_invalid_prompt_error`).
  */
-const FAILED_RUN_STATUS: Record<string, number> = {
-  model_not_configured_error: 503,
-  model_unsupported_input_error: 415,
-  model_invalid_prompt_error: 422,
-};
+const CALLER_MUST_ACT: readonly (readonly [RegExp, number])[] = [
+  [/not_configured/, 503],
+  [/unsupported_input/, 415],
+  [/invalid_prompt/, 422],
+];
 
-/** `opaque`: a 500 says only "Internal server error" (the failure's text stays on the stored run), as Agno's workflow continue answers. */
-function failedRunResponse(output: RunOutput, opaque: boolean): Response {
-  const type = output.error?.error_type ?? "run_error";
-  const status = FAILED_RUN_STATUS[type] ?? (type.startsWith("model_") ? 502 : 500);
+/** The HTTP status of a non-streamed run that ended in ERROR (failedRunAnswer). */
+function failedRunStatus(type: ComponentSpec["type"], errorType: string | undefined): number {
+  const kind = errorType ?? "run_error";
+  for (const [pattern, status] of CALLER_MUST_ACT) if (pattern.test(kind)) return status;
+  // A workflow's failure is an exception in Agno, answered 500; an agent's or team's run returns its RunOutput.
+  return type === "workflow" ? 500 : 200;
+}
+
+/**
+ * A non-streamed run that ended in ERROR. An agent's or team's answers 200 with its RunOutput
+ * (`status: "ERROR"`, `error`, the provider's message as `content`), as Agno's routes return
+ * `run_response.to_dict()` whatever its status; see failedRunStatus for the exceptions, which
+ * answer `{detail, error_type, run_id, session_id}`. `opaque`: a 500 says only "Internal server
+ * error" (the failure's text stays on the stored run), as Agno's workflow continue answers.
+ */
+function failedRunAnswer(type: ComponentSpec["type"], output: RunOutput, opaque: boolean): Response | RunOutput {
+  const errorType = output.error?.error_type ?? "run_error";
+  const status = failedRunStatus(type, errorType);
+  if (status === 200) return output;
   const detail = opaque && status === 500 ? "Internal server error" : (output.error?.message ?? "Run failed");
-  return new Response(JSON.stringify({ detail, error_type: type, run_id: output.run_id, session_id: output.session_id }), {
+  return new Response(JSON.stringify({ detail, error_type: errorType, run_id: output.run_id, session_id: output.session_id }), {
     status,
     headers: { "content-type": "application/json" },
   });
@@ -316,9 +332,9 @@ function runMetadata(value: unknown): Record<string, unknown> | null | undefined
   throw new HttpError(400, "Invalid metadata parameter: expected a JSON object");
 }
 
-async function finishedRun(started: StartedRun, { opaque = false }: { opaque?: boolean } = {}): Promise<Response | RunOutput> {
+async function finishedRun(type: ComponentSpec["type"], started: StartedRun, { opaque = false }: { opaque?: boolean } = {}): Promise<Response | RunOutput> {
   const output = await started.done;
-  return output.status === "ERROR" ? failedRunResponse(output, opaque) : output;
+  return output.status === "ERROR" ? failedRunAnswer(type, output, opaque) : output;
 }
 
 const createRun = (c: ComponentSpec) =>
@@ -375,7 +391,7 @@ const createRun = (c: ComponentSpec) =>
         // A background stream keeps running when the client goes away; it can resume later.
         return sseResponse(runEventStream({ live: started.live, lastEventIndex: null }));
       }
-      return form.stream ? streamRun(started) : finishedRun(started);
+      return form.stream ? streamRun(started) : finishedRun(c.type, started);
     },
   });
 
@@ -468,7 +484,7 @@ const continueRun = (c: ComponentSpec) =>
       const opaque = c.type === "workflow";
       try {
         const started = await continuePausedRun({ db, settings, agent, scope, runId, sessionId: form.session_id, resolutions, stepRequirements, stream: form.stream, approver });
-        return form.stream ? streamRun(started) : await finishedRun(started, { opaque });
+        return form.stream ? streamRun(started) : await finishedRun(c.type, started, { opaque });
       } catch (error) {
         if (error instanceof ContinueError) throw new HttpError(error.status, error.message);
         if (opaque) return errorResponse(error, undefined, { opaque });
