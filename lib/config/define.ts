@@ -358,6 +358,11 @@ export const FileConfigSchema = z
     docs: z.object({ enabled: z.boolean().optional() }).strict().optional(),
     /** The MCP server at /mcp (lib/mcp-server): `true`, or an object (tag groups, agent tools; lib/config/mcp-settings.ts). */
     mcp: McpConfigSchema.optional(),
+    /** Deprecated alias of `mcp` (the same value); accepted with a warning naming `mcp`. */
+    mcpServer: McpConfigSchema.optional(),
+    /** Not options: present only so they can be refused with a pointer to `mcp` (lib/config/mcp-settings.ts). */
+    enableMcpServer: z.unknown().optional(),
+    mcpConfig: z.unknown().optional(),
     redis: z.object({ url: z.string().optional() }).strict().optional(),
     queue: z
       .object({

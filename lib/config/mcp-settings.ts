@@ -60,8 +60,36 @@ export interface McpSettings {
 export const DEFAULT_MCP_SESSION_IDLE_SECONDS = 1800;
 export const DEFAULT_MCP_MAX_SESSIONS_PER_USER = 32;
 
+/** The keys of agentry.config.ts that name the MCP server: `mcp`, and the older names of it. */
+export interface McpFileKeys {
+  mcp?: McpConfig;
+  /** Deprecated alias of `mcp` (Agno v3 calls the AgentOS argument `mcp_server`). */
+  mcpServer?: McpConfig;
+  /** Agno v2's `enable_mcp_server` and v3's `mcp_config` attribute: refused, naming `mcp`. */
+  enableMcpServer?: unknown;
+  mcpConfig?: unknown;
+}
+
+/**
+ * The MCP server's entry in the file and the key it was written under, or the problem with it.
+ * `mcpServer` stands for `mcp`, with a warning naming `mcp`; `enableMcpServer` and `mcpConfig`
+ * (Agno's names for the on/off flag and the config kept apart), and `mcp` together with
+ * `mcpServer`, are problems naming `mcp`.
+ */
+export function mcpFromFile(file: McpFileKeys, warn: (message: string) => void): { raw: McpConfig | undefined; key: "mcp" | "mcpServer" } | { problem: string } {
+  for (const refused of ["enableMcpServer", "mcpConfig"] as const) {
+    if (file[refused] !== undefined) {
+      return { problem: `${refused} is not an option: the MCP server is configured by mcp (true, or an object with its settings such as includeTags or exposeAgents)` };
+    }
+  }
+  if (file.mcpServer === undefined) return { raw: file.mcp, key: "mcp" };
+  if (file.mcp !== undefined) return { problem: "Both mcp and mcpServer are set: mcpServer is a deprecated alias of mcp. Keep mcp only." };
+  warn("agentry.config.ts: mcpServer is deprecated; rename it to mcp (it takes the same value: true, or an object with the MCP server's settings)");
+  return { raw: file.mcpServer, key: "mcpServer" };
+}
+
 /** `mcp` from the file, with AGENTRY_MCP (the environment wins) deciding whether it is on. */
-export function resolveMcp(envEnabled: boolean | undefined, raw: McpConfig | undefined, sources: Record<string, string>): McpSettings {
+export function resolveMcp(envEnabled: boolean | undefined, raw: McpConfig | undefined, sources: Record<string, string>, fileKey: "mcp" | "mcpServer" = "mcp"): McpSettings {
   const file = typeof raw === "object" ? raw : {};
   const fileEnabled = typeof raw === "boolean" ? raw : raw === undefined ? undefined : (raw.enabled ?? true);
   let enabled: boolean;
@@ -70,7 +98,7 @@ export function resolveMcp(envEnabled: boolean | undefined, raw: McpConfig | und
     sources["mcp.enabled"] = "env:AGENTRY_MCP";
   } else if (fileEnabled !== undefined) {
     enabled = fileEnabled;
-    sources["mcp.enabled"] = "config:mcp";
+    sources["mcp.enabled"] = `config:${fileKey}`;
   } else {
     enabled = false;
     sources["mcp.enabled"] = "default";

@@ -16,7 +16,7 @@ import { defineWorkflow, type WorkflowDefinition, type WorkflowStep } from "./wo
 import type { Env } from "./env.ts";
 import { resolveDashboardSettings, type DashboardSettings } from "./dashboard-settings.ts";
 import { parseTrustedProxies, type ProxyRange } from "./trusted-proxies.ts";
-import { resolveMcp, type McpSettings } from "./mcp-settings.ts";
+import { mcpFromFile, resolveMcp, type McpSettings } from "./mcp-settings.ts";
 
 /** How the API authenticates its callers (`auth.mode`, decided from the configured keys). */
 export type AuthMode = "none" | "security_key" | "jwt";
@@ -267,7 +267,11 @@ export const isLoopback = (host: string) => {
   return LOOPBACK_NAMES.has(name) || LOOPBACK_IPV4.test(name);
 };
 
-export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileConfig }): Settings {
+/**
+ * `warn` receives what the file still accepts but should change (a deprecated key); the server's
+ * getSettings logs it once, when the settings are resolved (default: console.warn).
+ */
+export function resolveSettings({ env, file: rawFile, warn = console.warn }: { env: Env; file: FileConfig; warn?: (message: string) => void }): Settings {
   const parsed = FileConfigSchema.safeParse(rawFile ?? {});
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
@@ -277,6 +281,8 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
   if (file.auth?.secretKey !== undefined) {
     throw new ConfigError("auth.secretKey was removed in v3: use auth.verificationKeys, which takes a list of keys (so keys can rotate)");
   }
+  const mcpFile = mcpFromFile(file, warn);
+  if ("problem" in mcpFile) throw new ConfigError(mcpFile.problem);
   const sources: Record<string, string> = {};
   /** env wins over the file; the file over the default. */
   function pick<T>(key: string, envName: string | null, envValue: T | undefined, fileValue: T | undefined, fallback: T): T {
@@ -387,7 +393,7 @@ export function resolveSettings({ env, file: rawFile }: { env: Env; file: FileCo
     redisUrl: pick<string | undefined>("redis.url", "REDIS_URL", env.REDIS_URL, file.redis?.url, undefined),
     queue: resolveQueue(env, file, pick),
     scheduler: resolveScheduler(env, file, pick),
-    mcp: resolveMcp(env.AGENTRY_MCP, file.mcp, sources),
+    mcp: resolveMcp(env.AGENTRY_MCP, mcpFile.raw, sources, mcpFile.key),
     metrics: { prices: file.metrics?.prices ?? {}, dailyRefresh: file.metrics?.dailyRefresh ?? true },
     tracing: resolveTracing(env, file, pick),
     agents,
