@@ -5,9 +5,17 @@ import Database from "better-sqlite3";
 import { dialectOf, sqlitePath } from "../db/open-database.ts";
 
 /**
+ * Pages per step of the backup: all of them. A copy made in steps starts over whenever another
+ * connection writes between two steps, so under a steady stream of runs it never finishes; one
+ * step reads one snapshot of the database (a WAL read transaction, which writers do not wait for).
+ */
+const ALL_PAGES = 0x7fffffff;
+
+/**
  * Copies a live SQLite database with SQLite's online backup API: consistent even while the server
- * writes, and it includes what is still in the WAL. Copying the .db file (and its -wal/-shm side
- * files) by hand while it is in use can produce a corrupt backup.
+ * writes (the copy is the database as of one moment), and it includes what is still in the WAL.
+ * Copying the .db file (and its -wal/-shm side files) by hand while it is in use can produce a
+ * corrupt backup.
  */
 export async function backupSqlite({ url, destination }: { url: string; destination: string }): Promise<{ pages: number; path: string }> {
   if (dialectOf(url) !== "sqlite") {
@@ -22,7 +30,8 @@ export async function backupSqlite({ url, destination }: { url: string; destinat
   // Our own connection: the Prisma adapter does not expose its better-sqlite3 handle.
   const connection = new Database(source, { readonly: true, timeout: 5000 });
   try {
-    const progress = await connection.backup(target);
+    // better-sqlite3's first step copies no pages; the progress callback sets every later one's size.
+    const progress = await connection.backup(target, { progress: () => ALL_PAGES });
     return { pages: progress.totalPages, path: target };
   } finally {
     connection.close();
