@@ -105,36 +105,3 @@ export function normalizeAllowPath(input: string): string {
   if (rel === "." || rel === "") throw new Error(`Workspace allowPaths entry '${input}' names the root itself`);
   return rel;
 }
-
-/** Why a requested path is unusable before the filesystem is consulted. */
-export type LexicalRefusal = { code: "invalid_path" | "outside_root"; reason: string };
-
-/**
- * The root-relative form of a path the model gave (relative, or absolute under one of `roots`),
- * or why it is refused. Any `..` segment is refused outright rather than normalised away, so a
- * symlinked directory can never turn `link/..` into somewhere the check did not look.
- */
-export function toWorkspaceRelative(input: string, roots: readonly string[]): { rel: string } | LexicalRefusal {
-  if (input.includes("\0")) return { code: "invalid_path", reason: "the path contains a NUL byte" };
-  if (input.split("/").includes("..")) {
-    return { code: "outside_root", reason: "'..' segments are not allowed; paths stay inside the workspace root" };
-  }
-  if (path.isAbsolute(input)) {
-    for (const root of roots) {
-      if (isWithin(root, input)) return { rel: toPosix(path.relative(root, input)) };
-    }
-    return { code: "outside_root", reason: "it is outside the workspace root" };
-  }
-  const rel = path.posix.normalize(input).replace(/\/+$/, "");
-  return { rel: rel === "." ? "" : rel };
-}
-
-/** Whether absolute `target` is `root` or below it (both already normalised or real). */
-export function isWithin(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
-}
-
-function toPosix(rel: string): string {
-  return rel.split(path.sep).join("/");
-}

@@ -3,7 +3,8 @@ import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
 import { WorkspaceAccessError, type WorkspaceOperation, type WorkspaceRefusalCode } from "./errors.ts";
 import { inodeKey, type ExcludedInodeIndex, type ExcludedInodeScan } from "./excluded-inodes.ts";
-import { describeExclusion, isWithin, toWorkspaceRelative, type PathPolicy } from "./path-guard.ts";
+import { checkPath, isWithin, relativeToBase } from "../path-check.ts";
+import { describeExclusion, type PathPolicy } from "./path-guard.ts";
 
 /** What every Workspace tool of one toolkit shares. */
 export interface WorkspaceScope {
@@ -22,6 +23,9 @@ export interface ResolvedPath {
   readonly realRel: string;
   readonly real: string;
 }
+
+/** How refusals name the directory the toolkit works in. */
+const ROOT_NAME = "the workspace root";
 
 /** One tool call's view of the workspace: the real root and a hard-link scan no older than the call. */
 export class WorkspaceAccess {
@@ -51,9 +55,9 @@ export class WorkspaceAccess {
     return new WorkspaceAccessError({ operation: this.operation, path: shown, code, reason });
   }
 
-  /** Lexical checks only: inside the root, no `..`, not excluded. Returns the root-relative path. */
+  /** Lexical checks only (lib/runtime/tools/path-check.ts): inside the root, no `..`, not excluded. Returns the root-relative path. */
   requestPath(input: string): string {
-    const result = toWorkspaceRelative(input, [this.scope.root, this.realRoot]);
+    const result = relativeToBase(input, [this.scope.root, this.realRoot], ROOT_NAME);
     if (!("rel" in result)) throw this.refuse(input, result.code, result.reason);
     const exclusion = this.scope.policy.exclusionOf(result.rel);
     if (exclusion) throw this.refuse(input, "excluded", describeExclusion(exclusion));
@@ -63,7 +67,7 @@ export class WorkspaceAccess {
   /** Maps a real absolute path back into the root, or refuses it (escaped or excluded target). */
   realRelOf(real: string, shown: string): string {
     if (!isWithin(this.realRoot, real)) {
-      throw this.refuse(shown, "outside_root", "it resolves (through a symlink) to a location outside the workspace root");
+      throw this.refuse(shown, "outside_root", `it resolves (through a symlink) to a location outside ${ROOT_NAME}`);
     }
     const realRel = path.relative(this.realRoot, real).split(path.sep).join("/");
     const exclusion = this.scope.policy.exclusionOf(realRel);
@@ -73,16 +77,23 @@ export class WorkspaceAccess {
     return realRel;
   }
 
-  /** Resolves an existing path: lexical checks, realpath, containment and the real path's exclusion. */
-  async resolveExisting(input: string): Promise<ResolvedPath> {
+  /**
+   * Resolves a path, existing or to be created: the requested path's checks, then the shared path
+   * check (lib/runtime/tools/path-check.ts: real path, symlinks, containment) and the real path's
+   * exclusion.
+   */
+  async resolve(input: string): Promise<ResolvedPath & { exists: boolean }> {
     const rel = this.requestPath(input);
-    let real: string;
-    try {
-      real = await realpath(path.join(this.realRoot, rel));
-    } catch (error) {
-      throw this.refuseFsError(input, error);
-    }
-    return { rel, real, realRel: this.realRelOf(real, input) };
+    const checked = await checkPath({ base: this.realRoot, path: rel, baseName: ROOT_NAME });
+    if (!checked.ok) throw this.refuse(input, checked.code, checked.reason);
+    return { rel, real: checked.real, realRel: this.realRelOf(checked.real, input), exists: checked.exists };
+  }
+
+  /** Resolves a path that must exist (read, list, search). */
+  async resolveExisting(input: string): Promise<ResolvedPath> {
+    const resolved = await this.resolve(input);
+    if (!resolved.exists) throw this.refuse(input, "not_found", "it does not exist in the workspace");
+    return resolved;
   }
 
   /**

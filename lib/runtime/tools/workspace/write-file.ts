@@ -1,5 +1,5 @@
 import { constants } from "node:fs";
-import { lstat, mkdir, open, realpath } from "node:fs/promises";
+import { mkdir, open } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { defineTool } from "../types.ts";
@@ -23,35 +23,20 @@ export function writeFileTool(scope: WorkspaceScope) {
     parameters: WriteFileArgs,
     async execute({ path: input, content }, ctx) {
       const access = await WorkspaceAccess.begin({ scope, operation: "write", signal: ctx.signal });
-      const rel = access.requestPath(input);
-      if (rel === "") throw access.refuse(input, "not_a_file", "it is the workspace root directory");
-      const parents = rel.split("/");
-      const name = parents.pop()!;
-
-      const { dirReal, missing } = await resolveParents(access, input, parents);
-      let targetReal = path.join(dirReal, ...missing, name);
-      access.realRelOf(targetReal, input);
-      let existing = missing.length === 0 ? await lstatOrNull(access, targetReal, input) : null;
-      if (existing?.isSymbolicLink()) {
-        try {
-          targetReal = await realpath(targetReal);
-        } catch {
-          // A dangling link could point anywhere, including outside the root: never create through it.
-          throw access.refuse(input, "invalid_path", "it is a symlink whose target does not exist");
-        }
-        access.realRelOf(targetReal, input);
-        existing = await access.lstat(targetReal, input);
-      }
+      // Every existing parent (and the file, if there is one) resolved and checked before anything is created.
+      const target = await access.resolve(input);
+      if (target.rel === "") throw access.refuse(input, "not_a_file", "it is the workspace root directory");
+      const existing = target.exists ? await access.lstat(target.real, input) : null;
       if (existing && !existing.isFile()) {
         throw access.refuse(input, "not_a_file", existing.isDirectory() ? "it is a directory" : "it is not a regular file");
       }
       if (existing) await access.assertNotExcludedHardLink(input, existing);
 
       try {
-        if (missing.length > 0) await mkdir(path.join(dirReal, ...missing), { recursive: true });
+        if (!target.exists) await mkdir(path.dirname(target.real), { recursive: true });
         // No O_TRUNC: the opened file is checked (same inode, no excluded hard link) before
         // anything in it changes.
-        const handle = await open(targetReal, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, 0o666);
+        const handle = await open(target.real, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, 0o666);
         try {
           const opened = await handle.stat({ bigint: true });
           if (existing && (opened.ino !== existing.ino || opened.dev !== existing.dev)) {
@@ -67,43 +52,7 @@ export function writeFileTool(scope: WorkspaceScope) {
         if (error instanceof WorkspaceAccessError) throw error;
         throw access.refuseFsError(input, error);
       }
-      return { path: rel, bytes_written: Buffer.byteLength(content, "utf8"), created: existing === null };
+      return { path: target.rel, bytes_written: Buffer.byteLength(content, "utf8"), created: existing === null };
     },
   });
-}
-
-/**
- * Follows the existing parent directories one at a time, resolving and re-checking each symlink,
- * and returns the real directory reached plus the components still to be created.
- */
-async function resolveParents(access: WorkspaceAccess, input: string, parents: string[]) {
-  let dirReal = access.realRoot;
-  for (const [i, component] of parents.entries()) {
-    const next = path.join(dirReal, component);
-    const stats = await lstatOrNull(access, next, input);
-    if (!stats) return { dirReal, missing: parents.slice(i) };
-    let real = next;
-    if (stats.isSymbolicLink()) {
-      try {
-        real = await realpath(next);
-      } catch (error) {
-        throw access.refuseFsError(input, error);
-      }
-      access.realRelOf(real, input);
-    }
-    if (!(await access.lstat(real, input)).isDirectory()) {
-      throw access.refuse(input, "not_a_directory", `'${parents.slice(0, i + 1).join("/")}' is not a directory`);
-    }
-    dirReal = real;
-  }
-  return { dirReal, missing: [] as string[] };
-}
-
-async function lstatOrNull(access: WorkspaceAccess, target: string, input: string) {
-  try {
-    return await lstat(target, { bigint: true });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw access.refuseFsError(input, error);
-  }
 }
