@@ -117,9 +117,9 @@ module.exports = {
 
     mayImport(
       "runtime",
-      ["config", "db", "live-runs", "models", "log.ts"],
+      ["config", "db", "live-runs", "models", "net", "log.ts"],
       "lib/runtime/README.md",
-      "may import lib/config, lib/db, lib/errors, lib/live-runs, lib/models and lib/log.ts; no feature (features plug in through run-extensions.ts).",
+      "may import lib/config, lib/db, lib/errors, lib/live-runs, lib/models, lib/net (the outbound address policy) and lib/log.ts; no feature (features plug in through run-extensions.ts).",
     ),
     forbid("workspace-not-to-http-db", "lib/runtime/tools/workspace/README.md: must not import from app/, lib/http or lib/db.", { path: "^lib/runtime/tools/workspace/" }, { path: "^lib/(http|db)/" }),
 

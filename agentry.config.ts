@@ -6,6 +6,8 @@ import { calculatorToolkit } from "./lib/runtime/tools/calculator/calculator.ts"
 import { hostToolkit } from "./lib/runtime/tools/host/host.ts";
 import { mcpTools } from "./lib/runtime/tools/mcp/mcp-tools.ts";
 import { workspaceToolkit } from "./lib/runtime/tools/workspace/workspace.ts";
+import { webSearchFromEnv } from "./lib/config/web-search-from-env.ts";
+import { webSearchTools } from "./lib/runtime/tools/websearch/websearch.ts";
 
 /**
  * Your AgentOS. Environment variables override what is set here (see the README's configuration
@@ -23,6 +25,9 @@ import { workspaceToolkit } from "./lib/runtime/tools/workspace/workspace.ts";
  * The Companion learns about each user as they talk (`learning: true`: a profile and memories,
  * extracted in the background); each user sees and corrects it on the dashboard's "What agents
  * know" page.
+ * Web search (Agno's WebSearchTools: web_search and search_news) is off unless AGENTRY_WEB_SEARCH
+ * names a backend — duckduckgo (no key), brave (BRAVE_API_KEY), tavily (TAVILY_API_KEY) or
+ * searxng (SEARXNG_URL); then the assistant searches with it and the registry offers it to Studio.
  * The registry is what Studio's agents, teams and workflows (made in the dashboard or through
  * /components) may use: the environment's model, the Calculator for everyone, and — for admins
  * only — the Host tools, a Workspace (one directory every user's agents would share) and the
@@ -30,6 +35,8 @@ import { workspaceToolkit } from "./lib/runtime/tools/workspace/workspace.ts";
  */
 const handbook = defineKnowledge({ id: "handbook", name: "Handbook", description: "Documents the assistant looks things up in." });
 const model = modelFromEnv(readEnv());
+const webSearchOptions = webSearchFromEnv(readEnv());
+const webSearch = webSearchOptions ? [webSearchTools(webSearchOptions)] : [];
 const analyst = defineAgent({
   id: "analyst",
   name: "Analyst",
@@ -57,7 +64,7 @@ export default defineConfig({
       description: "A helpful general-purpose assistant.",
       model,
       instructions: ["Be concise and accurate.", "Say so when you do not know."],
-      tools: [calculatorToolkit, hostToolkit],
+      tools: [calculatorToolkit, hostToolkit, ...webSearch],
       knowledge: handbook,
       addHistoryToContext: true,
       numHistoryRuns: 3,
@@ -107,6 +114,7 @@ export default defineConfig({
       hostToolkit,
       { toolkit: workspaceToolkit({ root: "./data/workspace" }), membersMayAttach: false },
       sampleTextTools,
+      ...webSearch,
     ],
     schemas: [
       {

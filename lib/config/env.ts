@@ -31,6 +31,10 @@ const optionalBool = (name: string) =>
     return z.NEVER;
   });
 
+/** The web search backends AGENTRY_WEB_SEARCH may name (lib/runtime/tools/websearch/ implements them). */
+export const WEB_SEARCH_BACKEND_NAMES = ["duckduckgo", "brave", "tavily", "searxng"] as const;
+export type WebSearchBackendName = (typeof WEB_SEARCH_BACKEND_NAMES)[number];
+
 export const EnvSchema = z.object({
   NODE_ENV: optionalString,
   CI: optionalBool("CI"),
@@ -110,6 +114,22 @@ export const EnvSchema = z.object({
   AGENTRY_EMBEDDING_DIMENSIONS: optionalInt("AGENTRY_EMBEDDING_DIMENSIONS", 1, 16_000),
   /** Hosts knowledge URL ingestion may fetch even when they resolve to private addresses (comma list). */
   AGENTRY_KNOWLEDGE_ALLOW_HOSTS: optionalString,
+  /**
+   * Web search for the sample assistant and Studio (lib/config/web-search-from-env.ts): off unless
+   * this names a backend; Brave and Tavily need their key, SearXNG its instance's URL.
+   */
+  AGENTRY_WEB_SEARCH: optionalString.transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const backend = value.trim().toLowerCase();
+    if ((WEB_SEARCH_BACKEND_NAMES as readonly string[]).includes(backend)) return backend as WebSearchBackendName;
+    ctx.addIssue({ code: "custom", message: `AGENTRY_WEB_SEARCH must be one of ${WEB_SEARCH_BACKEND_NAMES.join(", ")} (or unset, for no web search), got '${value}'` });
+    return z.NEVER;
+  }),
+  BRAVE_API_KEY: optionalString,
+  TAVILY_API_KEY: optionalString,
+  SEARXNG_URL: optionalString,
+  /** Hosts web search may reach even when they resolve to private addresses (comma list; a local SearXNG). */
+  AGENTRY_WEB_SEARCH_ALLOW_HOSTS: optionalString,
   /** Test harness only: the PostgreSQL and Redis servers the suites use, and whether they must be up. */
   AGENTRY_TEST_POSTGRES_URL: optionalString,
   AGENTRY_TEST_REDIS_URL: optionalString,
