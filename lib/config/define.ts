@@ -7,16 +7,38 @@ import { COLLIDING_MEMORY_TOOL, LearningConfigSchema, LearningMachineConfigSchem
  * and options Agno v3 removed fail with a message naming the replacement.
  */
 
-export const ModelSpecSchema = z.object({
-  provider: z.enum(["openai", "anthropic", "openai-compatible"]),
-  /** The provider's model id, e.g. `gpt-4.1-mini`. */
-  id: z.string().min(1),
-  /** OpenAI-compatible endpoints (Ollama, vLLM, LM Studio): the base URL, e.g. http://localhost:11434/v1. */
-  baseUrl: z.string().url().optional(),
-  apiKey: z.string().optional(),
-  /** Provider options passed through (reasoning effort, service tier, verbosity accept any string). */
-  options: z.record(z.string(), z.unknown()).optional(),
-});
+/** OpenAI's request options Agentry sends as top-level chat-completions fields, any string accepted (lib/models/openai-body-options.ts). */
+export const OPENAI_BODY_OPTIONS = ["reasoningEffort", "reasoningSummary", "serviceTier", "verbosity", "textVerbosity"] as const;
+
+/** The model providers: OpenAI, Anthropic, an OpenAI-compatible server, Mistral, Cerebras, Groq and Google Gemini (lib/models/resolve-model.ts). */
+export const MODEL_PROVIDERS = ["openai", "anthropic", "openai-compatible", "mistral", "cerebras", "groq", "google"] as const;
+
+export const ModelSpecSchema = z
+  .object({
+    provider: z.enum(MODEL_PROVIDERS),
+    /** The provider's model id, e.g. `gpt-4.1-mini`. */
+    id: z.string().min(1),
+    /** The provider's API base URL: required for an OpenAI-compatible server (Ollama, vLLM, LM Studio: e.g. http://localhost:11434/v1), else a proxy or gateway. */
+    baseUrl: z.string().url().optional(),
+    apiKey: z.string().optional(),
+    /**
+     * Provider options. OpenAI's (and an OpenAI-compatible server's) `reasoningEffort`,
+     * `reasoningSummary`, `serviceTier` and `verbosity` (alias `textVerbosity`) take any string;
+     * everything else is the provider's AI SDK options, as that SDK names them.
+     */
+    options: z.record(z.string(), z.unknown()).optional(),
+  })
+  .superRefine((spec, ctx) => {
+    if (spec.provider !== "openai" && spec.provider !== "openai-compatible") return;
+    for (const key of OPENAI_BODY_OPTIONS) {
+      const value = spec.options?.[key];
+      if (value !== undefined && typeof value !== "string") ctx.addIssue({ code: "custom", path: ["options", key], message: `${key} must be a string, got ${JSON.stringify(value)}` });
+    }
+    const { verbosity, textVerbosity } = spec.options ?? {};
+    if (verbosity !== undefined && textVerbosity !== undefined && verbosity !== textVerbosity) {
+      ctx.addIssue({ code: "custom", path: ["options", "textVerbosity"], message: "textVerbosity is an alias of verbosity: give one of them" });
+    }
+  });
 export type ModelSpec = z.infer<typeof ModelSpecSchema>;
 
 /** Agno v2 agent options removed in v3, and what replaces each. */
@@ -272,9 +294,9 @@ const REGISTRY_NAME = z.string().min(1).max(200);
 
 export const RegistryConfigSchema = z
   .object({
-    /** Models a component may name (`{provider, id, ...}`); the environment's model is added unless `environmentModel` is false. */
+    /** Models a component may name (`{provider, id, ...}`); the environment's models are added unless `environmentModel` is false. */
     models: z.array(ModelSpecSchema).optional(),
-    /** Offer the model the environment configures (lib/config/model-from-env.ts); default true. */
+    /** Offer every model the environment configures, one per provider whose variables are set (lib/config/model-from-env.ts); default true. */
     environmentModel: z.boolean().optional(),
     /**
      * Toolkits offered to Studio: a toolkit, or `{ toolkit, membersMayAttach }`. Members may attach

@@ -108,6 +108,17 @@ export const EnvSchema = z.object({
   OPENAI_COMPATIBLE_BASE_URL: optionalString,
   OPENAI_COMPATIBLE_MODEL: optionalString,
   OPENAI_COMPATIBLE_API_KEY: optionalString,
+  /** More model providers, checked in this order after the three above (lib/config/model-from-env.ts). */
+  MISTRAL_API_KEY: optionalString,
+  MISTRAL_MODEL: optionalString,
+  CEREBRAS_API_KEY: optionalString,
+  CEREBRAS_MODEL: optionalString,
+  GROQ_API_KEY: optionalString,
+  GROQ_MODEL: optionalString,
+  /** Google Gemini's key: the AI SDK's name, or GOOGLE_API_KEY (the name Google's own SDKs and Agno read). */
+  GOOGLE_GENERATIVE_AI_API_KEY: optionalString,
+  GOOGLE_API_KEY: optionalString,
+  GOOGLE_MODEL: optionalString,
   /** Knowledge embedders (lib/config/embedder-from-env.ts). */
   OPENAI_EMBEDDING_MODEL: optionalString,
   OPENAI_COMPATIBLE_EMBEDDING_MODEL: optionalString,

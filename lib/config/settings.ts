@@ -10,7 +10,7 @@ import {
   type TeamDefinition,
 } from "./define.ts";
 import type { LearningMachineConfig } from "./learning-config.ts";
-import { modelFromEnv } from "./model-from-env.ts";
+import { modelsFromEnv } from "./model-from-env.ts";
 import { embedderFromEnv } from "./embedder-from-env.ts";
 import { defineWorkflow, type WorkflowDefinition, type WorkflowStep } from "./workflow.ts";
 import type { Env } from "./env.ts";
@@ -531,16 +531,16 @@ function knowledgeLimits(file: Partial<KnowledgeLimits>): KnowledgeLimits {
 const HOST_TOOLKIT_ID = "host";
 
 /**
- * The registry: the environment's model first (unless `environmentModel: false`), then the listed
- * models, each once; toolkits with who may attach them (Host and run-time-listed toolkits, such as
- * MCP servers', admin-only by default); every knowledge base served; schemas and learning machines
- * with unique names.
+ * The registry: every model the environment configures (the one agents get by default first;
+ * none with `environmentModel: false`), then the listed models, each once; toolkits with who may
+ * attach them (Host and run-time-listed toolkits, such as MCP servers', admin-only by default);
+ * every knowledge base served; schemas and learning machines with unique names.
  */
 function resolveRegistry(env: Env, file: FileConfig, bases: KnowledgeDefinition[], listedKnowledge: { knowledge: KnowledgeDefinition; membersMayAttach: boolean }[]): RegistrySettings {
   const r = file.registry ?? {};
   const models: ModelSpec[] = [];
-  const envModel = r.environmentModel === false ? null : modelFromEnv(env);
-  for (const model of [...(envModel ? [envModel] : []), ...(r.models ?? [])]) {
+  const envModels = r.environmentModel === false ? [] : modelsFromEnv(env);
+  for (const model of [...envModels, ...(r.models ?? [])]) {
     if (!models.some((m) => m.provider === model.provider && m.id === model.id && m.baseUrl === model.baseUrl)) models.push(model);
   }
   const toolkits: RegistrySettings["toolkits"] = [];

@@ -1,5 +1,5 @@
 import { providerOf } from "../models/provider-names.ts";
-import type { ModelSpec } from "../config/define.ts";
+import { MODEL_PROVIDERS, type ModelSpec } from "../config/define.ts";
 import type { Settings } from "../config/settings.ts";
 import { HttpError } from "../errors/http-error.ts";
 import type { RuntimeAgent } from "../runtime/agents.ts";
@@ -24,13 +24,13 @@ function configuredSpecs(settings: Settings): ModelSpec[] {
 }
 
 /**
- * A model named by id and provider (Agno's provider names too: "OpenAI", "Anthropic", "Ollama"),
+ * A model named by id and provider (Agno's provider names too: "OpenAI", "Anthropic", "Ollama", "MistralChat", "Gemini"),
  * with its provider's configured credentials. 400 naming the provider when it is unknown or none
  * of its models is configured here. `field` names the request's fields in the message.
  */
 export function namedModel(settings: Settings, { id, provider }: { id: string; provider: string }, field: "model" | "judge_model", anyModel: boolean): ModelSpec {
   const kind = providerOf(provider);
-  if (!kind) throw new HttpError(400, `${field}_provider '${provider}' is not a provider Agentry knows: use openai, anthropic or openai-compatible`);
+  if (!kind) throw new HttpError(400, `${field}_provider '${provider}' is not a provider Agentry knows: use one of ${MODEL_PROVIDERS.join(", ")}`);
   const specs = configuredSpecs(settings).filter((spec) => spec.provider === kind);
   if (specs.length === 0) throw new HttpError(400, `${field}_provider '${provider}': no ${kind} model is configured on this server, so there are no credentials to call '${id}' with`);
   // The configured spec itself when it is the same model (one AI SDK model per spec: resolveModel caches by spec).

@@ -1,6 +1,9 @@
 import type { ModelSpec } from "../config/define.ts";
 
-/** Agno's provider names (and other spellings: "OpenAIChat", "Ollama", "LM Studio") for Agentry's providers. */
+/**
+ * Agno's provider and model class names (and other spellings: "OpenAIChat", "Ollama", "LM Studio",
+ * "MistralChat", "CerebrasOpenAI", "Gemini") for Agentry's providers.
+ */
 const PROVIDER_ALIASES: Record<string, ModelSpec["provider"]> = {
   openai: "openai",
   openaichat: "openai",
@@ -13,6 +16,13 @@ const PROVIDER_ALIASES: Record<string, ModelSpec["provider"]> = {
   ollama: "openai-compatible",
   vllm: "openai-compatible",
   lmstudio: "openai-compatible",
+  mistral: "mistral",
+  mistralchat: "mistral",
+  cerebras: "cerebras",
+  cerebrasopenai: "cerebras",
+  groq: "groq",
+  google: "google",
+  gemini: "google",
 };
 
 /** Agentry's provider for a provider name a request or a stored config carries, case and spaces ignored; undefined when none is. */

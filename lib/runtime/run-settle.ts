@@ -3,7 +3,7 @@ import { addSessionMetrics, sessionUpdate } from "../db/sessions/session-data.ts
 import { log } from "../log.ts";
 import { runCost } from "../models/prices.ts";
 import { abandonBackgroundWork, awaitBackgroundWork } from "./background-tasks.ts";
-import { isRetryableErrorType, ModelProviderError } from "../models/model-provider-error.ts";
+import { ModelProviderError } from "../models/model-provider-error.ts";
 import { finishRun, RunCancelledSignal, RunTimeoutSignal } from "../live-runs/run-registry.ts";
 import { LeaseLostError, type RunWriter } from "./run-writer.ts";
 import { unheldRunWriter } from "./unheld-run-writer.ts";
@@ -33,9 +33,10 @@ function priceRun(state: RunState): void {
 /**
  * Records the run's end. `withSession`: the session's metrics and state are updated too — with
  * the end in one transaction when the writer can (and the session is unchanged since the run
- * read it), else right after it.
+ * read it), else right after it. `retryable`: an ERROR that another attempt might not meet (a
+ * durable run's writer then queues the run again while attempts remain).
  */
-export async function persist(state: RunState, status: RunStatus, { withSession = false }: { withSession?: boolean } = {}): Promise<void> {
+export async function persist(state: RunState, status: RunStatus, { withSession = false, retryable = false }: { withSession?: boolean; retryable?: boolean } = {}): Promise<void> {
   const { output } = state;
   output.status = status;
   // The end is recorded even for an output another writer stored without metrics.
@@ -45,7 +46,7 @@ export async function persist(state: RunState, status: RunStatus, { withSession 
   const session = withSession
     ? sessionUpdate(state.db, { scope: state.scope, sessionId: output.session_id, metrics: sessionMetricsOf(output), sessionState: output.session_state ?? undefined, known: state.sessionVersion })
     : undefined;
-  const settled = await writerOf(state).finish(state.scope, rowOf(state), { retryable: isRetryableErrorType(output.error?.error_type) }, session);
+  const settled = await writerOf(state).finish(state.scope, rowOf(state), { retryable: status === "ERROR" && retryable }, session);
   // Queued again for another attempt: the run is PENDING, as stored.
   if (settled === "queued") output.status = "PENDING";
   // Tried against the row as read: whether or not it applied, that version is spent (a fallback reads the row again).
@@ -240,17 +241,20 @@ export async function settleFailure(state: RunState, error: unknown): Promise<Ru
     const timedOut = error instanceof RunTimeoutSignal;
     const message = timedOut ? (error as RunTimeoutSignal).message : providerFailure ? classified.message : `Internal error while running the agent (error_id ${errorId})`;
     const errorType = timedOut ? "run_timeout_error" : providerFailure ? classified.errorType : "run_error";
+    // Whether another attempt might pass: a provider failure says (rate limits, 5xx, the network);
+    // an internal error may; a timeout would most likely use all of timeoutSeconds again.
+    const retryable = timedOut ? false : providerFailure ? classified.retryable : true;
     if (!providerFailure && !timedOut) log.error(`[run ${output.run_id}] [error ${errorId}] ${(error as Error)?.stack ?? String(error)}`);
     output.error = { message, error_type: errorType };
     output.content = message;
-    if (state.writer?.retries({ retryable: isRetryableErrorType(errorType) })) {
+    if (state.writer?.retries({ retryable })) {
       // A durable run queued again for another attempt is not over: no final event; followers
       // keep waiting and see the next attempt's events.
-      await persist(state, "ERROR");
+      await persist(state, "ERROR", { retryable });
       finishRun(state.live, "PENDING");
       return output;
     }
-    await emitFinal(state, "RunError", { content: message, error_type: errorType, ...(output.workflow_id ? { error: message } : {}) }, () => persist(state, "ERROR"));
+    await emitFinal(state, "RunError", { content: message, error_type: errorType, ...(output.workflow_id ? { error: message } : {}) }, () => persist(state, "ERROR", { retryable }));
     finishRun(state.live, "ERROR");
     return output;
   } catch (persistError) {

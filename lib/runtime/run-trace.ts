@@ -277,14 +277,22 @@ export function storedTraceContext(output: RunOutput): string | null {
 }
 
 /** Agno's model class names, which its LLM span names carry (`OpenAIChat.invoke`). */
-const MODEL_CLASS: Record<string, string> = { openai: "OpenAIChat", anthropic: "Claude", "openai-compatible": "OpenAILike" };
+const MODEL_CLASS: Record<ModelSpec["provider"], string> = {
+  openai: "OpenAIChat",
+  anthropic: "Claude",
+  "openai-compatible": "OpenAILike",
+  mistral: "MistralChat",
+  cerebras: "Cerebras",
+  groq: "Groq",
+  google: "Gemini",
+};
 
 /** Starts a model call's span (LLM) under the active context. */
 export function startModelSpan(
   spec: ModelSpec | null | undefined,
   { messages, system, stream, tools, parent }: { messages: unknown[]; system?: string; stream: boolean; tools: string[]; parent?: Context },
 ): Span {
-  const name = `${MODEL_CLASS[spec?.provider ?? ""] ?? spec?.provider ?? "Model"}.${stream ? "invoke_stream" : "invoke"}`;
+  const name = `${(spec && MODEL_CLASS[spec.provider]) ?? spec?.provider ?? "Model"}.${stream ? "invoke_stream" : "invoke"}`;
   const span = startSpan(name, parent);
   if (span.isRecording()) {
     span.setAttributes({

@@ -30,13 +30,30 @@ export function isTextLike(mediaType: string): boolean {
 
 /**
  * Binary media each provider's AI SDK model sends as a file part (anything else it refuses before
- * any request): images and PDFs everywhere; WAV and MP3 audio through OpenAI's chat API and the
- * OpenAI-compatible servers that speak it.
+ * any request): images everywhere; PDFs everywhere but Groq; WAV and MP3 audio through OpenAI's
+ * chat API and the servers that speak it (OpenAI-compatible ones, Cerebras); any audio and video
+ * to Google Gemini.
  */
-function providerTakes(provider: ModelSpec["provider"], mediaType: string): boolean {
-  if (mediaType.startsWith("image/") || mediaType === "application/pdf") return true;
-  if (provider === "anthropic") return false;
+const PROVIDER_MEDIA: Record<ModelSpec["provider"], { takes: (mediaType: string) => boolean; says: string }> = {
+  openai: { takes: (t) => pdf(t) || wavOrMp3(t), says: "images, PDFs, WAV or MP3 audio and text files" },
+  "openai-compatible": { takes: (t) => pdf(t) || wavOrMp3(t), says: "images, PDFs, WAV or MP3 audio and text files" },
+  cerebras: { takes: (t) => pdf(t) || wavOrMp3(t), says: "images, PDFs, WAV or MP3 audio and text files" },
+  anthropic: { takes: pdf, says: "images, PDFs and text files" },
+  mistral: { takes: pdf, says: "images, PDFs and text files" },
+  groq: { takes: () => false, says: "images and text files" },
+  google: { takes: (t) => pdf(t) || t.startsWith("audio/") || t.startsWith("video/"), says: "images, PDFs, audio, video and text files" },
+};
+
+function pdf(mediaType: string): boolean {
+  return mediaType === "application/pdf";
+}
+
+function wavOrMp3(mediaType: string): boolean {
   return mediaType === "audio/wav" || mediaType === "audio/mpeg" || mediaType === "audio/mp3";
+}
+
+function providerTakes(provider: ModelSpec["provider"], mediaType: string): boolean {
+  return mediaType.startsWith("image/") || PROVIDER_MEDIA[provider].takes(mediaType);
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -50,8 +67,7 @@ function textOfFile(attachment: Attachment): string {
 }
 
 function unsupportedReason(provider: ModelSpec["provider"], mediaType: string): string {
-  const takes = provider === "anthropic" ? "images, PDFs and text files" : "images, PDFs, WAV or MP3 audio and text files";
-  return `the ${provider} model takes ${takes}, not ${mediaType}`;
+  return `the ${provider} model takes ${PROVIDER_MEDIA[provider].says}, not ${mediaType}`;
 }
 
 /**

@@ -248,7 +248,12 @@ describe.each(DIALECTS)("the Evals API on $name", (dialect) => {
         [{ agent_id: "math", eval_type: "reliability", input: "x" }, 400, "expected_tool_calls is required for reliability evaluations"],
         [{ agent_id: "math", eval_type: "reliability", input: "x", expected_tool_calls: [] }, 400, "expected_tool_calls is required for reliability evaluations"],
         [{ agent_id: "math", eval_type: "performance", input: "x", model_id: "m" }, 400, /^model_id and model_provider go together/],
-        [{ agent_id: "math", eval_type: "performance", input: "x", model_id: "m", model_provider: "mistral" }, 400, /^model_provider 'mistral' is not a provider Agentry knows/],
+        [
+          { agent_id: "math", eval_type: "performance", input: "x", model_id: "m", model_provider: "cohere" },
+          400,
+          /^model_provider 'cohere' is not a provider Agentry knows: use one of openai, anthropic, openai-compatible, mistral, cerebras, groq, google$/,
+        ],
+        [{ agent_id: "math", eval_type: "performance", input: "x", model_id: "m", model_provider: "MistralChat" }, 400, /^model_provider 'MistralChat': no mistral model is configured on this server/],
         [{ agent_id: "math", eval_type: "performance", input: "x", model_id: "claude", model_provider: "anthropic" }, 400, /no anthropic model is configured on this server/],
         [{ agent_id: "no-model", eval_type: "performance", input: "x" }, 400, /^Agent 'no-model' has no model configured/],
         [{ agent_id: "math", eval_type: "bogus", input: "x" }, 422, "eval_type"],

@@ -257,7 +257,7 @@ describe.each(DIALECTS)("durable background runs on $name", (dialect: TestDialec
       const denied = await accepted({ message: "denied please" });
       await until("denied ERROR", async () => (await status(denied.run_id)) === "ERROR");
       expect(await job(denied.run_id)).toMatchObject({ status: "failed", attempt: 1 });
-      expect((await run(denied.run_id))!.run_data.error).toMatchObject({ error_type: "model_auth_error" });
+      expect((await run(denied.run_id))!.run_data.error).toMatchObject({ error_type: "model_provider_error" });
     });
 
     it("Idempotency-Key: 100 concurrent submits make one job; another agent or stream mode is 409; a key over 512 characters is 422", async () => {

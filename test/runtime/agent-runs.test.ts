@@ -233,10 +233,10 @@ describe("agent runs through the API (scripted model, SQLite)", () => {
     expect(stored?.run_data).toMatchObject({ status: "CANCELLED", content: "a", error: { error_type: "run_cancelled" } });
   });
 
-  it("reports a provider 401 as a classified RunError, and a missing provider plainly", async () => {
+  it("reports a provider 401 as a classified RunError (model_provider_error, as Agno), and a missing provider plainly", async () => {
     server.script([{ error: { status: 401, message: "Incorrect API key provided" } }]);
     const events = await readSse(await app.call("POST", "/agents/helper/runs", form({ message: "hi" })));
-    expect(events.at(-1)).toMatchObject({ event: "RunError", error_type: "model_auth_error" });
+    expect(events.at(-1)).toMatchObject({ event: "RunError", error_type: "model_provider_error" });
     expect(String(events.at(-1)!.content)).toContain("Incorrect API key provided");
     server.script([{ error: { status: 401, message: "Incorrect API key provided" } }]);
     // Not streamed: 200 with the RunOutput, as Agno answers (`run_response.to_dict()` whatever its status).
