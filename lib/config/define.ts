@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { McpConfigSchema } from "./mcp-settings.ts";
+import { ExternalAgentDefinitionSchema } from "./external-agent.ts";
 import { COLLIDING_MEMORY_TOOL, LearningConfigSchema, LearningMachineConfigSchema, type LearningConfig } from "./learning-config.ts";
 
 /**
@@ -528,7 +529,8 @@ export const FileConfigSchema = z
       })
       .strict()
       .optional(),
-    agents: z.array(AgentDefinitionSchema).optional(),
+    /** Agents (defineAgent), and agents another framework runs (defineExternalAgent, lib/config/external-agent.ts). */
+    agents: z.array(z.union([ExternalAgentDefinitionSchema, AgentDefinitionSchema])).optional(),
     /** Teams (defineTeam): a leader model delegating to member agents or teams. */
     teams: z.array(TeamDefinitionSchema).optional(),
     /** Workflows (defineWorkflow, lib/config/workflow.ts; checked there: their steps hold functions). */

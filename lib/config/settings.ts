@@ -17,6 +17,7 @@ import type { Env } from "./env.ts";
 import { resolveDashboardSettings, type DashboardSettings } from "./dashboard-settings.ts";
 import { parseTrustedProxies, type ProxyRange } from "./trusted-proxies.ts";
 import { mcpFromFile, resolveMcp, type McpSettings } from "./mcp-settings.ts";
+import { isExternalAgentDefinition, type ExternalAgentDefinition } from "./external-agent.ts";
 
 /** How the API authenticates its callers (`auth.mode`, decided from the configured keys). */
 export type AuthMode = "none" | "security_key" | "jwt";
@@ -71,6 +72,8 @@ export interface Settings {
   metrics: MetricsSettings;
   tracing: TracingSettings;
   agents: AgentDefinition[];
+  /** Agents another framework runs (defineExternalAgent, lib/config/external-agent.ts), listed under `agents` in the file. */
+  externalAgents: ExternalAgentDefinition[];
   /** Top-level teams (their members need not be listed under agents). */
   teams: TeamDefinition[];
   workflows: WorkflowDefinition[];
@@ -326,8 +329,10 @@ export function resolveSettings({ env, file: rawFile, warn = console.warn }: { e
     throw new ConfigError(`${sources["cors.origins"]} contains '*': credentials are allowed, so origins must be listed one by one`);
   }
   const corsOrigins = mode === "none" ? [...new Set([AGNO_CHAT_UI_ORIGIN, ...configuredOrigins])] : configuredOrigins;
-  const agents = file.agents ?? [];
-  const duplicate = agents.find((agent, i) => agents.findIndex((a) => a.id === agent.id) !== i);
+  const externalAgents = (file.agents ?? []).filter(isExternalAgentDefinition);
+  const agents = (file.agents ?? []).filter((a): a is AgentDefinition => !isExternalAgentDefinition(a));
+  const everyAgent = [...agents, ...externalAgents];
+  const duplicate = everyAgent.find((agent, i) => everyAgent.findIndex((a) => a.id === agent.id) !== i);
   if (duplicate) throw new ConfigError(`Two agents share the id '${duplicate.id}'`);
   const teams = file.teams ?? [];
   const duplicateTeam = teams.find((team, i) => teams.findIndex((t) => t.id === team.id) !== i);
@@ -397,6 +402,7 @@ export function resolveSettings({ env, file: rawFile, warn = console.warn }: { e
     metrics: { prices: file.metrics?.prices ?? {}, dailyRefresh: file.metrics?.dailyRefresh ?? true },
     tracing: resolveTracing(env, file, pick),
     agents,
+    externalAgents,
     teams,
     workflows,
     knowledge,

@@ -1,5 +1,6 @@
 import type { AgentDefinition, EmbedderSpec, TeamDefinition, TeamMode } from "../config/define.ts";
 import type { WorkflowDefinition } from "../config/workflow.ts";
+import type { ExternalAgentDefinition } from "../config/external-agent.ts";
 import type { ModelPrice, Settings } from "../config/settings.ts";
 import type { Db } from "../db/open-database.ts";
 import type { DataScope } from "../db/scope.ts";
@@ -32,6 +33,8 @@ export interface RuntimeAgent {
   readonly workflow?: WorkflowRunner;
   /** Set when this was built from a stored component (Studio) rather than code: the version its runs use. */
   readonly stored?: StoredComponentVersion;
+  /** Set when another framework runs this agent (defineExternalAgent): its runs are the adapter's (lib/runtime/external/). */
+  readonly external?: ExternalAgentDefinition;
 }
 
 /** The stored component version a runtime agent was built from (lib/runtime/component-source.ts). */

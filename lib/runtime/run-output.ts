@@ -139,4 +139,6 @@ export interface RunOutput {
   created_at: number;
   /** Why the run failed or was cancelled, for clients that poll. */
   error?: { message: string; error_type: string } | null;
+  /** An external agent's run (lib/runtime/external/): what its adapter kept for the session's next run, e.g. the Claude Agent SDK's session id. */
+  external_state?: Record<string, unknown> | null;
 }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import pg from "pg";
 import type { AgentDefinition, FileConfig, TeamDefinition } from "@/lib/config/define.ts";
 import type { WorkflowDefinition } from "@/lib/config/workflow.ts";
+import type { ExternalAgentDefinition } from "@/lib/config/external-agent.ts";
 import type { Settings } from "@/lib/config/settings.ts";
 import type { Principal } from "@/lib/auth/principal.ts";
 import type { Db } from "@/lib/db/open-database.ts";
@@ -46,7 +47,8 @@ export async function startTestApp({
   studio,
 }: {
   dialect: TestDialect;
-  agents: AgentDefinition[];
+  /** agentry.config.ts's `agents`: defineAgent's, and defineExternalAgent's (lib/config/external-agent.ts). */
+  agents: (AgentDefinition | ExternalAgentDefinition)[];
   /** agentry.config.ts's `teams`. */
   teams?: TeamDefinition[];
   /** agentry.config.ts's `workflows`. */

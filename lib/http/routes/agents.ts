@@ -4,7 +4,8 @@ import type { Settings } from "../../config/settings.ts";
 import { findAgent, type RuntimeAgent } from "../../runtime/agents.ts";
 import { DEFAULT_VECTOR_TABLE } from "../../config/settings.ts";
 import { defineRoute } from "../route.ts";
-import { AgentParams, AgentResponseSchema, AgentRunParams } from "../schemas/agents.ts";
+import { AgentParams, AgentResponseSchema, AgentRunParams, ExternalAgentResponseSchema } from "../schemas/agents.ts";
+import { externalRuntimeAgent, findExternalAgent } from "../../runtime/external/external-agents.ts";
 import { componentRunRoutes, readsComponent, type ComponentSpec } from "./component-runs.ts";
 import { componentFields, listedStoredComponents } from "./stored-components.ts";
 
@@ -17,9 +18,25 @@ const AGENT_COMPONENT: ComponentSpec = {
   tag: "Agents",
   a: "an agent",
   output: "RunOutput",
-  find: findAgent,
+  // An external agent (defineExternalAgent) is served on the same routes (lib/http/routes/external-agent-runs.ts).
+  find: (settings, id) => findAgent(settings, id) ?? findExternalAgent(settings, id),
   notFound: "Agent not found",
 };
+
+/**
+ * An external agent as Agno lists it: id, name, description, its framework in `metadata`, and in
+ * the list (`listed`) the database its sessions are stored in.
+ */
+function externalAgentResponse(agent: RuntimeAgent, settings: Settings, { listed }: { listed: boolean }): z.infer<typeof ExternalAgentResponseSchema> {
+  const d = agent.definition;
+  return {
+    id: d.id,
+    name: d.name,
+    description: d.description ?? null,
+    ...(listed ? { db_id: settings.database.id, sessions: { session_table: "agno_sessions" } } : {}),
+    metadata: { framework: agent.external!.framework },
+  };
+}
 
 export function agentResponse(agent: RuntimeAgent, settings: Settings): z.infer<typeof AgentResponseSchema> {
   const d = agent.definition;
@@ -77,13 +94,14 @@ export function agentResponse(agent: RuntimeAgent, settings: Settings): z.infer<
 export const listAgents = defineRoute({
   method: "GET",
   path: "/agents",
-  summary: "List the agents: those defined in code, then the stored (Studio) ones the caller may run",
+  summary: "List the agents: those defined in code (external ones with their framework), then the stored (Studio) ones the caller may run",
   tags: ["Agents"],
   access: { permission: "agents:read", listFilter: true },
-  response: z.array(AgentResponseSchema),
+  response: z.array(z.union([AgentResponseSchema, ExternalAgentResponseSchema])),
   excludeNone: true,
   handler: async ({ settings, principal }) => [
     ...settings.agents.filter((a) => hasScope(principal, `agents:${a.id}:read`)).map((a) => agentResponse(findAgent(settings, a.id)!, settings)),
+    ...settings.externalAgents.filter((a) => hasScope(principal, `agents:${a.id}:read`)).map((a) => externalAgentResponse(externalRuntimeAgent(a), settings, { listed: true })),
     ...(await listedStoredComponents(settings, principal, "agent")).map((a) => agentResponse(a, settings)),
   ],
 });
@@ -94,9 +112,9 @@ export const getAgent = defineRoute({
   summary: "One agent",
   ...readsComponent(AGENT_COMPONENT),
   params: AgentParams,
-  response: AgentResponseSchema,
+  response: z.union([AgentResponseSchema, ExternalAgentResponseSchema]),
   excludeNone: true,
-  handler: ({ resource: agent, settings }) => agentResponse(agent, settings),
+  handler: ({ resource: agent, settings }) => (agent.external ? externalAgentResponse(agent, settings, { listed: false }) : agentResponse(agent, settings)),
 });
 
 /** The agents' run routes (lib/http/routes/component-runs.ts, shared with teams). */

@@ -32,6 +32,7 @@ import { valueProblem } from "../schemas/output-schema.ts";
 import { frameStream, iterableEventStream, runEventStream, sseResponse } from "../sse.ts";
 import { toRunSchema, toTeamRunSchema, toWorkflowRunSchema } from "../views/run-views.ts";
 import { classifyUploads } from "./uploads.ts";
+import { answerExternalRun } from "./external-agent-runs.ts";
 import { parseResolutions } from "./continue-input.ts";
 import { sessionOr404 } from "./session-resource.ts";
 
@@ -203,6 +204,19 @@ function runnableComponent<I extends ComponentPathInput, C extends { settings: S
   };
 }
 
+/**
+ * The path's component for a route an external agent does not serve (lib/runtime/external/): 501
+ * "This agent does not support <feature>", as Agno's `_require_capability` answers, before anything
+ * else is checked. External agents have run and poll only.
+ */
+function notExternal<L extends (...args: never[]) => Promise<RuntimeAgent>>(load: L, feature: string): L {
+  return (async (...args: Parameters<L>): Promise<RuntimeAgent> => {
+    const agent = await load(...args);
+    if (agent.external) throw new HttpError(501, `This agent does not support ${feature}`);
+    return agent;
+  }) as L;
+}
+
 /** A route running the path's component (`agents:<id>:run` / `teams:<id>:run` suffices). */
 const runs = (c: ComponentSpec) => ({ tags: [c.tag], access: { permission: `${PLURAL[c.type]}:run`, resourceParam: `${c.type}_id` }, resource: runnableComponent(pathComponent(c)) }) as const;
 /** A route acting on one run of the path's component: the component at the run's version. */
@@ -350,6 +364,20 @@ const createRun = (c: ComponentSpec) =>
     handler: async ({ input, resource: agent, principal, scope, ownScope, db, settings, request }) => {
       const form = input.form;
       const metadata = stampComponentVersion(runMetadata(form.metadata), agent);
+      if (agent.external) {
+        return answerExternalRun({
+          db,
+          agent,
+          scope,
+          userId: ownerOf(principal, form.user_id),
+          message: form.message,
+          sessionId: principal.sessionId ?? form.session_id,
+          metadata,
+          stream: form.stream,
+          background: form.background,
+          files: input.files.files?.length ?? 0,
+        });
+      }
       if (c.type === "workflow") refuseWorkflowInput(agent, form.message, form.version, input.files.files?.length ?? 0);
       const uploads = await classifyUploads(input.files.files ?? []);
       // Before the session or run is stored: an upload the model cannot take is the caller's to fix.
@@ -395,13 +423,14 @@ const createRun = (c: ComponentSpec) =>
     },
   });
 
-const listRuns = (c: ComponentSpec) =>
-  defineRoute({
+const listRuns = (c: ComponentSpec) => {
+  const resource = notExternal(componentInSession(c), "run listing");
+  return defineRoute({
     method: "GET",
     path: `${c.base}/runs`,
     summary: `The ${c.type}'s runs in a session`,
     ...readsComponent(c),
-    resource: componentInSession(c),
+    resource,
     params: c.params,
     query: ListRunsQuery,
     response: z.array(c.type === "workflow" ? WorkflowRunSchema : c.type === "team" ? TeamRunSchema : RunSchema),
@@ -418,6 +447,7 @@ const listRuns = (c: ComponentSpec) =>
         .map((r) => (c.type === "workflow" ? toWorkflowRunSchema(r.run_data) : c.type === "team" ? toTeamRunSchema(r.run_data) : toRunSchema(r.run_data)));
     },
   });
+};
 
 const getComponentRun = (c: ComponentSpec) =>
   defineRoute({
@@ -433,12 +463,14 @@ const getComponentRun = (c: ComponentSpec) =>
     handler: ({ resource: run }) => run.run_data,
   });
 
-const cancelRun = (c: ComponentSpec) =>
-  defineRoute({
+const cancelRun = (c: ComponentSpec) => {
+  const resource = notExternal(runsOneRun(c).resource, "cancel_run");
+  return defineRoute({
     method: "POST",
     path: `${c.base}/runs/{run_id}/cancel`,
     summary: `Cancel a run (the intent is kept even if the run has not started yet)${c.type === "team" ? "; its member runs end with it" : ""}`,
     ...runsOneRun(c),
+    resource,
     params: c.runParams,
     query: RunSessionQuery,
     response: CancelRunResponseSchema,
@@ -454,13 +486,16 @@ const cancelRun = (c: ComponentSpec) =>
       return {};
     },
   });
+};
 
-const continueRun = (c: ComponentSpec) =>
-  defineRoute({
+const continueRun = (c: ComponentSpec) => {
+  const resource = notExternal(runsOneRun(c).resource, "continue_run");
+  return defineRoute({
     method: "POST",
     path: `${c.base}/runs/{run_id}/continue`,
     summary: "Continue a paused run with the decisions for its requirements",
     ...runsOneRun(c),
+    resource,
     params: c.runParams,
     form: ContinueRunForm,
     response: RunOutputSchema,
@@ -492,6 +527,7 @@ const continueRun = (c: ComponentSpec) =>
       }
     },
   });
+};
 
 const resumeRun = (c: ComponentSpec) =>
   defineRoute({

@@ -51,7 +51,7 @@ export const info = defineRoute({
     name: settings.name,
     os_version: settings.version,
     agno_version: AGNO_VERSION,
-    agent_count: settings.agents.length,
+    agent_count: settings.agents.length + settings.externalAgents.length,
     team_count: settings.teams.length,
     workflow_count: settings.workflows.length,
     // Agno: the path is "/mcp" while the MCP server is on, else null; no OAuth provider (mcp_auth) here.
@@ -117,14 +117,25 @@ export const config = defineRoute({
           search_types: settings.knowledge.embedder ? ["vector", "keyword", "hybrid"] : ["keyword"],
         })),
       },
-      agents: settings.agents.map((agent) => ({
-        id: agent.id,
-        name: agent.name,
-        description: agent.description ?? null,
-        db_id: dbId,
-        model: { id: agent.model?.id ?? null, provider: agent.model?.provider ?? null },
-        metadata: agent.metadata ?? null,
-      })),
+      agents: [
+        ...settings.agents.map((agent) => ({
+          id: agent.id,
+          name: agent.name,
+          description: agent.description ?? null,
+          db_id: dbId,
+          model: { id: agent.model?.id ?? null, provider: agent.model?.provider ?? null },
+          metadata: agent.metadata ?? null,
+        })),
+        // Agents another framework runs (lib/runtime/external/): no model of theirs, their framework in metadata.
+        ...settings.externalAgents.map((agent) => ({
+          id: agent.id,
+          name: agent.name,
+          description: agent.description ?? null,
+          db_id: dbId,
+          model: { id: null, provider: null },
+          metadata: { framework: agent.framework },
+        })),
+      ],
       teams: settings.teams.map((team) => ({
         id: team.id,
         name: team.name,

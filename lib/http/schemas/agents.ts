@@ -103,6 +103,20 @@ export const AgentResponseSchema = z.object({
   model_configured: z.boolean(),
 });
 
+/**
+ * An agent another framework runs (lib/runtime/external/), as Agno's AgentResponse lists one:
+ * id, name, description and `metadata.framework`; in GET /agents also the database its sessions
+ * are stored in (`db_id`, `sessions.session_table`).
+ */
+export const ExternalAgentResponseSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  db_id: z.string().optional(),
+  sessions: z.object({ session_table: z.string() }).optional(),
+  metadata: z.object({ framework: z.string() }),
+});
+
 /** Agno's TeamResponse: mode and members (agents or teams) besides the leader's settings. */
 export interface TeamResponse extends Omit<z.infer<typeof AgentResponseSchema>, "is_factory" | "extra_messages" | "factory_input_schema" | "memory" | "response_settings" | "streaming"> {
   mode: string;
