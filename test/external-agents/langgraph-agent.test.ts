@@ -6,12 +6,13 @@ import { z } from "zod";
 import { defineExternalAgent } from "@/lib/config/external-agent.ts";
 import { getRun, getSession } from "@/lib/db/index.ts";
 import { langGraphAdapter } from "@/lib/runtime/external/langgraph.ts";
-import { messageText, startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
+import { deferred, messageText, startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
 import { withScopes } from "../support/api.ts";
 import { DIALECTS } from "../support/databases.ts";
 import { mintPrincipals } from "../support/principals.ts";
 import { adminScope } from "../support/scopes.ts";
 import { readSse, startTestApp, type TestApp } from "../support/test-app.ts";
+import { until } from "../support/until.ts";
 import { ScriptedChatModel } from "./scripted-chat-model.ts";
 
 type Json = Record<string, unknown>;
@@ -199,6 +200,22 @@ for (const dialect of DIALECTS) {
       server.script([{ chunks: ["streamed ", "inline"] }]);
       const events = await readSse(await app.call("POST", "/agents/tide-graph/runs", form({ message: "go", background: "true" })));
       expect(events.at(-1)).toMatchObject({ event: "RunCompleted", content: "streamed inline" });
+    });
+
+    it("a streamed run is inline: a client that goes away cancels it (the graph's model call is aborted), stored CANCELLED with what it had", async () => {
+      const hold = deferred();
+      server.script([{ chunks: ["Half ", "an answer"], hold: hold.promise }]);
+      const response = await app.call("POST", "/agents/tide-graph/runs", form({ message: "Take your time" }));
+      const reader = response.body!.getReader();
+      let text = "";
+      while (!text.includes('"event":"RunContent"')) text += new TextDecoder().decode((await reader.read()).value);
+      const runId = /"run_id":"([^"]+)"/.exec(text)![1]!;
+      await reader.cancel();
+      await until("the request to the model to be aborted", () => server.requests.at(-1)!.state === "aborted");
+      hold.resolve();
+      const db = await app.db();
+      await until("the run to be stored CANCELLED", async () => (await getRun(db, { scope: adminScope(), runId }))?.status === "CANCELLED");
+      expect((await getRun(db, { scope: adminScope(), runId }))?.run_data).toMatchObject({ content: "Half ", error: { error_type: "run_cancelled" } });
     });
 
     it("a user's runs and sessions are theirs: another user can neither read the run nor run in the session", async () => {
