@@ -35,13 +35,30 @@ describe("the workflow timeline", () => {
     view = applyWorkflowEvent(view, { event: "WorkflowPaused", workflow_id: "w", run_id: "r", step_requirements: [{ step_id: "x", step_index: 1 }] });
     expect(view.phase).toBe("paused");
     expect(view.steps).toEqual([
-      { name: "draft", type: "Step", status: "done", content: "a draft", activity: ["Writer answered"] },
-      { name: "review", type: "Step", status: "paused", content: null, activity: [] },
+      { name: "draft", type: "Step", status: "done", content: "a draft", activity: ["Writer answered"], live: [] },
+      { name: "review", type: "Step", status: "paused", content: null, activity: [], live: [] },
     ]);
     expect(view.requirements).toEqual([{ step_id: "x", step_index: 1 }]);
     view = applyWorkflowEvent(view, { event: "WorkflowCompleted", workflow_id: "w", run_id: "r", content: "a draft", step_results: [{ step_name: "draft" }] });
     expect(view.steps.map((s) => s.status)).toEqual(["done", "skipped"]);
     expect(view).toMatchObject({ phase: "completed", content: "a draft", requirements: [] });
+  });
+
+  it("gathers what a step's agents stream, one entry per run, under its top-level step (empty chunks add nothing)", () => {
+    let view = newWorkflowRun(steps);
+    view = applyWorkflowEvent(view, { event: "WorkflowStarted", workflow_id: "w", run_id: "r", session_id: "s" });
+    view = applyWorkflowEvent(view, { event: "StepStarted", workflow_id: "w", run_id: "r", step_name: "draft", step_index: 0 });
+    for (const content of ["| a |", "\n| - |", "\n| 1 |"])
+      view = applyWorkflowEvent(view, { event: "RunContent", run_id: "writer-run", agent_name: "Writer", workflow_id: "w", step_index: 0, content });
+    // A team in a nested step: its own text and its member's, each under its run (the step is the top-level one).
+    view = applyWorkflowEvent(view, { event: "TeamRunContent", run_id: "desk-run", team_name: "Desk", workflow_id: "w", step_index: [0, 1], content: "Lead" });
+    view = applyWorkflowEvent(view, { event: "RunContent", run_id: "writer-run", agent_name: "Writer", workflow_id: "w", step_index: 0, content: "" });
+    expect(view.steps[0]!.live).toEqual([
+      { runId: "writer-run", name: "Writer", text: "| a |\n| - |\n| 1 |" },
+      { runId: "desk-run", name: "Desk", text: "Lead" },
+    ]);
+    expect(view.steps[1]!.live).toEqual([]);
+    expect(view.steps[0]!.activity).toEqual([]);
   });
 
   it("a cancelled run's WorkflowCompleted after its WorkflowCancelled leaves it cancelled, its steps as they were", () => {

@@ -1,6 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useRef, useState } from "react";
+import { Markdown } from "@/components/markdown/markdown.tsx";
 import { LearningStoreList } from "../agents/learning-stores.tsx";
 import type { AgentSummary } from "./agent-summary.ts";
 import { Composer } from "./composer.tsx";
@@ -189,7 +190,11 @@ export function Playground({ agent, session }: { agent: AgentSummary; session?: 
           {history.map((exchange) => (
             <li key={exchange.runId} className="space-y-2 opacity-80">
               <p className="ml-auto w-fit max-w-[85%] rounded-lg bg-sky-50 px-3 py-2 whitespace-pre-wrap dark:bg-sky-950">{exchange.input}</p>
-              <p className="w-fit max-w-[85%] rounded-lg bg-slate-100 px-3 py-2 whitespace-pre-wrap dark:bg-slate-800">{exchange.output || "(no answer)"}</p>
+              {exchange.output ? (
+                <Markdown text={exchange.output} className="w-fit max-w-[85%] rounded-lg bg-slate-100 px-3 py-2 dark:bg-slate-800" />
+              ) : (
+                <p className="w-fit max-w-[85%] rounded-lg bg-slate-100 px-3 py-2 dark:bg-slate-800">(no answer)</p>
+              )}
             </li>
           ))}
         </ol>

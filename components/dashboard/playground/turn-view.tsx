@@ -1,3 +1,4 @@
+import { Markdown } from "@/components/markdown/markdown.tsx";
 import type { Decisions, MemberView, RunPart, RunPhase, Turn } from "./transcript.ts";
 import { JsonBlock } from "./json-block.tsx";
 import { RequirementsForm } from "./requirements-form.tsx";
@@ -32,15 +33,13 @@ function RunFooter({ turn }: { turn: Turn }) {
   );
 }
 
-/** What a run said, in order: its text, tool calls and a structured answer. */
+/** What a run said, in order: its text (Markdown, rendered as it streams), tool calls and a structured answer. */
 function RunParts({ parts, textTestId = "assistant-message" }: { parts: RunPart[]; textTestId?: string }) {
   return (
     <>
       {parts.map((part, i) =>
         part.kind === "text" ? (
-          <p key={i} className="whitespace-pre-wrap break-words text-sm leading-relaxed" data-testid={textTestId}>
-            {part.text}
-          </p>
+          <Markdown key={i} text={part.text} testId={textTestId} />
         ) : part.kind === "tool" ? (
           <ToolCallCard key={part.call.id} call={part.call} />
         ) : (

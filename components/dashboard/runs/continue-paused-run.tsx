@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { Markdown } from "@/components/markdown/markdown.tsx";
 import type { RunRequirement } from "@/lib/runtime/run-output.ts";
 import { continueRun, type RunTarget } from "../playground/run-api.ts";
 import { RequirementsForm } from "../playground/requirements-form.tsx";
@@ -37,9 +38,12 @@ export function ContinuePausedRun({ target, runId, sessionId, requirements }: { 
     <div>
       {state.phase === "idle" && <RequirementsForm requirements={requirements} disabled={false} onSubmit={(d) => void submit(d)} />}
       {state.phase !== "idle" && (
-        <p role="status" className="text-sm text-slate-600 dark:text-slate-400">
-          {state.phase === "continuing" ? "Continuing the run…" : "The run continued."} {state.text}
-        </p>
+        <div className="space-y-2">
+          <p role="status" className="text-sm text-slate-600 dark:text-slate-400">
+            {state.phase === "continuing" ? "Continuing the run…" : "The run continued."}
+          </p>
+          {state.text && <Markdown text={state.text} testId="continued-text" />}
+        </div>
       )}
       {state.error && (
         <p role="alert" className="mt-2 text-sm text-red-700 dark:text-red-300">

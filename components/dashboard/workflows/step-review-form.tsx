@@ -1,6 +1,7 @@
 "use client";
 
 import { useId, useState, type FormEvent } from "react";
+import { Markdown } from "@/components/markdown/markdown.tsx";
 import { JsonBlock } from "../playground/json-block.tsx";
 
 type Requirement = Record<string, unknown>;
@@ -102,13 +103,7 @@ export function StepReviewForm({ requirement, disabled, onSubmit }: { requiremen
     return (
       <section aria-label={`Review ${name}`} className="space-y-3" data-testid="step-review">
         <p className="text-sm font-medium">{String(requirement.output_review_message ?? `Review output of step '${name}'?`)}</p>
-        {typeof output === "string" ? (
-          <p className="whitespace-pre-wrap rounded bg-slate-100 p-3 text-sm dark:bg-slate-800" data-testid="output-under-review">
-            {output}
-          </p>
-        ) : (
-          <JsonBlock label="Output" value={output} />
-        )}
+        {typeof output === "string" ? <Markdown text={output} testId="output-under-review" className="rounded bg-slate-100 p-3 dark:bg-slate-800" /> : <JsonBlock label="Output" value={output} />}
         {edited !== null && (
           <label className="block text-sm">
             <span className="mb-1 block font-medium">Edited output</span>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useRef, useState } from "react";
+import { Markdown } from "@/components/markdown/markdown.tsx";
 import { Composer } from "../playground/composer.tsx";
 import { JsonBlock } from "../playground/json-block.tsx";
 import { ApiError, cancelRun, continueWorkflow, startRun, type RunStreamEvent } from "../playground/run-api.ts";
@@ -29,7 +30,8 @@ const IN_FLIGHT = new Set(["running", "continuing"]);
 
 /**
  * Runs a workflow through the public API (POST /workflows/{id}/runs, streamed) and shows its steps
- * as a timeline that moves as the events arrive; a paused step shows its review form, whose answer
+ * as a timeline that moves as the events arrive, with what each step's agents write (Markdown, as
+ * it streams) until the step's output replaces it; a paused step shows its review form, whose answer
  * continues the run (…/continue with the run's step requirements).
  */
 export function WorkflowPlayground({ workflow }: { workflow: WorkflowSummary }) {
@@ -97,7 +99,7 @@ export function WorkflowPlayground({ workflow }: { workflow: WorkflowSummary }) 
       )}
 
       <ol aria-label="Steps" className="relative mb-4 space-y-3 border-l-2 border-slate-200 pl-5 dark:border-slate-700" data-testid="workflow-steps">
-        {(run?.steps ?? workflow.steps.map((s) => ({ ...s, status: "pending" as StepStatus, content: null, activity: [] }))).map((step, i) => {
+        {(run?.steps ?? workflow.steps.map((s) => ({ ...s, status: "pending" as StepStatus, content: null, activity: [], live: [] }))).map((step, i) => {
           const status = STATUS[step.status];
           return (
             <li key={step.name} data-testid={`workflow-step-${i}`} data-status={step.status} className="relative">
@@ -117,13 +119,21 @@ export function WorkflowPlayground({ workflow }: { workflow: WorkflowSummary }) 
                   ))}
                 </ul>
               )}
+              {step.status !== "done" && step.live.length > 0 && (
+                <div className="mt-1 space-y-2" data-testid="step-live">
+                  {step.live.map((entry) => (
+                    <div key={entry.runId} className="min-w-0">
+                      {step.live.length > 1 && <p className="text-xs font-medium text-slate-500 dark:text-slate-400">{entry.name}</p>}
+                      <Markdown text={entry.text} />
+                    </div>
+                  ))}
+                </div>
+              )}
               {step.status === "done" &&
                 step.content !== null &&
                 step.content !== undefined &&
                 (typeof step.content === "string" ? (
-                  <p className="mt-1 whitespace-pre-wrap text-sm" data-testid="step-content">
-                    {step.content}
-                  </p>
+                  <Markdown text={step.content} testId="step-content" className="mt-1" />
                 ) : (
                   <div className="mt-1">
                     <JsonBlock label="Output" value={step.content} />
@@ -146,7 +156,7 @@ export function WorkflowPlayground({ workflow }: { workflow: WorkflowSummary }) 
       )}
       {run?.phase === "completed" && (
         <section aria-label="Result" className="mb-4 rounded border border-emerald-300 bg-emerald-50 p-3 text-sm dark:border-emerald-800 dark:bg-emerald-950/40" data-testid="workflow-result">
-          {typeof run.content === "string" ? <p className="whitespace-pre-wrap">{run.content}</p> : <JsonBlock label="Result" value={run.content} />}
+          {typeof run.content === "string" ? <Markdown text={run.content} /> : <JsonBlock label="Result" value={run.content} />}
         </section>
       )}
       {run?.runId && run.sessionId && (

@@ -2,8 +2,9 @@ import type { RunStreamEvent } from "../playground/run-api.ts";
 
 /**
  * A workflow run as the dashboard shows it, built from its events alone: each top-level step's
- * status as the events arrive (pending, running, paused, done, failed, skipped), what it produced,
- * the requirement a paused run waits on, and the run's outcome.
+ * status as the events arrive (pending, running, paused, done, failed, skipped), what its agents
+ * write while it runs, what it produced, the requirement a paused run waits on, and the run's
+ * outcome.
  */
 export type StepStatus = "pending" | "running" | "paused" | "done" | "failed" | "skipped";
 
@@ -15,6 +16,15 @@ export interface StepView {
   content: unknown;
   /** Nested steps' and the step agent's activity, one line each. */
   activity: string[];
+  /** What the step's agents (or a team and its members) have written so far, one entry per run, as it streams. */
+  live: LiveText[];
+}
+
+/** The text one agent or team run inside a step has streamed so far. */
+export interface LiveText {
+  runId: string;
+  name: string;
+  text: string;
 }
 
 export type WorkflowPhase = "idle" | "running" | "paused" | "continuing" | "completed" | "cancelled" | "error";
@@ -31,7 +41,15 @@ export interface WorkflowRunView {
 }
 
 export function newWorkflowRun(steps: { name: string; type: string }[]): WorkflowRunView {
-  return { runId: null, sessionId: null, phase: "running", steps: steps.map((s) => ({ ...s, status: "pending", content: null, activity: [] })), requirements: [], content: null, error: null };
+  return {
+    runId: null,
+    sessionId: null,
+    phase: "running",
+    steps: steps.map((s) => ({ ...s, status: "pending", content: null, activity: [], live: [] })),
+    requirements: [],
+    content: null,
+    error: null,
+  };
 }
 
 const STARTED = new Set(["StepStarted", "StepsExecutionStarted", "LoopExecutionStarted", "ParallelExecutionStarted", "ConditionExecutionStarted", "RouterExecutionStarted"]);
@@ -54,6 +72,17 @@ function activityLine(event: RunStreamEvent): string | null {
   return null;
 }
 
+/** A step agent's streamed text added to its run's entry (a run seen for the first time gets one). */
+function withLiveText(live: LiveText[], event: RunStreamEvent): LiveText[] {
+  const runId = String(event.run_id ?? "");
+  const text = String(event.content);
+  const at = live.findIndex((entry) => entry.runId === runId);
+  if (at >= 0) return live.map((entry, i) => (i === at ? { ...entry, text: entry.text + text } : entry));
+  return [...live, { runId, name: String(event.agent_name ?? event.team_name ?? "Agent"), text }];
+}
+
+const CONTENT = new Set(["RunContent", "TeamRunContent"]);
+
 /** The run after one of its events. */
 export function applyWorkflowEvent(view: WorkflowRunView, event: RunStreamEvent): WorkflowRunView {
   const ids = { runId: view.runId ?? (event.workflow_id ? (event.run_id ?? null) : null), sessionId: event.session_id ?? view.sessionId };
@@ -63,6 +92,9 @@ export function applyWorkflowEvent(view: WorkflowRunView, event: RunStreamEvent)
   const index = typeof event.step_index === "number" ? event.step_index : Array.isArray(event.step_index) ? Number(event.step_index[0]) : null;
   let next: WorkflowRunView = { ...view, ...ids };
   if (!own) {
+    if (index !== null && CONTENT.has(name) && typeof event.content === "string" && event.content) {
+      return setStep(next, index, (s) => ({ ...s, live: withLiveText(s.live, event) }));
+    }
     const line = activityLine(event);
     return line && index !== null ? setStep(next, index, (s) => ({ ...s, activity: [...s.activity, line] })) : next;
   }

@@ -11,6 +11,7 @@ import { RunReferences } from "@/components/dashboard/runs/run-references.tsx";
 import { Section } from "@/components/dashboard/section.tsx";
 import { StatusBadge } from "@/components/dashboard/status-badge.tsx";
 import { RunTraceSection } from "@/components/dashboard/traces/run-trace.tsx";
+import { Markdown } from "@/components/markdown/markdown.tsx";
 import { dataScopeFor } from "@/lib/auth/principal.ts";
 import { getChildRuns, getRun } from "@/lib/db/runs/runs.ts";
 import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
@@ -21,7 +22,7 @@ import type { RunOutput } from "@/lib/runtime/run-output.ts";
 
 export const dynamic = "force-dynamic";
 
-/** One run: input, output, its trace, tool calls, events, metrics; cancel while it runs, continue when paused. */
+/** One run: input, output (Markdown), its trace, tool calls, events, metrics; cancel while it runs, continue when paused. */
 export default async function RunPage({ params, searchParams }: { params: Promise<{ runId: string }>; searchParams: Promise<SearchParams> }) {
   const { db, principal, settings } = await requireDashboardSession();
   const runId = pathId((await params).runId);
@@ -120,9 +121,13 @@ export default async function RunPage({ params, searchParams }: { params: Promis
         </p>
       </Section>
       <Section title="Output" id="output">
-        <p data-testid="run-output" className="whitespace-pre-wrap">
-          {displayText(run.content, { pretty: true }) || <span className="text-slate-500">{live ? "Still running…" : "(no output)"}</span>}
-        </p>
+        {typeof run.content === "string" && run.content ? (
+          <Markdown text={run.content} testId="run-output" />
+        ) : (
+          <p data-testid="run-output" className="whitespace-pre-wrap">
+            {displayText(run.content, { pretty: true }) || <span className="text-slate-500">{live ? "Still running…" : "(no output)"}</span>}
+          </p>
+        )}
       </Section>
       <RunTraceSection runId={stored.run_id} trace={trace} />
       {stored.run_type === "workflow" && (
@@ -135,7 +140,7 @@ export default async function RunPage({ params, searchParams }: { params: Promis
                     {step.step_name} <span className="text-xs font-normal text-slate-500">{step.step_type}</span>
                     {step.success === false && <span className="ml-2 text-red-700 dark:text-red-300">failed</span>}
                   </p>
-                  <p className="whitespace-pre-wrap">{displayText(step.content, { pretty: true })}</p>
+                  {typeof step.content === "string" ? <Markdown text={step.content} /> : <p className="whitespace-pre-wrap">{displayText(step.content, { pretty: true })}</p>}
                 </li>
               ))}
             </ol>
@@ -159,7 +164,11 @@ export default async function RunPage({ params, searchParams }: { params: Promis
                         <span className="truncate text-slate-600 dark:text-slate-400">{displayText(data.input?.input_content).slice(0, 120)}</span>
                       </summary>
                       <div className="space-y-2 border-t border-slate-200 px-3 py-2 text-sm dark:border-slate-800">
-                        <p className="whitespace-pre-wrap">{displayText(data.content, { pretty: true }) || <span className="text-slate-500">(no output)</span>}</p>
+                        {typeof data.content === "string" && data.content ? (
+                          <Markdown text={data.content} />
+                        ) : (
+                          <p className="whitespace-pre-wrap">{displayText(data.content, { pretty: true }) || <span className="text-slate-500">(no output)</span>}</p>
+                        )}
                         {(data.tools?.length ?? 0) > 0 && <p className="text-slate-600 dark:text-slate-400">Tools: {data.tools.map((t) => t.tool_name).join(", ")}</p>}
                         <a className="text-sky-700 underline dark:text-sky-400" href={`/dashboard/runs/${encodeURIComponent(member.run_id)}?session_id=${encodeURIComponent(member.session_id)}`}>
                           Member run details

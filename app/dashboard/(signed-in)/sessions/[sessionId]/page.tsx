@@ -7,6 +7,7 @@ import { LiveRefresh } from "@/components/dashboard/live-refresh.tsx";
 import { Section } from "@/components/dashboard/section.tsx";
 import { RenameSessionForm } from "@/components/dashboard/sessions/rename-session-form.tsx";
 import { StatusBadge } from "@/components/dashboard/status-badge.tsx";
+import { Markdown } from "@/components/markdown/markdown.tsx";
 import { dataScopeFor } from "@/lib/auth/principal.ts";
 import { getSessionRuns } from "@/lib/db/sessions/session-runs.ts";
 import { requireDashboardSession } from "@/lib/http/dashboard/current-user.ts";
@@ -81,11 +82,15 @@ export default async function SessionPage({ params }: { params: Promise<{ sessio
                 <div className="ml-auto w-fit max-w-[85%] rounded-lg bg-sky-50 p-3 text-sm whitespace-pre-wrap dark:bg-sky-950">
                   {displayText((run.input as RunDict | undefined)?.input_content) || <span className="text-slate-500">(no text input)</span>}
                 </div>
-                <div className="w-fit max-w-[85%] rounded-lg bg-slate-100 p-3 text-sm whitespace-pre-wrap dark:bg-slate-800">
-                  {displayText(run.content) || (
-                    <span className="text-slate-500">{run.status === "RUNNING" || run.status === "PENDING" ? "Still running…" : `(no answer — ${displayText(run.status).toLowerCase()})`}</span>
-                  )}
-                </div>
+                {typeof run.content === "string" && run.content ? (
+                  <Markdown text={run.content} className="w-fit max-w-[85%] rounded-lg bg-slate-100 p-3 dark:bg-slate-800" />
+                ) : (
+                  <div className="w-fit max-w-[85%] rounded-lg bg-slate-100 p-3 text-sm whitespace-pre-wrap dark:bg-slate-800">
+                    {displayText(run.content) || (
+                      <span className="text-slate-500">{run.status === "RUNNING" || run.status === "PENDING" ? "Still running…" : `(no answer — ${displayText(run.status).toLowerCase()})`}</span>
+                    )}
+                  </div>
+                )}
               </li>
             ))}
           </ol>
