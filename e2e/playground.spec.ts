@@ -69,8 +69,13 @@ test("chat: the answer streams with its tool call, turns share one session, New 
   const first = await send(page, "add 2 and 3");
   const tool = first.getByTestId("tool-call");
   await expect(tool).toContainText("add");
-  await expect(tool).toContainText('"a": 2');
   await expect(tool).toContainText("done");
+  // Folded to a line with the arguments in brief; opened, the arguments and the result.
+  await expect(tool).not.toHaveAttribute("open");
+  await expect(tool.getByText("a: 2, b: 3")).toBeVisible();
+  await tool.getByText("Tool", { exact: true }).click();
+  await expect(tool).toHaveAttribute("open");
+  await expect(tool.getByText('{ "a": 2, "b": 3 }')).toBeVisible();
   await expect(tool.getByText('"result": 5')).toBeVisible();
   await expect(first.getByTestId("assistant-message")).toHaveText('The result is {"result":5}.');
   await expect(first.getByTestId("run-status")).toContainText("completed");
@@ -99,6 +104,68 @@ test("chat: the answer streams with its tool call, turns share one session, New 
   const fresh = await send(page, "hi again");
   await expect(fresh.getByTestId("assistant-message")).toHaveText("Echo: hi again");
   expect((await runLink(fresh)).sessionId).not.toBe(sessionId);
+  expect(violations).toEqual([]);
+});
+
+test("chat: a streamed answer renders as Markdown, a table and highlighted code with a copy button, on its run page too; HTML in an answer is text that never runs", async ({ page, context }) => {
+  const violations = cspViolations(page);
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.goto("/dashboard/agents/assistant");
+
+  // The scripted answer streams a line at a time, then a slow closing sentence (serve-model.ts).
+  const turn = await send(page, "show me markdown");
+  const answer = turn.getByTestId("assistant-message");
+  await expect(answer.getByRole("heading", { level: 2 })).toHaveText("Tide times");
+  const table = answer.getByRole("table");
+  await expect(table.getByRole("columnheader")).toHaveText(["Port", "High water", "Height"]);
+  await expect(table.getByRole("row")).toHaveCount(3);
+  await expect(table.getByRole("row").last().getByRole("cell")).toHaveText(["Saint-Malo", "07:01", "11.2 m"]);
+  const code = answer.getByTestId("code-block");
+  await expect(code.locator("code.hljs.language-ts")).toBeVisible();
+  await expect(code.locator(".hljs-keyword").first()).toHaveText("const");
+  await expect(code.locator(".hljs-comment")).toHaveText("// metres");
+  await expect(code.locator(".hljs-string")).toHaveText('"m"');
+  // All of it rendered while the answer is still streaming in.
+  await expect(turn.getByTestId("run-status")).toContainText("running…");
+  await shot(page, "playground-markdown-streaming");
+
+  await expect(turn.getByTestId("run-status")).toContainText("completed");
+  await expect(answer.getByRole("paragraph").last()).toHaveText(Array.from({ length: 20 }, (_, i) => `tide${i + 1}`).join(" "));
+  await expect(code.locator("code.hljs")).toBeVisible();
+  // Highlighted: a keyword's colour is not the code's own.
+  const colours = await code.evaluate((block) => [block.querySelector("code.hljs")!, block.querySelector(".hljs-keyword")!].map((el) => getComputedStyle(el).color));
+  expect(colours[0]).not.toBe(colours[1]);
+  await code.getByRole("button", { name: "Copy code" }).click();
+  await expect(code.getByRole("button", { name: "Copied" })).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('const range = (high: number, low: number): number => high - low; // metres\nconsole.log(range(11.2, 1.4), "m");');
+  await shot(page, "playground-markdown");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expectNoHorizontalScroll(page);
+  await shot(page, "playground-markdown-phone");
+  await page.emulateMedia({ colorScheme: "dark" });
+  await shot(page, "playground-markdown-phone-dark");
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize({ width: 1280, height: 720 });
+
+  // The run page renders the stored answer the same way.
+  const { runId, sessionId } = await runLink(turn);
+  await page.goto(`/dashboard/runs/${encodeURIComponent(runId)}?session_id=${encodeURIComponent(sessionId)}`);
+  const output = page.getByTestId("run-output");
+  await expect(output.getByRole("table").getByRole("row")).toHaveCount(3);
+  await expect(output.locator("code.hljs.language-ts .hljs-keyword").first()).toHaveText("const");
+  await shot(page, "run-markdown");
+
+  // HTML in an answer, inline and as a block of its own, is shown as text: no element, nothing run.
+  await page.goto("/dashboard/agents/assistant");
+  const hostile = await send(page, 'Hostile <b onmouseover="window.__pwned = 3">bold</b>\n\n<script>window.__pwned = 1</script>\n\n<img src=x onerror="window.__pwned = 2">');
+  const echoed = hostile.getByTestId("assistant-message");
+  await expect(hostile.getByTestId("run-status")).toContainText("completed");
+  await expect(echoed).toContainText('Echo: Hostile <b onmouseover="window.__pwned = 3">bold</b>');
+  await expect(echoed).toContainText("<script>window.__pwned = 1</script>");
+  await expect(echoed).toContainText('<img src=x onerror="window.__pwned = 2">');
+  await expect(echoed.locator("script, img, b")).toHaveCount(0);
+  expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+  await shot(page, "playground-html-as-text");
   expect(violations).toEqual([]);
 });
 

@@ -37,7 +37,7 @@ test("a team run in the playground: the leader delegates, the member's tool call
   const member = turn.getByTestId("member-run");
   await expect(member).toHaveCount(1);
   await expect(member).toContainText("Analyst · completed");
-  await member.locator("summary").click();
+  await member.locator(":scope > summary").click();
   await expect(member.getByTestId("tool-call")).toContainText("add");
   await expect(member.getByTestId("tool-call")).toContainText('"result": 5');
   await expect(member.getByTestId("member-message")).toHaveText('The result is {"result":5}.');
