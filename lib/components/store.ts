@@ -682,7 +682,8 @@ function announce(settings: Settings, type: ComponentType, id: string, action: "
 
 /** The ids of components defined in code (of a type, or of any), which stored rows never shadow in a list. */
 function codeIds(settings: Settings, type?: ComponentType): string[] {
-  const agents = () => codeAgents(settings).map((a) => a.id);
+  // External agents (defineExternalAgent) are served on the agents' routes too, so their ids are taken.
+  const agents = () => [...codeAgents(settings).map((a) => a.id), ...settings.externalAgents.map((a) => a.id)];
   const teams = () => codeTeams(settings).map((t) => t.id);
   const workflows = () => settings.workflows.map((w) => w.id);
   if (type === "agent") return agents();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Principal } from "@/lib/auth/principal.ts";
 import { MEMBER_SCOPES } from "@/lib/auth/dashboard/member-scopes.ts";
+import { defineExternalAgent } from "@/lib/config/external-agent.ts";
 import { componentIdFromName, ownerDigest } from "@/lib/components/store.ts";
 import type { Db } from "@/lib/db/open-database.ts";
 import { createSchedule } from "@/lib/db/schedules/schedules.ts";
@@ -64,7 +65,10 @@ describe.each(DIALECTS)("the Components API on $name", (dialect) => {
       app = await startTestApp({
         dialect,
         env: { OPENAI_API_KEY: "sk-test" },
-        agents: [{ id: "assistant", name: "Assistant", model: null }],
+        agents: [
+          { id: "assistant", name: "Assistant", model: null },
+          defineExternalAgent({ id: "graph-agent", name: "Graph", adapter: { framework: "langgraph", invoke: async () => "", async *stream() {} } }),
+        ],
         registry: { toolkits: [calculatorToolkit, { toolkit: vault, membersMayAttach: false }] },
         studio: { limits: { maxComponentsPerUser: 6, maxConfigBytes: 8192, maxInstructionsChars: 200 } },
       });
@@ -137,6 +141,11 @@ describe.each(DIALECTS)("the Components API on $name", (dialect) => {
         expect(await call("POST", "/components", { json: { name: "y", component_id: id, component_type: "workflow" } })).toEqual({
           status: 400,
           body: { detail: `Component ID ${id} is not available` },
+        });
+        // An external agent's id is served on the agents' routes, so Studio may not take it either.
+        expect(await call("POST", "/components", { json: { name: "x", component_id: "graph-agent", component_type: "agent" } })).toEqual({
+          status: 400,
+          body: { detail: "Component ID graph-agent is not available" },
         });
         expect(await call("POST", "/components", { json: { name: "x", component_type: "agent", stage: "live" } })).toEqual({ status: 400, body: { detail: "Invalid stage: live" } });
         expect(await call("POST", "/components", { json: { name: "Desk", component_type: "team", config: { members: [{ type: "agent", agent_id: "ghost" }] } } })).toEqual({
