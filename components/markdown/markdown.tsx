@@ -1,8 +1,9 @@
 import type { Root } from "hast";
-import { memo } from "react";
+import { memo, useMemo } from "react";
 import ReactMarkdown, { type Components, type ExtraProps } from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
+import { markdownBlocks } from "./blocks.ts";
 import { CodeBlock } from "./code-block.tsx";
 import "./markdown.css";
 
@@ -90,25 +91,45 @@ const components: Components = {
   ),
 };
 
+/**
+ * rehype-highlight builds a new highlighter (every language registered and its grammar compiled
+ * again) each time its plugin is attached, and react-markdown attaches plugins on every render: a
+ * streamed answer would pay that on each update. Built once here, the same transform serves every
+ * render (bench/markdown.ts measures a render).
+ */
+const highlight = rehypeHighlight();
+const rehypeHighlightOnce = () => highlight;
+
 const remarkPlugins = [remarkGfm, remarkKeepLineBreaks];
-const rehypePlugins = [rehypeBlockHtmlAsText, rehypeHighlight];
+const rehypePlugins = [rehypeBlockHtmlAsText, rehypeHighlightOnce];
+
+/** One top-level block of an answer; unchanged blocks are not parsed again while the answer streams. */
+const MarkdownBlock = memo(function MarkdownBlock({ text }: { text: string }) {
+  return (
+    <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components}>
+      {text}
+    </ReactMarkdown>
+  );
+});
 
 /**
  * A model's answer as Markdown (GFM: tables, task lists, strikethrough, autolinks; a newline is a
- * line break), with fenced code
- * highlighted and a copy button on each code block. Raw HTML in the text is shown as text, never
- * parsed into elements (block HTML by rehypeBlockHtmlAsText, inline HTML by react-markdown, which
- * turns raw nodes into text; there is no rehype-raw here), and URLs
+ * line break), with fenced code highlighted and a copy button on each code block. Raw HTML in the
+ * text is shown as text, never parsed into elements (block HTML by rehypeBlockHtmlAsText, inline
+ * HTML by react-markdown, which turns raw nodes into text; there is no rehype-raw here), and URLs
  * other than http(s), mailto and relative ones are dropped (react-markdown's defaultUrlTransform).
- * Rendering the whole text again on each streamed chunk is what makes partial Markdown (an open
- * code fence, a table still missing rows) show as far as it goes; memo skips unchanged answers.
+ * While an answer streams, the text is split into its top-level blocks (./blocks.ts) and only the
+ * block that changed is parsed again: the last one, where partial Markdown (an open code fence, a
+ * table still missing rows) shows as far as it goes. bench/markdown.ts measures an update.
  */
 export const Markdown = memo(function Markdown({ text, testId, className }: { text: string; testId?: string; className?: string }) {
+  const blocks = useMemo(() => markdownBlocks(text), [text]);
   return (
     <div className={`markdown min-w-0 break-words text-sm leading-relaxed ${className ?? ""}`} data-testid={testId}>
-      <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components}>
-        {text}
-      </ReactMarkdown>
+      {blocks.map((block, i) => (
+        // A block's place is its identity: blocks before the last never change while an answer streams.
+        <MarkdownBlock key={i} text={block} />
+      ))}
     </div>
   );
 });

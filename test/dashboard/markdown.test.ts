@@ -3,6 +3,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { ToolCallCard } from "@/components/dashboard/playground/tool-call-card.tsx";
 import type { ToolCallView } from "@/components/dashboard/playground/transcript.ts";
+import { markdownBlocks } from "@/components/markdown/blocks.ts";
 import { Markdown } from "@/components/markdown/markdown.tsx";
 
 /** The HTML the chat puts on the page for an answer. */
@@ -89,5 +90,57 @@ describe("tool calls in the chat", () => {
 
   it("show a failed call's error under Error", () => {
     expect(render(call("failed", "division by zero"))).toContain("Error</div><pre");
+  });
+});
+
+describe("an answer's blocks (components/markdown/blocks.ts), parsed apart while it streams", () => {
+  it("splits at blank lines before a line in the first column, never inside a fence or a list item's continuation", () => {
+    const text = [
+      "# Title",
+      "",
+      "A paragraph.",
+      "",
+      "```ts",
+      "const a = 1;",
+      "",
+      "",
+      "const b = 2;",
+      "```",
+      "",
+      "1. Step one",
+      "",
+      "   ```bash",
+      "   npm test",
+      "",
+      "   ```",
+      "2. Step two",
+      "",
+      "| a | b |",
+      "| - | - |",
+      "| 1 | 2 |",
+    ].join("\n");
+    expect(markdownBlocks(text)).toEqual([
+      "# Title\n",
+      "A paragraph.\n",
+      "```ts\nconst a = 1;\n\n\nconst b = 2;\n```\n",
+      "1. Step one\n\n   ```bash\n   npm test\n\n   ```\n2. Step two\n",
+      "| a | b |\n| - | - |\n| 1 | 2 |",
+    ]);
+    expect(markdownBlocks(text).join("\n")).toBe(text);
+  });
+
+  it("keeps an open fence (an answer still streaming) and ~~~ fences whole, and a longer closing fence closes", () => {
+    expect(markdownBlocks("Intro\n\n```py\nx = 1\n\ny = 2")).toEqual(["Intro\n", "```py\nx = 1\n\ny = 2"]);
+    expect(markdownBlocks("~~~\na\n\n```\nb\n~~~\n\nafter")).toEqual(["~~~\na\n\n```\nb\n~~~\n", "after"]);
+    expect(markdownBlocks("````\na\n\n`````\n\nafter")).toEqual(["````\na\n\n`````\n", "after"]);
+    expect(markdownBlocks("")).toEqual([""]);
+    expect(markdownBlocks("\n\nhello")).toEqual(["\n\nhello"]);
+  });
+
+  it("renders a split answer as the whole one: the fence with blank lines is one code block, the list item keeps its indented paragraph", () => {
+    const html = render("Intro\n\n```ts\nconst a = 1;\n\nconst b = 2;\n```\n\n- item\n\n    indented code in the item\n\nEnd");
+    expect(html.match(/<pre/g)).toHaveLength(1);
+    expect(html).toMatch(/<li>[\s\S]*indented code in the item[\s\S]*<\/li>/);
+    expect(html.match(/<ul>/g)).toHaveLength(1);
   });
 });
