@@ -141,6 +141,18 @@ describe("allowOutside (Agno's restrict_to_base_dir=False)", () => {
     expect(await allowed(base, "sub/../a.txt", { allowOutside: true })).toMatchObject({ rel: "a.txt", realRel: "a.txt" });
     await refused(base, "a\0", "invalid_path", { allowOutside: true });
   });
+
+  it("with a symlinked base, resolves a path outside it where it names, not beside the base's target", async () => {
+    // holder/a/link -> holder/b/c/real; holder/a/other/f must stay holder/a/other/f (never holder/b/c/other/f).
+    const holder = tempDir({ "a/other/f": "beside the link", "b/c/real/in.txt": "in", "b/c/other/f": "beside the target" });
+    const base = join(holder, "a", "link");
+    symlinkSync(join(holder, "b", "c", "real"), base);
+    expect(await allowed(base, join(holder, "a", "other", "f"), { allowOutside: true })).toMatchObject({ rel: "../other/f", real: join(holder, "a", "other", "f"), realRel: null, exists: true });
+    expect(await allowed(base, "../other/f", { allowOutside: true })).toMatchObject({ real: join(holder, "a", "other", "f"), realRel: null });
+    expect(await allowed(base, "../other/new.txt", { allowOutside: true })).toMatchObject({ real: join(holder, "a", "other", "new.txt"), exists: false });
+    expect(await allowed(base, "in.txt", { allowOutside: true })).toMatchObject({ rel: "in.txt", real: join(holder, "b", "c", "real", "in.txt"), realRel: "in.txt" });
+    expect(await allowed(base, join(holder, "b", "c", "real", "in.txt"), { allowOutside: true })).toMatchObject({ realRel: "in.txt" });
+  });
 });
 
 describe("the lexical half", () => {

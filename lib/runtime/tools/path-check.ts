@@ -62,14 +62,19 @@ export async function checkPath({ base, path: input, allowOutside = false, baseN
     return refusal("not_found", `${baseName} does not exist`);
   }
   let rel: string;
+  let target: string;
   if (allowOutside) {
-    rel = toPosix(path.relative(configuredBase, path.resolve(configuredBase, input)));
+    // Resolved against the base as configured: with a symlinked base, `rel` is relative to that
+    // path, and joining it to the real base instead would name another file.
+    target = path.resolve(configuredBase, input);
+    rel = toPosix(path.relative(configuredBase, target));
   } else {
     const lexical = relativeToBase(input, [configuredBase, realBase], baseName);
     if ("code" in lexical) return refusal(lexical.code, lexical.reason);
     rel = lexical.rel;
+    target = path.resolve(realBase, rel);
   }
-  const resolved = await resolveReal(path.resolve(realBase, rel));
+  const resolved = await resolveReal(target);
   if (!resolved.ok) return resolved;
   const inside = isWithin(realBase, resolved.real);
   if (!inside && !allowOutside) return refusal("outside_root", `it resolves (through a symlink) to a location outside ${baseName}`);
