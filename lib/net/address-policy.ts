@@ -1,9 +1,11 @@
 /**
- * Which IP addresses a knowledge fetch may connect to: public unicast only. Everything a server
- * could reach that the internet cannot (loopback, private networks, link-local and the cloud
- * metadata address in it, carrier-grade NAT) is refused, with multicast, broadcast, unspecified,
- * documentation and reserved ranges. IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) are judged by
- * their IPv4 address (net.BlockList applies IPv4 rules to them), NAT64 ones (64:ff9b::/96) too.
+ * Which IP addresses an outbound request made on a user's behalf may connect to: public unicast
+ * only. Everything a server could reach that the internet cannot (loopback, private networks,
+ * link-local and the cloud metadata address in it, carrier-grade NAT) is refused, with multicast,
+ * broadcast, unspecified, documentation and reserved ranges. IPv6 addresses that carry an IPv4
+ * address in their last 32 bits are judged by that IPv4 address: IPv4-mapped ones
+ * (::ffff:a.b.c.d, ::ffff:0:0/96; net.BlockList applies IPv4 rules to them), IPv4-translated ones
+ * (::ffff:0:a.b.c.d, ::ffff:0:0:0/96) and NAT64 ones (64:ff9b::/96).
  */
 import { BlockList, isIP } from "node:net";
 
@@ -87,7 +89,11 @@ function rangeList(network: string, prefix: number): BlockList {
 }
 
 const MAPPED = rangeList("::ffff:0:0", 96);
-const NAT64 = rangeList("64:ff9b::", 96);
+/** IPv6 ranges whose addresses embed an IPv4 address that net.BlockList does not look at, by what they are. */
+const EMBEDDING: [label: string, list: BlockList][] = [
+  ["NAT64", rangeList("64:ff9b::", 96)],
+  ["IPv4-translated", rangeList("::ffff:0:0:0", 96)],
+];
 
 /** The IPv4 address in the last 32 bits of an IPv6 address. */
 function lastIpv4(address: string): string {
@@ -107,9 +113,10 @@ export function addressRefusal(address: string): string | undefined {
   const family = isIP(address);
   if (family === 0) return "not an IP address";
   const type = family === 4 ? "ipv4" : "ipv6";
-  if (type === "ipv6" && NAT64.check(address, "ipv6")) {
+  for (const [embedding, list] of type === "ipv6" ? EMBEDDING : []) {
+    if (!list.check(address, "ipv6")) continue;
     const refusal = addressRefusal(lastIpv4(address));
-    return refusal && `${refusal} (through NAT64)`;
+    return refusal && `${refusal} (${embedding === "NAT64" ? "through NAT64" : embedding})`;
   }
   for (const [label, list] of LISTS) {
     if (list.check(address, type)) return type === "ipv6" && MAPPED.check(address, "ipv6") ? `${label} (IPv4-mapped)` : label;

@@ -33,6 +33,7 @@ const routes: Record<string, (req: http.IncomingMessage, res: http.ServerRespons
     more();
   },
   "/gzip-bomb": (_req, res) => res.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip" }).end(gzipSync("z".repeat(200_000))),
+  "/stacked": (_req, res) => res.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip, br" }).end("not what it says"),
   "/hang": () => {},
 };
 
@@ -129,6 +130,7 @@ describe("safeFetch", () => {
   it("(h) refuses IPv6 loopback, IPv4-mapped IPv6, and other spellings of internal addresses", async () => {
     expect((await failure(safeFetch(at("/hello", "[::1]")))).message).toMatch(/^refused: ::1 is a loopback address/);
     expect((await failure(safeFetch(at("/hello", "[::ffff:127.0.0.1]")))).message).toMatch(/^refused: ::ffff:7f00:1 is a loopback address \(IPv4-mapped\)/);
+    expect((await failure(safeFetch(at("/hello", "[::ffff:0:127.0.0.1]")))).message).toMatch(/^refused: ::ffff:0:7f00:1 is a loopback address \(IPv4-translated\)/);
     for (const host of ["0.0.0.0", "2130706433", "0x7f.1", "[::]", "[fd00::1]", "100.64.1.1"]) {
       expect(await failure(safeFetch(at("/hello", host)))).toBeInstanceOf(FetchRefusedError);
     }
@@ -143,6 +145,15 @@ describe("safeFetch", () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error("upload cancelled")), 100);
     expect((await failure(safeFetch(at("/hang"), { allowHosts: LOCAL, signal: controller.signal }))).message).toBe("upload cancelled");
+  });
+
+  it("refuses a body in a compression it cannot decode, and names a host that does not resolve", async () => {
+    const stacked = await failure(safeFetch(at("/stacked"), { allowHosts: LOCAL }));
+    expect(stacked).toBeInstanceOf(ReaderError);
+    expect(stacked.message).toBe(`${at("/stacked")} was sent with an unsupported compression (gzip, br); download it and upload the file.`);
+    const unknown = await failure(safeFetch("http://agentry-test.invalid/", { timeoutMs: 10_000 }));
+    expect(unknown).toBeInstanceOf(ReaderError);
+    expect(unknown.message).toMatch(/^The host agentry-test\.invalid could not be found \((ENOTFOUND|EAI_AGAIN)\); check the address\.$/);
   });
 
   it("names the status of a 4xx or 5xx answer", async () => {
@@ -174,6 +185,11 @@ describe("address policy", () => {
     ["2001:db8::1", "a reserved address"],
     ["::ffff:192.168.1.1", "a private address (IPv4-mapped)"],
     ["64:ff9b::a9fe:a9fe", "a link-local address (through NAT64)"],
+    ["::ffff:0:7f00:1", "a loopback address (IPv4-translated)"],
+    ["::ffff:0:127.0.0.1", "a loopback address (IPv4-translated)"],
+    ["::ffff:0:a9fe:a9fe", "a link-local address (IPv4-translated)"],
+    ["::ffff:0:10.0.0.1", "a private address (IPv4-translated)"],
+    ["::ffff:0:8.8.8.8", undefined],
   ])("%s → %s", (address, refusal) => {
     expect(addressRefusal(address)).toBe(refusal);
   });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError } from "@/lib/config/define.ts";
 import { WEB_SEARCH_BACKEND_NAMES } from "@/lib/config/env.ts";
 import { AddressRefusedError, guardedRequest } from "@/lib/net/guarded-request.ts";
+import { UnsupportedEncodingError } from "@/lib/net/read-body.ts";
 import { executeTool, newToolExecution } from "@/lib/runtime/tools/run-tool.ts";
 import type { Toolkit, ToolContext, ToolDefinition } from "@/lib/runtime/tools/types.ts";
 import { isoDate, plainText } from "@/lib/runtime/tools/websearch/results.ts";
@@ -290,6 +291,14 @@ describe("backend specifics", () => {
     }
   });
 
+  it("a body in a compression guardedRequest cannot read is an error, not an empty answer", async () => {
+    // DuckDuckGo's HTML page read as raw bytes would parse to no results at all.
+    server.fail({ backend: "duckduckgo", status: 200, body: "<html>compressed twice</html>", headers: { "content-encoding": "gzip, br" } });
+    expect(await failure(toolkitOn("duckduckgo"), "web_search")).toBe(
+      "Error running web_search: DuckDuckGo answered with a compression that cannot be read (Content-Encoding: gzip, br); check the backend's URL.",
+    );
+  });
+
   it("a body that is not the backend's JSON is an error, not an empty answer", async () => {
     server.fail({ backend: "brave", status: 200, body: "<html>captive portal</html>" });
     expect(await failure(toolkitOn("brave"), "web_search")).toBe("Error running web_search: Brave answered with something other than its JSON results; check the backend's URL.");
@@ -316,6 +325,41 @@ describe("guardedRequest (lib/net)", () => {
     }
     const file = await guardedRequest({ method: "GET", url: new URL("file:///etc/passwd"), timeoutMs: 2000 }).catch((e: unknown) => e);
     expect((file as Error).message).toBe("refused: file:///etc/passwd uses file:; only http: and https: are requested");
+  });
+
+  it("refuses IPv4-translated spellings of internal addresses (::ffff:0:a.b.c.d)", async () => {
+    const error = await guardedRequest({ method: "GET", url: new URL("http://[::ffff:0:169.254.169.254]/"), timeoutMs: 2000 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AddressRefusedError);
+    expect((error as Error).message).toBe("refused: ::ffff:0:a9fe:a9fe is a link-local address (IPv4-translated)");
+  });
+
+  it("reads a Content-Encoding with spaces or capitals, and refuses one it cannot decode (stacked, unknown) instead of passing raw bytes", async () => {
+    const local = createServer((request, response) => {
+      const encoding = { "/spaced": " GZip ", "/stacked": "gzip, br", "/zstd": "zstd", "/empty": "" }[request.url ?? ""] ?? "identity";
+      response.writeHead(200, { "content-encoding": encoding, "content-type": "text/plain" });
+      response.end(encoding.trim().toLowerCase() === "gzip" ? gzipSync("compressed hello") : "plain hello");
+    });
+    await new Promise<void>((resolve) => local.listen(0, "127.0.0.1", resolve));
+    const at = (path: string) => new URL(`http://127.0.0.1:${(local.address() as AddressInfo).port}${path}`);
+    const get = (path: string) => guardedRequest({ method: "GET", url: at(path), allowHosts: ["127.0.0.1"], timeoutMs: 5000 });
+    try {
+      expect(await get("/spaced")).toMatchObject({ status: 200, text: "compressed hello" });
+      expect(await get("/empty")).toMatchObject({ status: 200, text: "plain hello" });
+      expect(await get("/identity")).toMatchObject({ status: 200, text: "plain hello" });
+      for (const [path, encoding] of [
+        ["/stacked", "gzip, br"],
+        ["/zstd", "zstd"],
+      ] as const) {
+        const error = await get(path).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(UnsupportedEncodingError);
+        expect(error).toMatchObject({
+          encoding,
+          message: expect.stringMatching(new RegExp(`^127\\.0\\.0\\.1:\\d+ sent its answer with a compression that cannot be read \\(Content-Encoding: ${encoding}\\)$`)),
+        });
+      }
+    } finally {
+      await new Promise((resolve) => local.close(resolve));
+    }
   });
 
   it("decompresses what the server compressed, and caps the body on either side of decompression", async () => {

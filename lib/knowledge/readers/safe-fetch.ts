@@ -1,19 +1,15 @@
 /**
- * Fetching a URL for knowledge without letting it reach inside the server's network. On every hop
- * (the first request and each redirect) the host is resolved and refused when any of its addresses
- * is not public (address-policy.ts), unless an admin allowed that exact host; the connection then
- * goes to an address that was checked (the request's `lookup` answers with it), so a DNS answer
- * that changes between the check and the connect cannot point it elsewhere. TLS still verifies
- * the certificate for the host name, which is also the Host header.
+ * Fetching a URL for knowledge without letting it reach inside the server's network. Every hop (the
+ * first request and each redirect) is one request through lib/net's sendGuarded: the host is
+ * resolved inside the connection's own lookup and refused when any of its addresses is not public
+ * (lib/net/address-policy.ts), unless an admin allowed that exact host, so a DNS answer that changes
+ * between the check and the connect cannot point it elsewhere. TLS still verifies the certificate
+ * for the host name, which is also the Host header. The body is read by lib/net's readBody.
  */
-import { lookup as dnsLookup } from "node:dns/promises";
-import http, { type IncomingMessage } from "node:http";
-import https from "node:https";
-import type { LookupAddress } from "node:dns";
-import type { LookupFunction } from "node:net";
-import { addressRefusal } from "../../net/address-policy.ts";
+import { AddressRefusedError, HostNotFoundError, normalizeHost, sendGuarded } from "../../net/guarded-request.ts";
+import { ResponseTooLargeError, readBody, UnsupportedEncodingError } from "../../net/read-body.ts";
 import { mimeEssence } from "./decode.ts";
-import { readBody } from "./read-body.ts";
+import { formatBytes } from "./format-bytes.ts";
 import { ReaderError } from "./reader.ts";
 
 export const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
@@ -59,16 +55,7 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const HEADERS = {
   "user-agent": "Agentry-Knowledge/1.0",
   accept: "text/html,application/xhtml+xml,application/pdf,text/markdown,text/plain,application/json,text/csv;q=0.9,*/*;q=0.8",
-  "accept-encoding": "gzip, deflate, br",
 };
-
-/** A host as compared with the allowed hosts: lower case, without IPv6 brackets or a final dot. */
-function normalizeHost(host: string): string {
-  return host
-    .replace(/^\[|\]$/g, "")
-    .replace(/\.$/, "")
-    .toLowerCase();
-}
 
 function parseUrl(href: string, base?: URL): URL {
   let url: URL;
@@ -81,53 +68,6 @@ function parseUrl(href: string, base?: URL): URL {
     throw new FetchRefusedError(`refused: ${url.href} uses ${url.protocol}, and only http: and https: addresses can be fetched`, normalizeHost(url.hostname));
   }
   return url;
-}
-
-/** The promise, or the signal's reason as soon as it aborts (a DNS lookup cannot be cancelled). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
-
-/** The host's addresses, each checked unless the host is allowed. */
-async function checkedAddresses(url: URL, allowed: Set<string>, signal: AbortSignal): Promise<LookupAddress[]> {
-  const host = normalizeHost(url.hostname);
-  let addresses: LookupAddress[];
-  try {
-    addresses = await abortable(dnsLookup(host, { all: true }), signal);
-  } catch (error) {
-    if (signal.aborted) throw error;
-    throw new ReaderError(`The host ${host} could not be found (${(error as NodeJS.ErrnoException).code ?? "DNS error"}); check the address.`);
-  }
-  if (allowed.has(host)) return addresses;
-  for (const { address } of addresses) {
-    const refusal = addressRefusal(address);
-    if (!refusal) continue;
-    const what = address === host ? `${host} is ${refusal}` : `${host} resolves to ${address}, ${refusal}`;
-    throw new FetchRefusedError(`refused: ${what}; ${ALLOW_HINT}`, host, address);
-  }
-  return addresses;
-}
-
-/** Sends the GET to the checked addresses only, resolving with the response's head. */
-function request(url: URL, addresses: LookupAddress[], signal: AbortSignal): Promise<IncomingMessage> {
-  const lookup: LookupFunction = (_host, options, callback) => {
-    const family = options.family === "IPv4" ? 4 : options.family === "IPv6" ? 6 : Number(options.family) || 0;
-    const fitting = family ? addresses.filter((a) => a.family === family) : addresses;
-    const usable = fitting.length > 0 ? fitting : addresses;
-    if (options.all) callback(null, usable);
-    else callback(null, usable[0]!.address, usable[0]!.family);
-  };
-  const client = url.protocol === "https:" ? https : http;
-  return new Promise((resolve, reject) => {
-    const req = client.request(url, { method: "GET", headers: HEADERS, lookup, agent: false, signal }, resolve);
-    req.on("error", reject);
-    req.end();
-  });
 }
 
 /** What a person can do about an HTTP status that is neither success nor redirect. */
@@ -146,13 +86,12 @@ function statusAdvice(status: number): string {
  */
 export async function safeFetch(url: string, options: SafeFetchOptions = {}): Promise<SafeFetchResult> {
   const { maxBytes = DEFAULT_MAX_BYTES, timeoutMs = DEFAULT_TIMEOUT_MS, maxRedirects = DEFAULT_MAX_REDIRECTS } = options;
-  const allowed = new Set((options.allowHosts ?? []).map(normalizeHost).filter(Boolean));
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   let current = parseUrl(url.trim());
   try {
     for (let redirects = 0; ; redirects++) {
-      const response = await request(current, await checkedAddresses(current, allowed, signal), signal);
+      const response = await sendGuarded({ method: "GET", url: current, headers: HEADERS, allowHosts: options.allowHosts, signal });
       const status = response.statusCode ?? 0;
       if (REDIRECTS.has(status)) {
         response.destroy();
@@ -168,14 +107,27 @@ export async function safeFetch(url: string, options: SafeFetchOptions = {}): Pr
         throw new ReaderError(`${current.href} answered ${answer}; ${statusAdvice(status)}.`);
       }
       const contentType = response.headers["content-type"];
-      const bytes = await readBody(response, current, maxBytes);
+      const body = await readBody(response, current, maxBytes);
+      const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
       return { url: current.href, bytes, mimeType: mimeEssence(contentType), contentType, status };
     }
   } catch (error) {
-    if (error instanceof ReaderError) throw error;
-    if (options.signal?.aborted) throw options.signal.reason;
-    if (timeout.aborted) throw new ReaderError(`Fetching ${url} timed out after ${timeoutMs / 1000} s; try again later, or download the file and upload it.`);
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new ReaderError(`${current.href} could not be fetched (${code ? `${code}: ` : ""}${(error as Error).message}); check the address, or download the file and upload it.`);
+    throw fetchError(error, { url, current, maxBytes, timeoutMs, signal: options.signal, timedOut: timeout.aborted });
   }
+}
+
+/** What stopped a fetch, as safeFetch throws it (see its comment). */
+function fetchError(error: unknown, at: { url: string; current: URL; maxBytes: number; timeoutMs: number; signal?: AbortSignal; timedOut: boolean }): unknown {
+  const { current } = at;
+  if (error instanceof ReaderError) return error;
+  if (error instanceof AddressRefusedError) return new FetchRefusedError(`${error.message}; ${ALLOW_HINT}`, error.host, error.address);
+  if (at.signal?.aborted) return at.signal.reason;
+  if (at.timedOut) return new ReaderError(`Fetching ${at.url} timed out after ${at.timeoutMs / 1000} s; try again later, or download the file and upload it.`);
+  if (error instanceof HostNotFoundError) return new ReaderError(`The host ${error.host} could not be found (${error.code ?? "DNS error"}); check the address.`);
+  if (error instanceof ResponseTooLargeError) {
+    return new ReaderError(`${current.href} is larger than the ${formatBytes(at.maxBytes)} cap; download it and upload a smaller part, or ask an admin to raise the limit.`);
+  }
+  if (error instanceof UnsupportedEncodingError) return new ReaderError(`${current.href} was sent with an unsupported compression (${error.encoding}); download it and upload the file.`);
+  const code = (error as NodeJS.ErrnoException).code;
+  return new ReaderError(`${current.href} could not be fetched (${code ? `${code}: ` : ""}${(error as Error).message}); check the address, or download the file and upload it.`);
 }

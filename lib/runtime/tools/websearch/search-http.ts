@@ -1,4 +1,5 @@
 import { AddressRefusedError, guardedRequest, type GuardedResponse, RequestTimeoutError } from "../../../net/guarded-request.ts";
+import { UnsupportedEncodingError } from "../../../net/read-body.ts";
 
 /**
  * A backend's failure as the model reads it (the tool's error result): what happened and what can
@@ -62,8 +63,9 @@ export function rateLimited(transport: SearchTransport, status: number, headers:
 /**
  * One request to a backend's service through the outbound address policy. Answers a 2xx
  * response; every other outcome is a SearchBackendError the model can read: a refused address, a
- * timeout, a network failure, a 429 (rate limit), a redirect (never followed) or an error status
- * with the service's reason. The run's signal aborting propagates as it is.
+ * timeout, a network failure, a body in a compression it cannot read, a 429 (rate limit), a
+ * redirect (never followed) or an error status with the service's reason. The run's signal
+ * aborting propagates as it is.
  */
 export async function searchRequest(
   transport: SearchTransport,
@@ -88,6 +90,9 @@ export async function searchRequest(
       throw new SearchBackendError(`The outbound address policy refused ${transport.label}: ${what}; an admin can allow the host (the toolkit's allowHosts, AGENTRY_WEB_SEARCH_ALLOW_HOSTS).`);
     }
     if (error instanceof RequestTimeoutError) throw new SearchBackendError(`${transport.label} did not answer within ${transport.timeoutMs / 1000} s; try again later.`);
+    if (error instanceof UnsupportedEncodingError) {
+      throw new SearchBackendError(`${transport.label} answered with a compression that cannot be read (Content-Encoding: ${error.encoding}); check the backend's URL.`);
+    }
     const code = (error as NodeJS.ErrnoException).code;
     throw new SearchBackendError(`${transport.label} could not be reached (${code ? `${code}: ` : ""}${(error as Error).message}); try again later.`);
   }
