@@ -32,7 +32,7 @@ export type ModelErrorKind =
 const RETRYABLE: ReadonlySet<ModelErrorKind> = new Set(["rate_limit", "server", "network"]);
 
 /**
- * The `error_type` of each kind, Agno's names (its exceptions.py): `model_rate_limit_error`,
+ * The `error_type` of each kind, named as Agno names its model errors: `model_rate_limit_error`,
  * `context_window_exceeded_error`, `model_authentication_error` (no key), and
  * `model_provider_error` for every other provider failure; Agentry's own for a missing model and
  * for input the AI SDK refuses before any request.

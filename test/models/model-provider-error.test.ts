@@ -7,12 +7,12 @@ import { callModelStep } from "@/lib/runtime/model-step.ts";
 import { startModelServer, type ModelServer } from "../../e2e/fixtures/model-server.ts";
 
 /**
- * ModelProviderError.classify as Agno's (exceptions.py): 429 and 529 are rate limits, Agno's 13
- * phrases a context-window failure, every other provider failure `model_provider_error`; a
- * missing key `model_authentication_error`; Agentry's own types for a missing model and input the
- * AI SDK refuses. Retry semantics are kept although several kinds share `model_provider_error`:
- * the model step retries a rate limit, a 5xx and a network failure, never a refusal — checked
- * against the scripted model server.
+ * ModelProviderError.classify, classifying as Agno does: 429 and 529 are rate limits, the 13
+ * phrases Agno matches mark a context-window failure, every other provider failure is
+ * `model_provider_error`, a missing key `model_authentication_error`; Agentry's own types for a
+ * missing model and input the AI SDK refuses. Retry semantics are kept although several kinds
+ * share `model_provider_error`: the model step retries a rate limit, a 5xx and a network failure,
+ * never a refusal — checked against the scripted model server.
  */
 
 const apiError = (statusCode: number | undefined, body = "", headers: Record<string, string> = {}, message = `HTTP ${statusCode}`) =>
