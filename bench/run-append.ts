@@ -173,7 +173,7 @@ async function v3CreateSession(db: Db, sessionId: string): Promise<void> {
   });
 }
 
-/** Agno v2's sessions table (agno/db/{sqlite,postgres}/schemas.py, SESSION_TABLE_SCHEMA). */
+/** Agno v2's sessions table (its SESSION_TABLE_SCHEMA on SQLite and PostgreSQL). */
 function v2Ddl(dialect: "sqlite" | "postgres"): string[] {
   const json = dialect === "postgres" ? "JSONB" : "JSON";
   return [

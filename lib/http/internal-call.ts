@@ -21,7 +21,7 @@ import { ROUTES, templateForPath } from "./route-table.ts";
  *   subject the dashboard does not know cannot be confirmed, and the call is refused (403).
  */
 
-/** The scopes of Agno's internal scheduler token (its os/auth.py). */
+/** The scopes Agno gives its internal scheduler token. */
 export const SCHEDULER_SCOPES: readonly string[] = Object.freeze(["agents:read", "agents:run", "teams:read", "teams:run", "workflows:read", "workflows:run", "schedules:read", "schedules:write"]);
 
 export function schedulerPrincipal(owner: string | null): Principal {

@@ -1,6 +1,5 @@
 /**
- * What `GET /traces/filter-schema` answers (Agno's `TRACE_FILTER_SCHEMA`,
- * os/routers/traces/schemas.py): the fields the filter bar of `POST /traces/search` offers, with
+ * What `GET /traces/filter-schema` answers (Agno's `TRACE_FILTER_SCHEMA`): the fields the filter bar of `POST /traces/search` offers, with
  * their labels, types, the operators each takes and an enum's values, in Agno's order; a field
  * without values carries `values: null` (the route does not leave nulls out, as Agno's does not).
  */

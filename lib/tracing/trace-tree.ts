@@ -2,7 +2,7 @@ import type { SpanRow, TraceRow, TraceSummaryRow } from "../db/traces/trace-rows
 import type { TraceSessionStatsRow } from "../db/traces/traces.ts";
 
 /**
- * Agno's trace views (os/routers/traces/schemas.py), as pure functions of the stored rows: the
+ * Agno's trace views (the Traces API's response shapes), as pure functions of the stored rows: the
  * list's TraceSummary, the TraceDetail with its span tree, one span's TraceNode, and the per-session
  * TraceSessionStats. Every field is present, null where Agno's is None; the routes send them with
  * `excludeNone` (Agno's `response_model_exclude_none=True`), so nulls never reach the wire.
@@ -86,7 +86,7 @@ export interface TraceSessionStats {
 // ── formatting ──────────────────────────────────────────────────────────────────────────────
 
 /**
- * A duration as Agno writes it (os/utils.py `format_duration_ms`): `"<n>ms"` below one second
+ * A duration as Agno writes it: `"<n>ms"` below one second
  * (null is `"0ms"`), else seconds with two decimals (`"1.50s"`), rounded as Python's `:.2f` rounds
  * (the exact binary value; a true tie to even: 1125 ms is `"1.12s"`).
  */

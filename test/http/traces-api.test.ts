@@ -11,7 +11,7 @@ import { mintPrincipals } from "../support/principals.ts";
 import { startTestApp, type TestApp } from "../support/test-app.ts";
 
 /**
- * Agno's Traces API (os/routers/traces/traces.py) over real rows on both dialects: the shapes as
+ * Agno's Traces API over real rows on both dialects: the shapes as
  * sent (nulls left out), order and paging, filters, the filter DSL's 400s, the 404s, and
  * isolation (a member sees only its own traces; another user's or an owner-less trace is its 404;
  * an admin sees every trace).

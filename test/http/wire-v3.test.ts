@@ -21,7 +21,7 @@ import { until } from "../support/until.ts";
 
 /**
  * Agno AgentOS v3 wire details its clients rely on: /config and /info as Agno's Python client
- * parses them (os/config.py, os/schema.py), schedule provenance, the queue's requeue answers and
+ * parses them (its config and response models), schedule provenance, the queue's requeue answers and
  * the workflow continue's errors (reference §12A).
  */
 
@@ -30,18 +30,18 @@ type Json = Record<string, unknown>;
 // ── Agno's response models, field for field: required fields required, Optional[...] nullish ──
 
 const optionalString = z.string().nullish();
-/** os/schema.py `Model`. */
+/** Agno's `Model` in /config. */
 const AgnoModel = z.object({ id: optionalString, provider: optionalString });
-/** os/config.py `DatabaseConfig` (session, memory, metrics, evals, traces domains). */
+/** Agno's `DatabaseConfig` (session, memory, metrics, evals, traces domains). */
 const AgnoDatabaseConfig = z.object({ db_id: z.string(), domain_config: z.object({ display_name: optionalString }).nullish(), tables: z.array(z.string()).nullish() });
 const AgnoDomainConfig = z.object({ display_name: optionalString, dbs: z.array(AgnoDatabaseConfig).nullish() });
-/** os/config.py `KnowledgeConfig` with `KnowledgeDatabaseConfig` and `KnowledgeInstanceConfig`. */
+/** Agno's `KnowledgeConfig` with `KnowledgeDatabaseConfig` and `KnowledgeInstanceConfig`. */
 const AgnoKnowledgeConfig = z.object({
   display_name: optionalString,
   dbs: z.array(z.object({ db_id: z.string(), domain_config: z.object({ display_name: optionalString }).nullish(), tables: z.array(z.string()).optional() })).nullish(),
   knowledge_instances: z.array(z.object({ id: z.string(), name: z.string(), description: optionalString, db_id: z.string(), table: z.string() })).nullish(),
 });
-/** os/schema.py `ConfigResponse` and its summaries. */
+/** Agno's `ConfigResponse` and its summaries. */
 const AgnoConfigResponse = z.object({
   os_id: z.string(),
   name: optionalString,
@@ -75,7 +75,7 @@ const AgnoConfigResponse = z.object({
   ),
   interfaces: z.array(z.object({ type: z.string(), version: z.string(), route: z.string() })),
 });
-/** os/schema.py `InfoResponse`. */
+/** Agno's `InfoResponse`. */
 const AgnoInfoResponse = z.object({ os_id: z.string(), name: optionalString, os_version: z.string(), agno_version: z.string() });
 
 const BASE = "http://127.0.0.1:7777";

@@ -6,7 +6,7 @@ import { traceFilterSchema } from "@/lib/tracing/filter-schema.ts";
 import { buildSpanTree, formatDurationMs, spanNode, traceDetail, traceSessionStats, traceSummary, wireTime, type TraceNode } from "@/lib/tracing/trace-tree.ts";
 
 /**
- * Agno's trace views (os/routers/traces/schemas.py) from hand-built rows: an agent run, a team, a
+ * Agno's trace views from hand-built rows: an agent run, a team, a
  * workflow, an errored run and a trace with two roots (a paused run continued later).
  */
 

@@ -1,7 +1,7 @@
 import { traceTimeFromMicros, traceTimeMicros } from "./trace-rows.ts";
 
 /**
- * Agno's trace filter expression (`POST /traces/search`, `db/filter_converter.py`): comparisons on
+ * Agno's trace filter expression (`POST /traces/search`): comparisons on
  * the trace columns combined with AND, OR and NOT. `parseTraceFilter` validates a request's value
  * with Agno's rules and messages; `filterSql` turns the result into a WHERE clause (the same SQL
  * on both dialects).

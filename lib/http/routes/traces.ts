@@ -24,7 +24,7 @@ import {
 } from "../schemas/traces.ts";
 
 /**
- * Agno's Traces API (os/routers/traces/traces.py) over lib/db/traces and lib/tracing's views, all
+ * Agno's Traces API over lib/db/traces and lib/tracing's views, all
  * `traces:read`, mounted whether or not runs are being traced. A trace belongs to the user of its
  * run: a member's list, statistics and search are its own whatever it names, and another user's
  * trace (or one without a user) is a 404 "Trace not found" to it, as a scoped caller's is in Agno;

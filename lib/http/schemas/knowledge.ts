@@ -4,7 +4,7 @@ import { SEARCH_TYPES } from "../../knowledge/stores/vector-store.ts";
 import { JsonObject, PageQuery, paginated, SortOrder } from "./list-query.ts";
 
 /**
- * Agno's Knowledge API shapes (os/routers/knowledge/schemas.py): the contents table's rows, the
+ * Agno's Knowledge API shapes: the contents table's rows, the
  * upload and edit forms, the search request and its hits, and the config of readers, chunkers and
  * vector dbs.
  */
