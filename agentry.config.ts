@@ -8,6 +8,8 @@ import { mcpTools } from "./lib/runtime/tools/mcp/mcp-tools.ts";
 import { workspaceToolkit } from "./lib/runtime/tools/workspace/workspace.ts";
 import { webSearchFromEnv } from "./lib/config/web-search-from-env.ts";
 import { webSearchTools } from "./lib/runtime/tools/websearch/websearch.ts";
+// The Playwright run's LangGraph agent; none unless AGENTRY_E2E_EXTERNAL_AGENT=1 (playwright.config.ts).
+import { e2eExternalAgents } from "./e2e/fixtures/external-agents.ts";
 
 /**
  * Your AgentOS. Environment variables override what is set here (see the README's configuration
@@ -85,6 +87,7 @@ export default defineConfig({
       instructions: "Use your text tools for counting and changing case; report their results exactly.",
       tools: [sampleTextTools],
     }),
+    ...e2eExternalAgents(),
   ],
   workflows: [
     defineWorkflow({

@@ -50,7 +50,8 @@ export default defineConfig({
       url: `http://127.0.0.1:${port}/health`,
       reuseExistingServer: !isCI,
       timeout: 240_000,
-      env: { ...appEnv, PORT: String(port), DATABASE_URL: `file:./${OUTPUT_DIR}/e2e.db` },
+      // AGENTRY_E2E_EXTERNAL_AGENT: agentry.config.ts adds e2e/fixtures/external-agents.ts's LangGraph agent.
+      env: { ...appEnv, PORT: String(port), DATABASE_URL: `file:./${OUTPUT_DIR}/e2e.db`, AGENTRY_E2E_EXTERNAL_AGENT: "1" },
     },
     {
       // The same app with a security key (auth mode `security_key`), where a request without a

@@ -242,3 +242,75 @@ test("on a phone: the playground fits the screen, paused run and all", async ({ 
   await page.emulateMedia({ colorScheme: "dark" });
   await shot(page, "playground-phone-dark");
 });
+
+test("an external agent (a LangGraph graph over the scripted model): its card names its framework, its playground streams and continues a session, Stop closes the stream and cancels the run, and its run and session pages render", async ({
+  page,
+  request,
+}) => {
+  const violations = cspViolations(page);
+  await page.goto("/dashboard/agents");
+  const card = page.getByTestId("agent-tide-graph");
+  await expect(card.getByRole("heading", { name: "Tide Graph" })).toBeVisible();
+  await expect(card.getByTestId("framework")).toHaveText("LangGraph");
+  await expect(card).toContainText("tide-graph");
+  await expect(card).toContainText("A LangGraph.js graph over the scripted model.");
+  await expect(card).not.toContainText("no model configured");
+  await shot(page, "external-agents-list");
+
+  await card.getByRole("link", { name: "Open the playground of Tide Graph" }).click();
+  await expect(page).toHaveURL(/\/dashboard\/agents\/tide-graph$/);
+  await expect(page.getByRole("heading", { name: "Tide Graph" })).toBeVisible();
+  await expect(page.getByTestId("framework")).toHaveText("LangGraph");
+  await expect(page.getByText("Tools (")).toHaveCount(0);
+  await expect(page.getByText("has no model provider configured")).toHaveCount(0);
+
+  // Streamed from the graph's chat model: the first words are in while the run is still going.
+  const slow = await send(page, "slow tides");
+  await expect(slow.getByTestId("assistant-message")).toContainText("word2");
+  await expect(slow.getByTestId("run-status")).toContainText("running…");
+  const stopped = await runLink(slow);
+  // Its cancel route answers 501: Stop closes the stream, which the server stores as CANCELLED.
+  await page.getByRole("button", { name: "Stop" }).click();
+  await expect(slow).toContainText("Cancelled: stopped (closing its stream cancels it)");
+  await expect(slow.getByTestId("assistant-message")).not.toContainText("word40");
+  await expect.poll(async () => ((await (await request.get(`/agents/tide-graph/runs/${stopped.runId}?session_id=${stopped.sessionId}`)).json()) as { status: string }).status).toBe("CANCELLED");
+
+  const first = await send(page, "When is high tide?");
+  await expect(first.getByTestId("assistant-message")).toHaveText("Echo: When is high tide?");
+  await expect(first.getByTestId("run-status")).toContainText("completed");
+  const { runId, sessionId } = await runLink(first);
+  expect(sessionId).toBe(stopped.sessionId);
+  await shot(page, "external-playground");
+
+  // ?session_id= continues it: the earlier turns above, the next run in the same session.
+  await page.goto(`/dashboard/agents/tide-graph?session_id=${encodeURIComponent(sessionId)}`);
+  await expect(page.getByRole("list", { name: "Earlier in this session" })).toContainText("Echo: When is high tide?");
+  const next = await send(page, "And low tide?");
+  await expect(next.getByTestId("assistant-message")).toHaveText("Echo: And low tide?");
+  expect((await runLink(next)).sessionId).toBe(sessionId);
+  await shot(page, "external-playground-continued");
+
+  await page.goto(`/dashboard/runs/${encodeURIComponent(runId)}?session_id=${encodeURIComponent(sessionId)}`);
+  await expect(page.getByTestId("status").first()).toHaveText("COMPLETED");
+  await expect(page.getByTestId("run-input")).toHaveText("When is high tide?");
+  await expect(page.getByTestId("run-output")).toHaveText("Echo: When is high tide?");
+  await expect(page.getByText("LangGraph (external agent)")).toBeVisible();
+  await shot(page, "external-run");
+
+  await page.getByRole("link", { name: "Session", exact: true }).click();
+  const history = page.getByTestId("chat-history");
+  await expect(history).toContainText("Echo: When is high tide?");
+  await expect(history).toContainText("Echo: And low tide?");
+  await expect(page.getByRole("row").filter({ hasText: stopped.runId }).getByTestId("status")).toHaveText("CANCELLED");
+  await expect(page.getByRole("link", { name: "Continue chatting" })).toHaveAttribute("href", `/dashboard/agents/tide-graph?session_id=${encodeURIComponent(sessionId)}`);
+  await shot(page, "external-session");
+
+  // The Runs filter offers it, and filtering by it lists its runs.
+  await page.goto("/dashboard/runs?agent=tide-graph");
+  await expect(page.getByRole("option", { name: "Tide Graph" })).toHaveCount(1);
+  const table = page.getByTestId("runs-table");
+  await expect(table.getByRole("link", { name: "When is high tide?" })).toBeVisible();
+  await expect(table.getByRole("link", { name: "And low tide?" })).toBeVisible();
+  await expect(table).not.toContainText("assistant");
+  expect(violations).toEqual([]);
+});

@@ -154,9 +154,16 @@ describe("the Traces pages' filters (pure)", () => {
     expect(bad.values).toEqual({ status: "OK" });
   });
 
-  it("offers the configured agents, teams and workflows; bounds the time by the later of the preset and the from day", () => {
-    expect(componentChoices({ agents: [{ id: "assistant", name: "Assistant" }], teams: [{ id: "desk", name: "Desk" }], workflows: [{ id: "brief" }] } as never)).toEqual([
+  it("offers the configured agents (external ones after them), teams and workflows; bounds the time by the later of the preset and the from day", () => {
+    const configured = {
+      agents: [{ id: "assistant", name: "Assistant" }],
+      externalAgents: [{ id: "tide-graph", name: "Tide Graph" }],
+      teams: [{ id: "desk", name: "Desk" }],
+      workflows: [{ id: "brief" }],
+    };
+    expect(componentChoices(configured as never)).toEqual([
       { value: "agent:assistant", label: "Agent: Assistant" },
+      { value: "agent:tide-graph", label: "Agent: Tide Graph" },
       { value: "team:desk", label: "Team: Desk" },
       { value: "workflow:brief", label: "Workflow: brief" },
     ]);

@@ -13,7 +13,7 @@ import { mintPrincipals } from "../support/principals.ts";
 import { adminScope } from "../support/scopes.ts";
 import { readSse, startTestApp, type TestApp } from "../support/test-app.ts";
 import { until } from "../support/until.ts";
-import { ScriptedChatModel } from "./scripted-chat-model.ts";
+import { ScriptedChatModel } from "../../e2e/fixtures/scripted-chat-model.ts";
 
 type Json = Record<string, unknown>;
 

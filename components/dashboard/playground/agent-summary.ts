@@ -33,6 +33,12 @@ export interface AgentSummary {
   version?: number;
   /** That version's stage. */
   stage?: "draft" | "published";
+  /**
+   * An external agent's framework (`metadata.framework`: "langgraph", "claude-agent-sdk"): it has
+   * no model or tools of its own, takes no files, and its runs cannot be cancelled through the API
+   * (lib/http/routes/external-agent-runs.ts); absent for every other agent.
+   */
+  framework?: string;
 }
 
 /** From GET /agents' AgentResponse, so the dashboard shows exactly what the API reports. */
@@ -53,4 +59,9 @@ export function agentSummary(agent: AgentResponse | TeamResponse): AgentSummary 
       needsApproval: t.approval_type === "required",
     })),
   };
+}
+
+/** An external agent (defineExternalAgent) as GET /agents lists it: name, id, description, framework. */
+export function externalAgentSummary(agent: { id: string; name: string; description?: string; framework: string }): AgentSummary {
+  return { kind: "agent", id: agent.id, name: agent.name, description: agent.description ?? null, model: null, tools: [], framework: agent.framework };
 }

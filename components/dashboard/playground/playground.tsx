@@ -2,6 +2,7 @@
 
 import { useCallback, useEffect, useRef, useState } from "react";
 import { Markdown } from "@/components/markdown/markdown.tsx";
+import { FrameworkBadge } from "../agents/framework-badge.tsx";
 import { LearningStoreList } from "../agents/learning-stores.tsx";
 import type { AgentSummary } from "./agent-summary.ts";
 import { Composer } from "./composer.tsx";
@@ -71,7 +72,8 @@ export function Playground({ agent, session }: { agent: AgentSummary; session?: 
       updateRun(turnId, endOfStream);
     } catch (error) {
       const message = (error as Error).message;
-      if (controller.signal.aborted) updateRun(turnId, (run) => ({ ...run, phase: "cancelled", cancelReason: "stopped before the run started" }));
+      if (controller.signal.aborted)
+        updateRun(turnId, (run) => ({ ...run, phase: "cancelled", cancelReason: run.runId ? "stopped (closing its stream cancels it)" : "stopped before the run started" }));
       else if (!opened && error instanceof ApiError) updateRun(turnId, (run) => ({ ...run, phase: refused, error: message }));
       else updateRun(turnId, (run) => ({ ...run, phase: "error", error: `The event stream broke off: ${message}` }));
     } finally {
@@ -100,8 +102,10 @@ export function Playground({ agent, session }: { agent: AgentSummary; session?: 
   function stop() {
     if (!busyTurn) return;
     const { runId, sessionId: runSession } = busyTurn.run;
-    // Before RunStarted there is no run id to cancel: dropping the request cancels the run.
-    if (!runId) return inflight.current?.abort();
+    // Before RunStarted there is no run id to cancel: dropping the request cancels the run. An
+    // external agent's cancel route answers 501; the server cancels its run when its stream's
+    // client goes away (lib/http/routes/external-agent-runs.ts), so Stop closes the stream.
+    if (!runId || agent.framework) return inflight.current?.abort();
     updateRun(busyTurn.id, (run) => ({ ...run, stopRequested: true }));
     cancelRun({ target: agent, runId, sessionId: runSession }).catch((error: Error) =>
       updateRun(busyTurn.id, (run) => ({ ...run, stopRequested: false, error: `Could not cancel the run: ${error.message}` })),
@@ -128,7 +132,7 @@ export function Playground({ agent, session }: { agent: AgentSummary; session?: 
             <h1 className="text-2xl font-semibold break-words">{agent.name}</h1>
             <p className="text-sm text-slate-600 dark:text-slate-400">
               <code>{agent.id}</code> · {agent.kind === "team" ? `team, ${agent.mode} mode · ` : ""}
-              {agent.model ?? "no model configured"}
+              {agent.framework ? <FrameworkBadge framework={agent.framework} /> : (agent.model ?? "no model configured")}
             </p>
             {agent.members && (
               <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="team-members">
@@ -146,12 +150,16 @@ export function Playground({ agent, session }: { agent: AgentSummary; session?: 
           </button>
         </div>
         {agent.description && <p className="text-sm text-slate-700 dark:text-slate-300">{agent.description}</p>}
-        <details className="text-sm">
-          <summary className="cursor-pointer text-slate-600 dark:text-slate-400">Tools ({agent.tools.length})</summary>
-          <div className="mt-2">
-            <ToolList tools={agent.tools} />
-          </div>
-        </details>
+        {agent.framework ? (
+          <p className="text-xs text-slate-600 dark:text-slate-400">An external agent: its model and tools are set in its framework, and it takes text only.</p>
+        ) : (
+          <details className="text-sm">
+            <summary className="cursor-pointer text-slate-600 dark:text-slate-400">Tools ({agent.tools.length})</summary>
+            <div className="mt-2">
+              <ToolList tools={agent.tools} />
+            </div>
+          </details>
+        )}
         {agent.learning && (
           <details className="text-sm">
             <summary className="cursor-pointer text-slate-600 dark:text-slate-400">
@@ -169,7 +177,7 @@ export function Playground({ agent, session }: { agent: AgentSummary; session?: 
             </div>
           </details>
         )}
-        {!agent.model && (
+        {!agent.model && !agent.framework && (
           <p role="alert" className="rounded border border-amber-400 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-100">
             This {agent.kind} has no model provider configured: its runs fail until one is set.
           </p>

@@ -130,6 +130,9 @@ async function startFrom(
       const issue = parsed.error.issues[0]!;
       return { ok: false, status: 422, error: `${invalid}${issue.path.join(".") || "form"}: ${issue.message}` };
     }
+    // The form does not offer external agents (defineExternalAgent): lib/evals runs agents defined with defineAgent.
+    const external = settings.externalAgents.find((agent) => agent.id === parsed.data.agent_id);
+    if (external) return { ok: false, status: 422, error: `${invalid}agent_id: '${external.id}' is an external agent (${external.framework}); evals run agents defined with defineAgent` };
     const plan = await planEvalFor(settings, db, principal, parsed.data);
     const { run } = await startEvalInBackground({ db, settings, plan, scope, userId: principal.userId ?? null });
     return { ok: true, message: started(run), href: `${EVALS_PAGE}/${encodeURIComponent(run.run_id)}` };

@@ -10,6 +10,9 @@ export const cancelRunAction = defineDashboardAction({
   // `agentId` names the agent, or the team when `kind` is "team" (a job's component_type).
   input: z.object({ kind: z.enum(["agent", "team"]).default("agent"), agentId: z.string().min(1), runId: z.string().min(1), sessionId: z.string().min(1) }),
   async handler({ input, principal, db, settings }) {
+    // As the cancel route answers for an external agent (lib/http/routes/external-agent-runs.ts).
+    if (input.kind === "agent" && settings.externalAgents.some((a) => a.id === input.agentId))
+      return { ok: false, status: 501, error: "This agent does not support cancel_run: an external agent's run stops when the client streaming it goes away." };
     if (!(input.kind === "team" ? settings.teams : settings.agents).some((a) => a.id === input.agentId)) throw new NotFoundError(`No ${input.kind} '${input.agentId}'`);
     const result = await cancelComponentRun({ db, settings, principal }, { component: { type: input.kind, id: input.agentId }, runId: input.runId, sessionId: input.sessionId, recordUnseen: false });
     if (result.outcome === "not_found") throw new NotFoundError("Run not found");

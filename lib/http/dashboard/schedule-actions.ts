@@ -184,9 +184,15 @@ function requireScope(principal: Principal, scope: string): void {
   if (!hasScope(principal, scope)) throw new PermissionError(`Insufficient permissions. Required scope(s): ${scope}`);
 }
 
-/** The agent a form names, or a 422 naming the field when this server has no such agent. */
+/**
+ * The agent a form names, or a 422 naming the field when this server has no such agent — or when
+ * it is an external agent (defineExternalAgent), which the form does not offer: its runs are never
+ * background jobs (lib/http/routes/external-agent-runs.ts).
+ */
 function unknownAgent(ctx: ActionContext<unknown>, agentId: string | null): ActionState | null {
   if (agentId === null || ctx.settings.agents.some((agent) => agent.id === agentId)) return null;
+  const external = ctx.settings.externalAgents.find((agent) => agent.id === agentId);
+  if (external) return { ok: false, status: 422, error: `agent_id: '${agentId}' is an external agent (${external.framework}); schedules run agents defined with defineAgent` };
   return { ok: false, status: 422, error: `agent_id: there is no agent '${agentId}' on this server` };
 }
 

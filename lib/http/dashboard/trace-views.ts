@@ -66,10 +66,10 @@ export const TRACE_SESSION_FILTERS = z.object(sharedFilters);
 export type TraceRunFilters = FilterValues<typeof TRACE_RUN_FILTERS.shape>;
 export type TraceSessionFilters = FilterValues<typeof TRACE_SESSION_FILTERS.shape>;
 
-/** The configured agents, teams and workflows as the component filter's choices. */
-export function componentChoices(settings: Pick<Settings, "agents" | "teams" | "workflows">): FilterOption[] {
+/** The configured agents (external ones after them: their runs are traced as agents'), teams and workflows as the component filter's choices. */
+export function componentChoices(settings: Pick<Settings, "agents" | "externalAgents" | "teams" | "workflows">): FilterOption[] {
   const of = (kind: string, label: string, items: readonly { id: string; name?: string }[]) => items.map((c) => ({ value: `${kind}:${c.id}`, label: `${label}: ${c.name ?? c.id}` }));
-  return [...of("agent", "Agent", settings.agents), ...of("team", "Team", settings.teams), ...of("workflow", "Workflow", settings.workflows)];
+  return [...of("agent", "Agent", [...settings.agents, ...settings.externalAgents]), ...of("team", "Team", settings.teams), ...of("workflow", "Workflow", settings.workflows)];
 }
 
 /**

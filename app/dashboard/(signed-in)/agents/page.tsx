@@ -1,4 +1,5 @@
-import { agentSummary, type AgentSummary } from "@/components/dashboard/playground/agent-summary.ts";
+import { FrameworkBadge } from "@/components/dashboard/agents/framework-badge.tsx";
+import { agentSummary, externalAgentSummary, type AgentSummary } from "@/components/dashboard/playground/agent-summary.ts";
 import { ToolList } from "@/components/dashboard/playground/tool-list.tsx";
 import { LearningStoreList } from "@/components/dashboard/agents/learning-stores.tsx";
 import { McpToolkitList } from "@/components/dashboard/agents/mcp-toolkits.tsx";
@@ -25,7 +26,11 @@ function cardOf(runtime: RuntimeAgent, summary: AgentSummary): CardComponent {
   return { ...summary, tools: summary.tools.filter((t) => !fromMcp.has(t.name)), mcp, ...(learning ? { learning } : {}) };
 }
 
-/** One agent or team: name, model, description, (members,) tools, MCP servers, what it learns, and its playground. */
+/**
+ * One agent or team: name, model, description, (members,) tools, MCP servers, what it learns, and
+ * its playground. An external agent shows its framework where the others show their model; its
+ * model and tools are its framework's, which Agentry does not see.
+ */
 function ComponentCard({ component }: { component: CardComponent }) {
   return (
     <li data-testid={`${component.kind}-${component.id}`} className="rounded border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
@@ -38,7 +43,7 @@ function ComponentCard({ component }: { component: CardComponent }) {
           </h3>
           <p className="text-sm text-slate-600 dark:text-slate-400">
             <code>{component.id}</code> · {component.kind === "team" ? `${component.mode} mode · ` : ""}
-            {component.model ?? "no model configured"}
+            {component.framework ? <FrameworkBadge framework={component.framework} /> : (component.model ?? "no model configured")}
           </p>
         </div>
         <a
@@ -63,7 +68,8 @@ function ComponentCard({ component }: { component: CardComponent }) {
           </ul>
         </>
       )}
-      {(component.tools.length > 0 || component.mcp.length === 0) && (
+      {component.framework && <p className="mt-2 text-xs text-slate-600 dark:text-slate-400">An external agent: its model and tools are set in its framework.</p>}
+      {!component.framework && (component.tools.length > 0 || component.mcp.length === 0) && (
         <>
           <h4 className="mt-3 mb-2 text-sm font-medium text-slate-700 dark:text-slate-300">Tools</h4>
           <ToolList tools={component.tools} />
@@ -90,13 +96,17 @@ function ComponentCard({ component }: { component: CardComponent }) {
   );
 }
 
-/** The configured agents and teams, as GET /agents and GET /teams report them to this user, each with its playground. */
+/**
+ * The configured agents (those defined in code, then the external ones) and teams, as GET /agents
+ * and GET /teams report them to this user, each with its playground.
+ */
 export default async function AgentsPage() {
   const { settings, principal } = await requireDashboardSession();
   const agents = settings.agents
     .filter((a) => hasScope(principal, `agents:${a.id}:read`))
     .map((a) => findAgent(settings, a.id)!)
-    .map((agent) => cardOf(agent, agentSummary(agentResponse(agent, settings))));
+    .map((agent) => cardOf(agent, agentSummary(agentResponse(agent, settings))))
+    .concat(settings.externalAgents.filter((a) => hasScope(principal, `agents:${a.id}:read`)).map((a) => ({ ...externalAgentSummary(a), mcp: [] })));
   const teams = settings.teams
     .filter((t) => hasScope(principal, `teams:${t.id}:read`))
     .map((t) => findTeam(settings, t.id)!)

@@ -23,7 +23,7 @@ const runs = defineListPage({
 
 /** Runs across sessions: a member's own, an admin's everyone's (filterable by user). */
 export default async function RunsPage({ searchParams }: ListPageProps) {
-  const list = await loadListPage(runs, { searchParams, options: ({ settings }) => ({ agent: agentChoices(settings, { teams: true }) }) });
+  const list = await loadListPage(runs, { searchParams, options: ({ settings }) => ({ agent: agentChoices(settings, { teams: true, external: true }) }) });
   const rows = list.items.map((run) => ({ ...run, user_label: list.ownerLabel(run.user_id) }));
   return (
     <ListPage title="Runs" live={rows.some((r) => r.status === "PENDING" || r.status === "RUNNING")} note={list.isAdmin && "everyone's runs (you are an admin)"}>

@@ -5,6 +5,7 @@ import { Breadcrumb } from "@/components/dashboard/breadcrumb.tsx";
 import { displayText, formatCount, formatDuration, formatTime } from "@/components/dashboard/format.ts";
 import { JsonView } from "@/components/dashboard/json-view.tsx";
 import { LiveRefresh } from "@/components/dashboard/live-refresh.tsx";
+import { frameworkName } from "@/components/dashboard/agents/framework-badge.tsx";
 import { ContinuePausedRun } from "@/components/dashboard/runs/continue-paused-run.tsx";
 import { ContinuePausedWorkflow } from "@/components/dashboard/runs/continue-paused-workflow.tsx";
 import { RunReferences } from "@/components/dashboard/runs/run-references.tsx";
@@ -43,6 +44,8 @@ export default async function RunPage({ params, searchParams }: { params: Promis
         : stored.agent_id
           ? { kind: "agent" as const, id: stored.agent_id }
           : null;
+  // An external agent's runs are cancelled only by closing their stream (its cancel route answers 501).
+  const external = stored.run_type === "agent" && stored.agent_id ? settings.externalAgents.find((a) => a.id === stored.agent_id) : undefined;
   // A team's members' runs, a workflow's step agents' and teams' runs: rows of their own, under this one.
   const members =
     stored.run_type === "team" || stored.run_type === "workflow" ? await getChildRuns(db, { scope: dataScopeFor(principal), sessionId: stored.session_id, parentRunId: stored.run_id }) : [];
@@ -58,7 +61,7 @@ export default async function RunPage({ params, searchParams }: { params: Promis
         <StatusBadge status={stored.status} />
         <LiveRefresh active={live || trace.awaiting} intervalMs={1000} />
         <div className="ml-auto flex gap-2">
-          {(live || stored.status === "PAUSED") && target && (
+          {(live || stored.status === "PAUSED") && target && !external && (
             <ActionButton
               action={cancelRun}
               fields={{ kind: target.kind, agentId: target.id, runId: stored.run_id, sessionId: stored.session_id }}
@@ -88,7 +91,7 @@ export default async function RunPage({ params, searchParams }: { params: Promis
         <dt className="text-slate-500">Tokens</dt>
         <dd data-testid="run-tokens">{formatCount(typeof metrics.total_tokens === "number" ? metrics.total_tokens : null)}</dd>
         <dt className="text-slate-500">Model</dt>
-        <dd>{run.model ? `${run.model_provider ?? ""}/${run.model}` : "—"}</dd>
+        <dd>{run.model ? `${run.model_provider ?? ""}/${run.model}` : external ? `${frameworkName(external.framework)} (external agent)` : "—"}</dd>
         <dt className="text-slate-500">Session</dt>
         <dd className="truncate font-mono text-xs">{stored.session_id}</dd>
       </dl>
@@ -226,7 +229,7 @@ export default async function RunPage({ params, searchParams }: { params: Promis
             ))}
           </ol>
         ) : (
-          <p className="text-sm text-slate-500">No events were stored for this run (the agent&apos;s storeEvents setting is off).</p>
+          <p className="text-sm text-slate-500">{external ? "An external agent's run keeps no events." : "No events were stored for this run (the agent's storeEvents setting is off)."}</p>
         )}
       </Section>
       <Section title="Metrics" id="metrics">

@@ -21,7 +21,7 @@ const sessions = defineListPage({
 
 /** Sessions: a member's own, an admin's everyone's (with the owner and a user filter). */
 export default async function SessionsPage({ searchParams }: ListPageProps) {
-  const list = await loadListPage(sessions, { searchParams, options: ({ settings }) => ({ agent: agentChoices(settings, { teams: true }) }) });
+  const list = await loadListPage(sessions, { searchParams, options: ({ settings }) => ({ agent: agentChoices(settings, { teams: true, external: true }) }) });
   const rows = list.items.map((s) => ({ ...s, user_label: list.ownerLabel(s.user_id) }));
   return (
     <ListPage title="Sessions" note={list.isAdmin && "everyone's sessions (you are an admin)"}>
