@@ -232,7 +232,13 @@ export function runAgent(request: RunAgentRequest): StartedRun {
   return { runId, sessionId, live, firstEventIndex, done };
 }
 
-async function ensureSession(
+/**
+ * The run's session: a client-named one as it is (in the caller's scope), else a new one of the
+ * component's type — a workflow's, a team's, or an agent's (an external agent's `agent_data` is
+ * Agno's external one: agent_id, agent_name, name, framework). Another user's session id is
+ * answered as missing. Also used by lib/runtime/external/external-run.ts.
+ */
+export async function ensureSession(
   db: Db,
   {
     scope,
@@ -268,7 +274,7 @@ async function ensureSession(
             }
           : agent.team
             ? { sessionType: "team" as const, teamId: agent.definition.id, teamData: { name: agent.definition.name, team_id: agent.definition.id, model } }
-            : { sessionType: "agent" as const, agentId: agent.definition.id, agentData: { name: agent.definition.name, agent_id: agent.definition.id, model } }),
+            : { sessionType: "agent" as const, agentId: agent.definition.id, agentData: agentDataOf(agent, model) }),
       },
     });
     return created;
@@ -277,6 +283,13 @@ async function ensureSession(
     if (error instanceof ConflictError) throw new NotFoundError(`Session ${sessionId} not found`);
     throw error;
   }
+}
+
+/** A new agent session's `agent_data`: an external agent's names its framework instead of a model. */
+function agentDataOf(agent: RuntimeAgent, model: { id: string; provider: string } | null): Record<string, unknown> {
+  const { id, name } = agent.definition;
+  if (agent.external) return { agent_id: id, agent_name: name, name, framework: agent.external.framework };
+  return { name, agent_id: id, model };
 }
 
 /** Resolves the model and builds the context: instructions, memories, history, tools. */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentDefinition } from "@/lib/config/define.ts";
+import { defineExternalAgent } from "@/lib/config/external-agent.ts";
 import { defineTeam } from "@/lib/config/define.ts";
 import { defineWorkflow, step } from "@/lib/config/workflow.ts";
 import { getRun } from "@/lib/db/index.ts";
@@ -29,7 +30,25 @@ for (const dialect of DIALECTS) {
       const unconfigured: AgentDefinition = { id: "unconfigured", name: "No Model", model: null };
       app = await startTestApp({
         dialect,
-        agents: [helper, unconfigured],
+        agents: [
+          helper,
+          unconfigured,
+          // An error type that contains "not_configured" but is not model_not_configured_error.
+          defineExternalAgent({
+            id: "lookalike",
+            name: "Lookalike",
+            adapter: {
+              framework: "test",
+              invoke: async () => {
+                throw Object.assign(new Error("The graph's store is not set up"), { type: "graph_store_not_configured_error" });
+              },
+              // biome-ignore lint/correctness/useYield: it fails before anything is streamed.
+              stream: async function* () {
+                throw new Error("not streamed in this test");
+              },
+            },
+          }),
+        ],
         teams: [defineTeam({ id: "desk", name: "Desk", model, members: [helper] })],
         workflows: [
           defineWorkflow({
@@ -57,7 +76,7 @@ for (const dialect of DIALECTS) {
       const response = await app.call("POST", "/agents/helper/runs", form({ message: "hi", stream: "false" }));
       expect(response.status).toBe(200);
       const output = (await response.json()) as Json;
-      expect(output).toMatchObject({ status: "ERROR", agent_id: "helper", error: { error_type: expect.stringMatching(/^model_/) } });
+      expect(output).toMatchObject({ status: "ERROR", agent_id: "helper", error: { error_type: "model_provider_error" } });
       expect(String(output.content)).toContain("This model does not like you");
       const stored = await getRun(await app.db(), { scope: adminScope(), runId: String(output.run_id) });
       expect(stored?.status).toBe("ERROR");
@@ -83,6 +102,12 @@ for (const dialect of DIALECTS) {
       expect(body).toMatchObject({ error_type: "run_error", run_id: expect.any(String) });
       expect(JSON.stringify(body)).not.toContain("secret internal detail");
       expect((await getRun(await app.db(), { scope: adminScope(), runId: String(body.run_id) }))?.status).toBe("ERROR");
+    });
+
+    it("the status is keyed on the exact error_type: a type that only contains not_configured answers 200 with the run", async () => {
+      const response = await app.call("POST", "/agents/lookalike/runs", form({ message: "hi", stream: "false" }));
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ status: "ERROR", error: { error_type: "graph_store_not_configured_error", message: "The graph's store is not set up" } });
     });
   });
 }

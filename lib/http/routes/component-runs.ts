@@ -30,7 +30,7 @@ import type { AgentParams, AgentRunParams, TeamParams, TeamRunParams, WorkflowPa
 import { RunSchema, TeamRunSchema, WorkflowRunSchema } from "../schemas/sessions.ts";
 import { valueProblem } from "../schemas/output-schema.ts";
 import { frameStream, iterableEventStream, runEventStream, sseResponse } from "../sse.ts";
-import { toRunSchema, toTeamRunSchema, toWorkflowRunSchema } from "../views/run-views.ts";
+import { shownRun, toRunSchema, toTeamRunSchema, toWorkflowRunSchema } from "../views/run-views.ts";
 import { classifyUploads } from "./uploads.ts";
 import { answerExternalRun } from "./external-agent-runs.ts";
 import { parseResolutions } from "./continue-input.ts";
@@ -247,19 +247,18 @@ const RUN_DATA_FOR_FORM_USER = { db: "default", userFrom: "form" } as const;
 /**
  * The status a non-streamed run that ended in ERROR answers with when it is not 200: the caller
  * must act — no model provider configured (503), input the model cannot take (415 for a media
- * type, 422 for the conversation). Keyed on the part of the `error_type` that names the cause
- * (`model_not_configured_error`, `model_unsupported_input_error`, `model_invalid_prompt_error`).
+ * type, 422 for the conversation). Keyed on the exact `error_type` (lib/models/model-provider-error.ts).
  */
-const CALLER_MUST_ACT: readonly (readonly [RegExp, number])[] = [
-  [/not_configured/, 503],
-  [/unsupported_input/, 415],
-  [/invalid_prompt/, 422],
-];
+const CALLER_MUST_ACT: ReadonlyMap<string, number> = new Map([
+  ["model_not_configured_error", 503],
+  ["model_unsupported_input_error", 415],
+  ["model_invalid_prompt_error", 422],
+]);
 
 /** The HTTP status of a non-streamed run that ended in ERROR (failedRunAnswer). */
 function failedRunStatus(type: ComponentSpec["type"], errorType: string | undefined): number {
-  const kind = errorType ?? "run_error";
-  for (const [pattern, status] of CALLER_MUST_ACT) if (pattern.test(kind)) return status;
+  const status = CALLER_MUST_ACT.get(errorType ?? "run_error");
+  if (status !== undefined) return status;
   // A workflow's failure is an exception in Agno, answered 500; an agent's or team's run returns its RunOutput.
   return type === "workflow" ? 500 : 200;
 }
@@ -460,7 +459,7 @@ const getComponentRun = (c: ComponentSpec) =>
     query: RunSessionQuery,
     response: RunOutputSchema,
     data: RUN_DATA,
-    handler: ({ resource: run }) => run.run_data,
+    handler: ({ resource: run }) => shownRun(run.run_data),
   });
 
 const cancelRun = (c: ComponentSpec) => {

@@ -110,6 +110,16 @@ function runCommon(run: Dict): Omit<RunOut, "agent_id"> {
   };
 }
 
+/**
+ * A stored or finished run as the API answers it whole (a run's poll, a non-streamed run's
+ * answer): without `external_state`, which an external agent's adapter keeps for the session's
+ * next run (the Claude Agent SDK's session id) and which stays stored, not shown.
+ */
+export function shownRun<T extends object>(run: T): Omit<T, "external_state"> {
+  const { external_state: _kept, ...shown } = run as T & { external_state?: unknown };
+  return shown;
+}
+
 export const toRunSchema = (run: Dict): RunOut => ({ ...runCommon(run), agent_id: str(run.agent_id) });
 export const toTeamRunSchema = (run: Dict): TeamRunOut => ({ ...runCommon(run), team_id: str(run.team_id) });
 

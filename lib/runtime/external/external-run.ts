@@ -3,11 +3,9 @@ import type { ExternalAgentEvent, ExternalHistoryMessage, ExternalRunInput } fro
 import type { Db } from "../../db/open-database.ts";
 import { getRuns, upsertRun, type StoredRun } from "../../db/runs/runs.ts";
 import type { DataScope } from "../../db/scope.ts";
-import { getSessionRow, upsertSession } from "../../db/sessions/sessions.ts";
-import { ConflictError, NotFoundError } from "../../errors/domain-errors.ts";
 import { finishRun, registerRun, RunCancelledSignal } from "../../live-runs/run-registry.ts";
 import { log } from "../../log.ts";
-import type { StartedRun } from "../agent-run.ts";
+import { ensureSession, type StartedRun } from "../agent-run.ts";
 import type { RuntimeAgent } from "../agents.ts";
 import { emptyMetrics, type AgnoMessage, type RunOutput, type ToolExecution } from "../run-output.ts";
 import { persist, runRow, settleFailure } from "../run-settle.ts";
@@ -47,7 +45,7 @@ export async function startExternalRun(request: ExternalRunRequest): Promise<Sta
   const external = agent.external;
   if (!external) throw new Error(`Agent '${agent.definition.id}' is not an external agent`);
   const sessionId = request.sessionId || randomUUID();
-  const session = await ensureExternalSession(db, { scope, agent, sessionId, isNew: !request.sessionId, userId: request.userId });
+  const session = await ensureSession(db, { scope, agent, sessionId, isNew: !request.sessionId, userId: request.userId });
   const output: RunOutput = {
     run_id: randomUUID(),
     agent_id: agent.definition.id,
@@ -232,31 +230,4 @@ function lastAdapterState(runs: readonly StoredRun[]): Record<string, unknown> {
     if (kept && typeof kept === "object" && !Array.isArray(kept)) return kept as Record<string, unknown>;
   }
   return {};
-}
-
-/**
- * The run's session: a client-named one as it is (in the caller's scope), else a new agent
- * session with Agno's external `agent_data`. Another user's session id is answered as missing.
- */
-async function ensureExternalSession(db: Db, { scope, agent, sessionId, isNew, userId }: { scope: DataScope; agent: RuntimeAgent; sessionId: string; isNew: boolean; userId: string | null }) {
-  if (!isNew) {
-    const existing = await getSessionRow(db, { scope, sessionId });
-    if (existing) return existing;
-  }
-  try {
-    return await upsertSession(db, {
-      scope,
-      session: {
-        sessionId,
-        userId,
-        sessionType: "agent",
-        agentId: agent.definition.id,
-        sessionData: {},
-        agentData: { agent_id: agent.definition.id, agent_name: agent.definition.name, name: agent.definition.name, framework: agent.external!.framework },
-      },
-    });
-  } catch (error) {
-    if (error instanceof ConflictError) throw new NotFoundError(`Session ${sessionId} not found`);
-    throw error;
-  }
 }
